@@ -1,0 +1,123 @@
+/**
+ * The model-call activity. It streams from any OpenAI-compatible endpoint, heartbeating so a
+ * cancel or a dead worker is noticed within seconds; when the answer is shown in a Message its
+ * tokens go straight to the run's event log (never through workflow history) and only the full
+ * answer returns to the workflow.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ChatCompletionChunk, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { LlmChatRequest, LlmChatResult, TokenUsage } from '../src/components/calls';
+import { AppError } from '../src/errors';
+import { clientFor } from '../src/llm/client';
+import { classifyLlmError } from '../src/llm/errors';
+import { resolveModel, type LlmSettings } from '../src/llm/providers';
+import { ThinkSplitter } from '../src/llm/thinkSplitter';
+import type { Store } from '../src/store/types';
+import type { Logger } from './log';
+import { TokenWriter } from './tokenWriter';
+
+export interface LlmActivityDeps {
+  store: Store;
+  settings: LlmSettings;
+  log: Logger;
+  /** How often the activity heartbeats while a call is open. */
+  heartbeatMs?: number;
+}
+
+/** Options the workflow passes along with the request. */
+export interface LlmCallOptions {
+  /** Retries allowed for errors the provider reports (RAGFlow's max_retries). */
+  maxRetries: number;
+}
+
+function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** Turns an AppError into the failure Temporal sees: user and config errors do not retry. */
+export function toFailure(err: AppError, exhausted: boolean): ApplicationFailure {
+  const details = [err.details];
+  if (!err.retryable || exhausted) return ApplicationFailure.create({ type: err.code, message: err.message, details, nonRetryable: true });
+  return ApplicationFailure.create({ type: err.code, message: err.message, details, nonRetryable: false });
+}
+
+async function prepareStream(store: Store, request: LlmChatRequest, attempt: number): Promise<TokenWriter | null> {
+  const target = request.stream;
+  if (!target) return null;
+  // A retry replaces what an earlier attempt streamed: hide those tokens from later readers and
+  // tell live readers how much text to drop.
+  const last = await store.events.lastSub(target.runId, target.seq);
+  let discarded = 0;
+  if (attempt > 1 && last > 0) {
+    const earlier = await store.events.list(target.runId, { seq: target.seq, sub: 0 }, 100_000);
+    discarded = earlier.filter((e) => e.seq === target.seq && e.event === 'message').reduce((n, e) => n + String(e.data.content ?? '').length, 0);
+    await store.events.supersede(target.runId, target.seq);
+  }
+  const writer = new TokenWriter(store, target, last);
+  if (discarded > 0) writer.retryNotice(attempt, discarded);
+  return writer;
+}
+
+export function createLlmActivities(deps: LlmActivityDeps) {
+  const heartbeatMs = deps.heartbeatMs ?? 1000;
+
+  return {
+    /** Calls a chat model; streams tokens into the run's events when asked to. */
+    async llmChat(request: LlmChatRequest, options: LlmCallOptions): Promise<LlmChatResult> {
+      const ctx = Context.current();
+      const attempt = ctx.info.attempt;
+      // Attempts beyond max_retries only follow crashes or timeouts; a reported error then stops.
+      const exhausted = attempt > options.maxRetries;
+      let target;
+      try {
+        target = resolveModel(request.llmId, deps.settings);
+      } catch (err) {
+        throw toFailure(err instanceof AppError ? err : new AppError('LLM_BAD_REQUEST', String(err)), true);
+      }
+      const writer = await prepareStream(deps.store, request, attempt);
+      const splitter = new ThinkSplitter();
+      let usage: TokenUsage | null = null;
+      let finishReason: string | null = null;
+      let model = target.model;
+      const beat = setInterval(() => ctx.heartbeat({ chars: splitter.answer.length }), heartbeatMs);
+      try {
+        ctx.heartbeat({ chars: 0 });
+        const stream = await clientFor(target).chat.completions.create(
+          { model: target.model, messages: request.messages as ChatCompletionMessageParam[], ...request.gen, stream: true, stream_options: { include_usage: true } },
+          { signal: ctx.cancellationSignal },
+        );
+        for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+          model = chunk.model || model;
+          if (chunk.usage) usage = { prompt_tokens: chunk.usage.prompt_tokens, completion_tokens: chunk.usage.completion_tokens, total_tokens: chunk.usage.total_tokens };
+          const choice = chunk.choices?.[0];
+          if (!choice) continue;
+          if (choice.finish_reason) finishReason = choice.finish_reason;
+          const delta = choice.delta as { content?: string | null; reasoning_content?: string | null };
+          const pieces = [...splitter.reasoningDelta(delta.reasoning_content ?? ''), ...(delta.content ? splitter.contentDelta(delta.content) : [])];
+          writer?.write(pieces);
+        }
+        writer?.write(splitter.end());
+        await writer?.close();
+      } catch (err) {
+        writer?.abandon();
+        if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
+        const appErr = classifyLlmError(err, target.factory);
+        deps.log.warn('model call failed', { code: appErr.code, attempt, provider: target.factory, model: target.model, error: appErr.message });
+        throw toFailure(appErr, exhausted);
+      } finally {
+        clearInterval(beat);
+      }
+      const content = splitter.answer;
+      const prompt = request.messages.reduce((n, m) => n + estimateTokens(m.content), 0);
+      const completion = estimateTokens(content + splitter.reasoning);
+      return {
+        content,
+        reasoning: splitter.reasoning,
+        usage: usage ?? { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+        model,
+        finishReason,
+      };
+    },
+  };
+}

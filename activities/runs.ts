@@ -1,0 +1,62 @@
+/**
+ * Run bookkeeping activities: recording events (and the run's status with them) and closing a
+ * run (its result, and the session's next turn). Both are idempotent, so retries are harmless.
+ */
+import type { CanvasRunResult } from '../workflows/definitions';
+import type { RunEvent } from '../src/engine/events';
+import type { RunStatus, SessionState } from '../src/engine/state';
+import type { Store } from '../src/store/types';
+import type { Logger } from './log';
+
+export interface AppendRunEventsInput {
+  runId: string;
+  events: RunEvent[];
+  /** Set when the run's status changed with these events. */
+  status?: RunStatus;
+}
+
+export interface FinalizeRunInput {
+  runId: string;
+  tenantId: string;
+  sessionId: string | null;
+  messageId: string;
+  result: CanvasRunResult;
+  /** The conversation state for the next turn; null keeps the previous one (failed, canceled). */
+  session: SessionState | null;
+}
+
+export interface RunActivityDeps {
+  store: Store;
+  log: Logger;
+  /** Notified after a run ends (the API uses it to wake waiting requests). */
+  onRunFinished?: (runId: string) => void;
+}
+
+export function createRunActivities(deps: RunActivityDeps) {
+  const { store, log } = deps;
+  return {
+    /** Appends events to the run's log and updates its status. */
+    async appendRunEvents(input: AppendRunEventsInput): Promise<void> {
+      if (input.events.length > 0) await store.events.append(input.runId, input.events);
+      if (input.status && input.status !== 'finished' && input.status !== 'failed' && input.status !== 'canceled') {
+        await store.runs.setStatus(input.runId, input.status);
+      }
+    },
+
+    /** Stores the run's result and hands the conversation state to the session's next turn. */
+    async finalizeRun(input: FinalizeRunInput): Promise<void> {
+      const { result } = input;
+      await store.runs.setStatus(input.runId, result.status, { result: { ...result }, error: result.error });
+      if (input.sessionId) {
+        if (input.session) {
+          const message = { role: 'assistant' as const, content: result.content, id: input.messageId, created_at: Date.now() / 1000 };
+          await store.sessions.completeTurn(input.sessionId, input.runId, [message], input.session);
+        } else {
+          await store.sessions.release(input.sessionId, input.runId);
+        }
+      }
+      log.info('run ended', { runId: input.runId, status: result.status, calls: result.usage.calls, tokens: result.usage.total_tokens });
+      deps.onRunFinished?.(input.runId);
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Begin: the entry of every canvas. Its outputs are the run's inputs (RAGFlow's Begin): the
+ * `inputs` sent with the request, or, when none were sent and the form has exactly one field,
+ * the query itself.
+ */
+import { z } from 'zod';
+import { bool, executionParamsShape, str } from './common';
+import type { ComponentDef } from './types';
+
+/** One field of an input form (Begin inputs, UserFillUp inputs). */
+export const FormFieldSchema = z.looseObject({
+  key: z.string().optional(),
+  name: z.string().optional(),
+  type: z.string().default('line'),
+  optional: bool(false),
+  options: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(z.unknown())),
+  value: z.unknown().optional(),
+});
+
+export type FormField = z.infer<typeof FormFieldSchema>;
+
+const BeginParams = z.looseObject({
+  ...executionParamsShape,
+  mode: z.preprocess(
+    (v) => (v === undefined || v === null || v === '' ? 'conversational' : typeof v === 'string' && v.toLowerCase() === 'webhook' ? 'Webhook' : v),
+    z.enum(['conversational', 'task', 'Webhook'], { message: "mode should be 'conversational', 'task' or 'Webhook'" }),
+  ),
+  prologue: str("Hi! I'm your smart assistant. What can I do for you?"),
+  enablePrologue: bool(true),
+  inputs: z.preprocess((v) => (v === null || v === undefined || Array.isArray(v) ? {} : v), z.record(z.string(), FormFieldSchema)),
+});
+
+export type BeginParams = z.infer<typeof BeginParams>;
+
+/** A submitted form value: `{value: ...}` objects (RAGFlow's form shape) or the bare value. */
+export function formValue(submitted: unknown, field?: FormField): unknown {
+  if (typeof submitted === 'object' && submitted !== null && !Array.isArray(submitted) && 'value' in submitted) {
+    const raw = (submitted as { value?: unknown }).value;
+    const type = (submitted as { type?: unknown }).type ?? field?.type;
+    if (type === 'object' && typeof raw === 'string' && raw.trim()) {
+      try {
+        return JSON.parse(raw);
+      } catch {
+        return raw;
+      }
+    }
+    return raw;
+  }
+  return submitted;
+}
+
+export const Begin: ComponentDef<BeginParams> = {
+  name: 'Begin',
+  params: BeginParams,
+  role: 'begin',
+  execution: 'inline',
+  outputNames: (p) => Object.keys(p.inputs),
+  inputRefs: () => [],
+  thoughts: () => '',
+  run(p, ctx) {
+    let submitted: Record<string, unknown> = { ...ctx.runInputs };
+    if (Object.keys(submitted).length === 0) {
+      const fields = Object.keys(p.inputs);
+      const query = ctx.globals['sys.query'];
+      if (fields.length > 0 && query !== undefined && query !== null && query !== '') {
+        if (typeof query === 'object' && !Array.isArray(query)) {
+          submitted = Object.fromEntries(Object.entries(query as Record<string, unknown>).filter(([k]) => k in p.inputs));
+        } else if (fields.length === 1) {
+          submitted = { [fields[0]!]: query };
+        }
+      }
+    }
+    const outputs: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(submitted)) outputs[key] = formValue(v, p.inputs[key]);
+    return { kind: 'done', outputs, inputs: { ...outputs } };
+  },
+};

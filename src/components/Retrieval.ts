@@ -1,0 +1,39 @@
+/**
+ * Retrieval: searches the tenant's datasets. Params follow RAGFlow's RetrievalParam; execution
+ * arrives with the knowledge issue.
+ */
+import { z } from 'zod';
+import { bareRef, bool, executionParamsShape, notRunnableYet, num, str, unitFloat } from './common';
+import type { ComponentDef } from './types';
+
+const RetrievalParams = z.looseObject({
+  ...executionParamsShape,
+  query: str('{sys.query}'),
+  similarity_threshold: unitFloat(0.2),
+  keywords_similarity_weight: unitFloat(0.5),
+  top_n: num(8).refine((n) => n > 0, 'top_n must be positive'),
+  top_k: num(1024),
+  dataset_ids: z.preprocess((v) => (v == null ? [] : v), z.array(z.string())),
+  kb_ids: z.preprocess((v) => (v == null ? [] : v), z.array(z.string())),
+  kb_vars: z.preprocess((v) => (v == null ? [] : v), z.array(z.unknown())),
+  rerank_id: str(''),
+  empty_response: str(''),
+  use_kg: bool(false),
+  cross_languages: z.preprocess((v) => (v == null ? [] : v), z.array(z.string())),
+  toc_enhance: bool(false),
+  meta_data_filter: z.unknown().optional(),
+});
+
+export type RetrievalParams = z.infer<typeof RetrievalParams>;
+
+export const Retrieval: ComponentDef<RetrievalParams> = {
+  name: 'Retrieval',
+  params: RetrievalParams,
+  role: 'plain',
+  execution: 'activity',
+  outputNames: () => ['formalized_content', 'json'],
+  inputRefs: () => [],
+  paramRefs: (p) => bareRef(['query'], p.query),
+  thoughts: () => 'Searching the knowledge base...',
+  run: () => notRunnableYet('Retrieval'),
+};

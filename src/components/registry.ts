@@ -1,0 +1,72 @@
+/**
+ * The component registry: every `component_name` the product knows, mapped to its definition.
+ * One typed map, no if-chains on names. Importing it never pulls I/O into workflow code: the
+ * definitions are pure and their side effects live in `activities/`.
+ */
+import { Agent } from './Agent';
+import { Answer } from './Answer';
+import { Begin } from './Begin';
+import { Bing } from './Bing';
+import { Categorize } from './Categorize';
+import { DuckDuckGo } from './DuckDuckGo';
+import { ExeSQL } from './ExeSQL';
+import { Generate } from './Generate';
+import { Google } from './Google';
+import { Iteration } from './Iteration';
+import { IterationItem } from './IterationItem';
+import { LLM } from './LLM';
+import { Message } from './Message';
+import { Retrieval } from './Retrieval';
+import { Switch } from './Switch';
+import { TavilyExtract } from './TavilyExtract';
+import { TavilySearch } from './TavilySearch';
+import type { ComponentDef, ExecutionParams } from './types';
+import { UserFillUp } from './UserFillUp';
+import { VariableAggregator } from './VariableAggregator';
+import { VariableAssigner } from './VariableAssigner';
+import { Wikipedia } from './Wikipedia';
+
+/** A definition with its params type erased, as stored in the registry. */
+export type AnyComponentDef = ComponentDef<ExecutionParams>;
+
+const definitions = {
+  Agent,
+  Answer,
+  Begin,
+  Bing,
+  Categorize,
+  DuckDuckGo,
+  ExeSQL,
+  Generate,
+  Google,
+  Iteration,
+  IterationItem,
+  LLM,
+  Message,
+  Retrieval,
+  Switch,
+  TavilyExtract,
+  TavilySearch,
+  UserFillUp,
+  VariableAggregator,
+  VariableAssigner,
+  Wikipedia,
+} satisfies Record<string, AnyComponentDef>;
+
+export type ComponentName = keyof typeof definitions;
+
+const registry: Readonly<Record<string, AnyComponentDef>> = definitions;
+
+for (const [key, def] of Object.entries(registry)) {
+  if (def.name !== key) throw new Error(`component registry key ${key} does not match its definition name ${def.name}`);
+}
+
+/** The definition for a `component_name`, or undefined when the name is unknown. */
+export function componentDef(name: string): AnyComponentDef | undefined {
+  return Object.prototype.hasOwnProperty.call(registry, name) ? registry[name] : undefined;
+}
+
+/** All known component names, sorted. */
+export function componentNames(): string[] {
+  return Object.keys(registry).sort();
+}

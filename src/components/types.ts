@@ -1,0 +1,150 @@
+/**
+ * The component contract. A component is a params schema plus pure logic: it reads the canvas
+ * through a {@link ComponentContext} and answers with an {@link Outcome}. Components that need
+ * the outside world (a model, a tool) return a `call` outcome; the engine has the workflow carry
+ * it out as an activity and hands the result back to {@link ComponentDef.onResult}.
+ */
+import type { z } from 'zod';
+import type { PathSegment } from '../dsl/jsonPath';
+import type { VariableRef } from '../dsl/refs';
+import type { ActivityCall, ChatMessage } from './calls';
+
+/** How the engine treats a component beyond running it. */
+export type ComponentRole =
+  /** Entry point; receives the run inputs. */
+  | 'begin'
+  /** Renders and streams a message to the user (Message). */
+  | 'message'
+  /** Legacy turn boundary (RAGFlow v0.x `Answer`): shows the upstream output and ends the turn. */
+  | 'answer'
+  /** Picks its successors itself through the `_next` output (Categorize, Switch). */
+  | 'router'
+  /** Anything else. */
+  | 'plain';
+
+/** Read-only view of the canvas topology. */
+export interface CanvasView {
+  has(id: string): boolean;
+  /** The component's `component_name`, e.g. `LLM`. */
+  typeOf(id: string): string;
+  /** The name the editor gave the node (`graph.nodes[].data.name`), or "". */
+  displayName(id: string): string;
+  downstream(id: string): readonly string[];
+  upstream(id: string): readonly string[];
+  parentId(id: string): string | null;
+  roleOf(id: string): ComponentRole;
+  /** Begin's prologue (the greeting a new session starts with). */
+  prologue(): string;
+}
+
+/** What a running component may read. Provided by the engine; every method is pure. */
+export interface ComponentContext {
+  readonly id: string;
+  readonly canvas: CanvasView;
+  /** Current value of a reference (`undefined` when the output is not set). */
+  resolve(ref: VariableRef): unknown;
+  /** Renders every reference in a template. */
+  render(text: string): string;
+  readonly globals: Readonly<Record<string, unknown>>;
+  /** The last `windowSize` exchanges of the conversation, RAGFlow's `get_history`. */
+  history(windowSize: number): ChatMessage[];
+  /** The `inputs` the run was started or resumed with. */
+  readonly runInputs: Readonly<Record<string, unknown>>;
+  /** The run path so far and this component's position in it. */
+  readonly path: readonly string[];
+  readonly position: number;
+  /** Outputs of another component. */
+  outputsOf(id: string): Readonly<Record<string, unknown>>;
+}
+
+/** A write to a variable (VariableAssigner). */
+export interface VariableWrite {
+  ref: VariableRef;
+  value: unknown;
+}
+
+export type Outcome =
+  | {
+      kind: 'done';
+      outputs: Record<string, unknown>;
+      /** Values shown as the node's `inputs` in `node_finished`; defaults to the input refs. */
+      inputs?: Record<string, unknown>;
+      /** Successors chosen by a router (also kept as the `_next` output). */
+      next?: string[];
+      writes?: VariableWrite[];
+    }
+  | { kind: 'error'; message: string }
+  | { kind: 'call'; call: ActivityCall; summary: string; memo?: unknown; inputs?: Record<string, unknown> };
+
+/** A reference found in params, for validation. */
+export interface ParamRef {
+  path: PathSegment[];
+  ref: VariableRef;
+}
+
+/** A component id a component can send the run to, for validation. */
+export interface ParamTarget {
+  path: PathSegment[];
+  target: string;
+}
+
+/** A component embedded in another's params (an Agent's `tools`). */
+export interface NestedComponent {
+  path: PathSegment[];
+  componentName: string;
+  params: unknown;
+}
+
+/** Retry and timeout settings every component accepts (RAGFlow's ComponentParamBase). */
+export interface ExecutionParams {
+  max_retries: number;
+  delay_after_error: number;
+  exception_method: 'goto' | 'comment' | null;
+  exception_goto: string[];
+  exception_default_value: string | null;
+  /** Per-component timeout in seconds (RAGFlow: COMPONENT_EXEC_TIMEOUT); null = the default. */
+  timeout: number | null;
+}
+
+/**
+ * A component definition. `P` is the parsed params type (`z.infer` of `params`). Methods use
+ * method syntax so heterogeneous definitions fit one registry map.
+ */
+export interface ComponentDef<P extends ExecutionParams = ExecutionParams> {
+  /** RAGFlow's `component_name`. */
+  readonly name: string;
+  /** Accepts RAGFlow's param names and defaults; unknown keys are kept. */
+  readonly params: z.ZodType<P>;
+  readonly role: ComponentRole;
+  /** `inline` runs in workflow code; `activity` asks for calls. */
+  readonly execution: 'inline' | 'activity';
+  /**
+   * Whether its `content` may be handed to a downstream Message as a token stream (LLM, Agent,
+   * Generate without structured output). The engine then plans the call when the Message renders.
+   */
+  streamsContent?(params: P): boolean;
+  /** Output names shown in the editor and validated by VariableAggregator et al. */
+  outputNames(params: P): string[];
+  /**
+   * References this component reads as inputs. The engine defers the component until their
+   * components are on the path (RAGFlow's dependency check) and reports their values.
+   */
+  inputRefs(params: P): VariableRef[];
+  /** Every reference in params (braced or bare), for validation. Defaults to a deep scan. */
+  paramRefs?(params: P): ParamRef[];
+  /** Component ids the params route to (Categorize `to`, Switch `to`...), for validation. */
+  targets?(params: P): ParamTarget[];
+  /** Components embedded in params (an Agent's tools), validated like canvas components. */
+  nested?(params: P): NestedComponent[];
+  /** The `thoughts` text of `node_started`. */
+  thoughts(params: P, ctx: ComponentContext): string;
+  /** Runs the component (inline) or plans its first call (activity). */
+  run(params: P, ctx: ComponentContext): Outcome;
+  /**
+   * For `message` and `answer` roles: the template the engine renders and streams after the
+   * batch ran (RAGFlow streams Message content in its post-processing step).
+   */
+  messageTemplate?(params: P, ctx: ComponentContext): string;
+  /** Receives a call's result; answers with outputs, an error, or the next call. */
+  onResult?(params: P, ctx: ComponentContext, result: unknown, memo: unknown): Outcome;
+}

@@ -1,0 +1,77 @@
+/**
+ * Running a batch: RAGFlow's `_run_batch`. Every component of path[idx, to) is announced with
+ * `node_started`; components whose referenced inputs are not on the path yet are taken off it
+ * (they come back when an upstream appends them again); the rest run — inline ones right away,
+ * the others by asking for calls. A model answer that will stream into a Message is only
+ * planned here; its call happens when the Message renders.
+ */
+import { makeContext } from './context';
+import { nodeStartedData } from './events';
+import { applyOutcome, failNode, startNode, type Step } from './step';
+
+/** Whether every component `id` reads from is already on the path (RAGFlow's dependency check). */
+function inputsReady(step: Step, id: string, position: number): boolean {
+  const node = step.canvas.nodes[id]!;
+  const before = new Set(step.state.path.slice(0, position));
+  for (const r of step.state.ranBefore) before.add(r);
+  for (const ref of node.def.inputRefs(node.params)) {
+    if (ref.kind === 'component' && ref.componentId !== id && !before.has(ref.componentId)) return false;
+  }
+  return true;
+}
+
+function thoughts(step: Step, id: string, position: number): string {
+  const node = step.canvas.nodes[id]!;
+  try {
+    return node.def.thoughts(node.params, makeContext(step.canvas, step.state, id, position));
+  } catch {
+    return '';
+  }
+}
+
+/** Runs one component of the batch. */
+function invoke(step: Step, id: string, position: number): void {
+  const { canvas, state } = step;
+  const node = canvas.nodes[id]!;
+  startNode(step, id);
+  const ctx = makeContext(canvas, state, id, position);
+  let outcome;
+  try {
+    outcome = node.def.run(node.params, ctx);
+  } catch (err) {
+    failNode(step, id, err instanceof Error ? err.message : String(err));
+    return;
+  }
+  if (outcome.kind === 'call' && canvas.streaming.has(id)) {
+    // Planned now, with the values of now (RAGFlow captures the prompt in a partial); carried
+    // out when the Message that shows it renders.
+    state.deferred[id] = { call: outcome.call, summary: `${id}: ${outcome.summary}`, memo: outcome.memo };
+    if (outcome.inputs) state.nodeInputs[id] = outcome.inputs;
+    state.nodes[id]!.status = 'streaming';
+    return;
+  }
+  applyOutcome(step, id, outcome);
+}
+
+/** Starts the batch path[idx, end); returns the batch end after deferrals. */
+export function startBatch(step: Step): number {
+  const { canvas, state } = step;
+  let to = state.path.length;
+  for (let i = state.idx; i < to; i++) {
+    const id = state.path[i]!;
+    step.sink.emit('node_started', nodeStartedData(canvas, id, thoughts(step, id, i), step.now));
+  }
+  let i = state.idx;
+  while (i < to) {
+    const id = state.path[i]!;
+    const role = canvas.nodes[id]!.role;
+    if (role !== 'begin' && !inputsReady(step, id, i)) {
+      state.path.splice(i, 1);
+      to -= 1;
+      continue;
+    }
+    invoke(step, id, i);
+    i += 1;
+  }
+  return to;
+}

@@ -1,0 +1,54 @@
+/**
+ * Variable resolution against a run's state and the {@link ComponentContext} components see.
+ */
+import type { ChatMessage } from '../components/calls';
+import type { ComponentContext, VariableWrite } from '../components/types';
+import { getPath, renderTemplate, setPath, type VariableRef } from '../dsl/refs';
+import { AppError } from '../errors';
+import type { CompiledCanvas } from './compile';
+import type { RunState } from './state';
+
+/** The current value of a reference, RAGFlow's `get_variable_value`. */
+export function resolveRef(canvas: CompiledCanvas, state: RunState, ref: VariableRef): unknown {
+  if (ref.kind === 'global') return state.globals[ref.name];
+  if (!canvas.view.has(ref.componentId)) {
+    throw new AppError('VARIABLE_NOT_FOUND', `Can't find variable: '${ref.expr}' (no component "${ref.componentId}")`);
+  }
+  const outputs = state.outputs[ref.componentId] ?? {};
+  // RAGFlow answers "" for an output that was never set and the stored value (maybe None) otherwise.
+  const root = Object.prototype.hasOwnProperty.call(outputs, ref.output) ? outputs[ref.output] : '';
+  return ref.path.length === 0 ? root : getPath(root, ref.path);
+}
+
+/** Applies a variable write (VariableAssigner) to the state. */
+export function applyWrite(state: RunState, write: VariableWrite): void {
+  const { ref, value } = write;
+  if (ref.kind === 'global') {
+    state.globals[ref.name] = value;
+    return;
+  }
+  const outputs = (state.outputs[ref.componentId] ??= {});
+  outputs[ref.output] = ref.path.length === 0 ? value : setPath(outputs[ref.output], ref.path, value);
+}
+
+/** RAGFlow's `get_history(window)`: the last `window` exchanges (2 entries each). */
+export function historyWindow(state: RunState, windowSize: number): ChatMessage[] {
+  if (windowSize <= 0) return [];
+  return state.history.slice(-windowSize * 2).map(([role, content]) => ({ role, content: String(content ?? '') }));
+}
+
+export function makeContext(canvas: CompiledCanvas, state: RunState, id: string, position: number): ComponentContext {
+  const resolve = (ref: VariableRef) => resolveRef(canvas, state, ref);
+  return {
+    id,
+    canvas: canvas.view,
+    resolve,
+    render: (text) => renderTemplate(text, resolve),
+    globals: state.globals,
+    history: (windowSize) => historyWindow(state, windowSize),
+    runInputs: state.runInputs,
+    path: state.path,
+    position,
+    outputsOf: (other) => state.outputs[other] ?? {},
+  };
+}

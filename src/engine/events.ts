@@ -1,0 +1,97 @@
+/**
+ * Run events, RAGFlow's contract (SPEC §5) plus our extensions. The engine produces them with a
+ * sequence number; streamed tokens written by activities share the number of the slot the
+ * engine reserved and add a sub-number, so (seq, sub) orders a run's whole event log.
+ */
+import type { CompiledCanvas } from './compile';
+import type { RunState } from './state';
+
+export const RAGFLOW_EVENTS = ['workflow_started', 'node_started', 'node_finished', 'message', 'message_end', 'user_inputs', 'workflow_finished'] as const;
+/** Our additions, documented as extensions. */
+export const EXTENSION_EVENTS = ['run_failed', 'run_canceled', 'message_retry'] as const;
+
+export type RunEventName = (typeof RAGFLOW_EVENTS)[number] | (typeof EXTENSION_EVENTS)[number];
+
+export interface RunEvent {
+  seq: number;
+  /** 0 for engine events; 1..n for tokens streamed into a reserved slot. */
+  sub: number;
+  event: RunEventName;
+  message_id: string;
+  /** Unix seconds (RAGFlow stamps every event of a run with the run's start). */
+  created_at: number;
+  task_id: string;
+  data: Record<string, unknown>;
+}
+
+/** Events after which a run produces nothing more. */
+export function isTerminalEvent(name: string): boolean {
+  return name === 'workflow_finished' || name === 'run_failed';
+}
+
+/** Collects the events of one engine step. */
+export class EventSink {
+  readonly events: RunEvent[] = [];
+
+  constructor(private readonly state: RunState) {}
+
+  emit(event: RunEventName, data: Record<string, unknown>): RunEvent {
+    this.state.seq += 1;
+    const e: RunEvent = {
+      seq: this.state.seq,
+      sub: 0,
+      event,
+      message_id: this.state.messageId,
+      created_at: this.state.createdAt,
+      task_id: this.state.runId,
+      data,
+    };
+    this.events.push(e);
+    return e;
+  }
+
+  /** Reserves a sequence number for a stream written by an activity. */
+  reserve(): number {
+    this.state.seq += 1;
+    return this.state.seq;
+  }
+}
+
+/** Outputs as events show them: internal bookkeeping keys left out, errors kept. */
+export function publicOutputs(outputs: Record<string, unknown> | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(outputs ?? {})) {
+    if (k === '_created_time' || k === '_elapsed_time') continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+export function nodeStartedData(canvas: CompiledCanvas, id: string, thoughts: string, nowMs: number): Record<string, unknown> {
+  const node = canvas.nodes[id]!;
+  return {
+    inputs: null,
+    created_at: Math.floor(nowMs / 1000),
+    component_id: id,
+    component_name: node.displayName,
+    component_type: node.type,
+    thoughts,
+  };
+}
+
+export function nodeFinishedData(canvas: CompiledCanvas, state: RunState, id: string, nowMs: number): Record<string, unknown> {
+  const node = canvas.nodes[id]!;
+  const ns = state.nodes[id];
+  const started = ns?.startedAt ?? nowMs;
+  const finished = ns?.finishedAt ?? nowMs;
+  return {
+    inputs: state.nodeInputs[id] ?? {},
+    outputs: publicOutputs(state.outputs[id]),
+    component_id: id,
+    component_name: node.displayName,
+    component_type: node.type,
+    error: ns?.error ?? null,
+    elapsed_time: Math.max(0, finished - started) / 1000,
+    created_at: started / 1000,
+  };
+}

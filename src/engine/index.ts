@@ -1,0 +1,10 @@
+/**
+ * The engine: compile a canvas, then advance runs with pure transitions.
+ * See docs/ARCHITECTURE.md for how the workflow drives it.
+ */
+export { compileCanvas, type CompiledCanvas, type CompiledNode, type CompileResult } from './compile';
+export { isTerminalEvent, type RunEvent, type RunEventName } from './events';
+export { cancelRun, CANCELED_MESSAGE, DEFAULT_MAX_STEPS, progressOf, rejectRun, resumeRun, startRun, type EngineOptions, type RunProgress, type RunStartInput, type StepResult } from './run';
+export { emptySession, sessionAfter, type NodeState, type RunState, type RunStatus, type SessionState } from './state';
+export type { CallPolicy, CallResult, EngineCall } from './step';
+export { runInProcess, type CallExecutor, type InProcessResult } from './inProcess';

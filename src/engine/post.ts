@@ -1,0 +1,177 @@
+/**
+ * Post-processing of a batch, RAGFlow's loop after `_run_batch`, one component at a time:
+ * Messages render and stream their content, errors take their exception branch, `node_finished`
+ * is emitted (a streaming model's only after the Message that showed it), and the path grows.
+ * It can stop half-way to wait for a stream; the cursor in the phase says where to go on.
+ */
+import type { LlmChatRequest } from '../components/calls';
+import { pyJson, splitTemplate } from '../dsl/refs';
+import { makeContext, resolveRef } from './context';
+import { nodeFinishedData } from './events';
+import type { MessageCursor } from './state';
+import { deliverResult, newCallId, policyOf, type CallResult, type Step } from './step';
+
+type Progress = 'done' | 'wait';
+
+/** RAGFlow's Message stringification of a referenced value. */
+function messageText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  return typeof v === 'string' ? v : pyJson(v);
+}
+
+function appendPath(step: Step, id: string): void {
+  const path = step.state.path;
+  if (path[path.length - 1] !== id) path.push(id);
+}
+
+function emitFinished(step: Step, id: string): void {
+  step.sink.emit('node_finished', nodeFinishedData(step.canvas, step.state, id, step.now));
+}
+
+function flushPartials(step: Step): void {
+  const { state } = step;
+  while (state.partials.length > 0 && !state.deferred[state.partials[0]!]) emitFinished(step, state.partials.shift()!);
+}
+
+function messageEnd(step: Step, id: string): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  const status = (step.canvas.nodes[id]!.params as { status?: unknown }).status;
+  if (typeof status === 'string' && status) data.status = status;
+  const ref = step.state.reference;
+  if (Object.keys(ref.chunks).length > 0 || Object.keys(ref.doc_aggs).length > 0) data.reference = ref;
+  return data;
+}
+
+function startStream(step: Step, cursor: MessageCursor, producer: string): void {
+  const { state } = step;
+  const planned = state.deferred[producer]!;
+  const seq = step.sink.reserve();
+  const callId = newCallId(step, producer);
+  state.pending[callId] = { componentId: producer, kind: 'stream', activity: planned.call.activity, memo: planned.memo };
+  const request: LlmChatRequest = { ...planned.call.request, stream: { runId: state.runId, messageId: state.messageId, seq, componentId: producer, createdAt: state.createdAt } };
+  step.calls.push({ callId, componentId: producer, call: { activity: 'llmChat', request }, summary: `${planned.summary} (streamed into ${cursor.componentId})`, policy: policyOf(step, producer) });
+  cursor.awaiting = producer;
+}
+
+/** Renders a Message's template from where the cursor stands; stops at a pending stream. */
+function render(step: Step, cursor: MessageCursor): Progress {
+  const { canvas, state } = step;
+  while (cursor.index < cursor.parts.length) {
+    const part = cursor.parts[cursor.index]!;
+    if (part.kind === 'text') {
+      if (part.text) step.sink.emit('message', { content: part.text });
+      cursor.content += part.text;
+      cursor.index += 1;
+      continue;
+    }
+    const ref = part.ref;
+    if (ref.kind === 'component' && state.deferred[ref.componentId] && ref.output === 'content' && ref.path.length === 0) {
+      startStream(step, cursor, ref.componentId);
+      return 'wait';
+    }
+    let text: string;
+    try {
+      text = messageText(resolveRef(canvas, state, ref));
+    } catch {
+      text = '';
+    }
+    if (text) step.sink.emit('message', { content: text });
+    cursor.content += text;
+    cursor.inputs[ref.expr] = text;
+    cursor.index += 1;
+  }
+  return 'done';
+}
+
+/** A stream the Message was waiting for has ended. */
+export function receiveStream(step: Step, result: CallResult): void {
+  const { state } = step;
+  const phase = state.phase;
+  const pending = state.pending[result.callId];
+  if (!pending || phase.kind !== 'post' || !phase.cursor) return;
+  delete state.pending[result.callId];
+  const producer = pending.componentId;
+  const cursor = phase.cursor;
+  delete state.deferred[producer];
+  deliverResult(step, producer, pending.activity, result, pending.memo);
+  const content = state.nodes[producer]?.status === 'failed' ? '' : messageText(state.outputs[producer]?.content);
+  // Tokens were written by the activity; a default value standing in for a failure was not.
+  if (!result.ok && content) step.sink.emit('message', { content });
+  cursor.content += content;
+  cursor.inputs[`${producer}@content`] = content;
+  cursor.index += 1;
+  cursor.awaiting = null;
+  if (state.nodes[producer]?.status === 'failed') state.error ??= state.nodes[producer]!.error;
+}
+
+/** Post-processes path[i] of the batch. */
+function postOne(step: Step, i: number, phase: { cursor: MessageCursor | null }): Progress {
+  const { canvas, state } = step;
+  const id = state.path[i]!;
+  const node = canvas.nodes[id]!;
+  const ns = state.nodes[id]!;
+
+  if ((node.role === 'message' || node.role === 'answer') && ns.status !== 'failed') {
+    if (!phase.cursor) {
+      const template = node.def.messageTemplate?.(node.params, makeContext(canvas, state, id, i)) ?? '';
+      phase.cursor = { componentId: id, parts: splitTemplate(template), index: 0, content: '', inputs: {}, awaiting: null };
+    }
+    if (render(step, phase.cursor) === 'wait') return 'wait';
+    state.outputs[id] = { ...state.outputs[id], content: phase.cursor.content, downloads: [] };
+    state.shown += phase.cursor.content;
+    state.nodeInputs[id] = phase.cursor.inputs;
+    phase.cursor = null;
+    step.sink.emit('message_end', messageEnd(step, id));
+    flushPartials(step);
+  }
+
+  let otherBranch = false;
+  if (ns.status === 'failed') {
+    const p = node.params;
+    if (p.exception_method && p.exception_goto.length > 0) {
+      state.path.push(...p.exception_goto);
+      otherBranch = true;
+    } else if (p.exception_method && p.exception_default_value) {
+      step.sink.emit('message', { content: p.exception_default_value });
+      step.sink.emit('message_end', {});
+      state.shown += p.exception_default_value;
+    } else {
+      state.error ??= ns.error;
+    }
+  }
+
+  if (state.deferred[id]) {
+    if (state.error) {
+      delete state.deferred[id];
+      state.outputs[id] = { ...state.outputs[id], content: null };
+      emitFinished(step, id);
+    } else {
+      state.partials.push(id);
+    }
+  } else {
+    emitFinished(step, id);
+  }
+
+  if (otherBranch) return 'done';
+  if (node.role === 'router') {
+    const next = state.outputs[id]?._next;
+    for (const n of Array.isArray(next) ? next : []) if (typeof n === 'string') appendPath(step, n);
+  } else if (node.role === 'answer') {
+    // The turn ends here; the next turn of the conversation starts at the downstream.
+    state.continueAt = [...node.downstream];
+  } else {
+    for (const d of node.downstream) appendPath(step, d);
+  }
+  return 'done';
+}
+
+/** Post-processes the current batch from the phase's cursor on. */
+export function postProcess(step: Step): Progress {
+  const phase = step.state.phase;
+  if (phase.kind !== 'post') return 'done';
+  while (phase.i < phase.to) {
+    if (postOne(step, phase.i, phase) === 'wait') return 'wait';
+    phase.i += 1;
+  }
+  return 'done';
+}

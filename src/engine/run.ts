@@ -1,0 +1,258 @@
+/**
+ * The engine's public transitions. Each takes the compiled canvas, a state and what happened
+ * (a start, call results, a cancel) plus the current time, and returns the next state, the events
+ * to record and the calls to make. No I/O, no clock, no randomness: the workflow runs these, and
+ * so do the unit tests.
+ */
+import { DEFAULT_GLOBALS } from '../dsl/schema';
+import { pyJson } from '../dsl/refs';
+import { startBatch } from './batch';
+import type { CompiledCanvas } from './compile';
+import { nodeFinishedData, publicOutputs, type RunEvent } from './events';
+import { postProcess, receiveStream } from './post';
+import { emptySession, ZERO_USAGE, type RunState, type RunStatus, type SessionState } from './state';
+import { deliverResult, newStep, type CallResult, type EngineCall, type Step } from './step';
+
+/** Guard against canvases that loop without end (component executions per run). */
+export const DEFAULT_MAX_STEPS = 10_000;
+
+export interface RunStartInput {
+  runId: string;
+  messageId: string;
+  /** The user's query (`sys.query`). */
+  query: unknown;
+  /** Begin form values, `{key: value}` or `{key: {value}}`. */
+  inputs?: Record<string, unknown> | null;
+  files?: unknown[];
+  userId?: string;
+  session?: SessionState | null;
+  /**
+   * Legacy greeting turn: a new session of a v0.x canvas runs once without a query so that its
+   * first Answer shows the prologue (RAGFlow v0.x ran this when the session was created).
+   */
+  greeting?: boolean;
+}
+
+export interface StepResult {
+  state: RunState;
+  events: RunEvent[];
+  calls: EngineCall[];
+  /** running (calls pending), paused, finished, failed or canceled. */
+  status: RunStatus;
+}
+
+function clone<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** `sys.date` as RAGFlow formats it (UTC here: the engine has no time zone). */
+export function formatSysDate(nowMs: number): string {
+  return new Date(nowMs).toISOString().replace('T', ' ').slice(0, 19);
+}
+
+function queryText(query: unknown): string {
+  if (query === null || query === undefined) return '';
+  return typeof query === 'string' ? query : pyJson(query);
+}
+
+function initialState(canvas: CompiledCanvas, input: RunStartInput, now: number): RunState {
+  const session = input.session ?? emptySession();
+  const globals: Record<string, unknown> = { ...DEFAULT_GLOBALS, ...canvas.dsl.globals, ...canvas.envDefaults, ...session.globals };
+  const history = [...session.history];
+  globals['sys.date'] = formatSysDate(now);
+  globals['sys.history'] = Array.isArray(globals['sys.history']) ? [...(globals['sys.history'] as unknown[])] : [];
+  if (!input.greeting) {
+    history.push(['user', queryText(input.query)]);
+    (globals['sys.history'] as unknown[]).push(`user: ${queryText(input.query)}`);
+  }
+  globals['sys.query'] = input.query ?? '';
+  if (input.userId) globals['sys.user_id'] = input.userId;
+  if (input.files && input.files.length > 0) globals['sys.files'] = input.files;
+  const turns = Number(globals['sys.conversation_turns']) || 0;
+  globals['sys.conversation_turns'] = input.greeting ? turns : turns + 1;
+  const start = session.continueAt && session.continueAt.length > 0 ? session.continueAt : ['begin'];
+  return {
+    v: 1,
+    runId: input.runId,
+    messageId: input.messageId,
+    status: 'running',
+    startedAt: now,
+    path: [...start],
+    idx: 0,
+    phase: { kind: 'next' },
+    outputs: {},
+    nodeInputs: {},
+    nodes: {},
+    globals,
+    history,
+    memory: [...session.memory],
+    retrieval: [...session.retrieval, { chunks: {}, doc_aggs: {} }],
+    reference: { chunks: {}, doc_aggs: {} },
+    ranBefore: [...session.ranBefore],
+    continueAt: null,
+    partials: [],
+    deferred: {},
+    pending: {},
+    callSeq: 0,
+    seq: 0,
+    steps: 0,
+    error: null,
+    usage: { ...ZERO_USAGE },
+    shown: '',
+    runInputs: input.inputs ?? {},
+    inputsEcho: input.inputs ?? null,
+    createdAt: Math.floor(now / 1000),
+  };
+}
+
+function fail(step: Step, message: string): void {
+  const { state } = step;
+  state.status = 'failed';
+  state.error = message;
+  state.pending = {};
+  step.sink.emit('run_failed', { error: message });
+}
+
+function finish(step: Step): void {
+  const { state, canvas } = step;
+  for (const id of state.partials.splice(0)) {
+    // A model answer planned for a Message that never rendered: nothing consumed it.
+    delete state.deferred[id];
+    step.sink.emit('node_finished', nodeFinishedData(canvas, state, id, step.now));
+  }
+  const last = state.path[state.path.length - 1];
+  const outputs = last ? publicOutputs(state.outputs[last]) : {};
+  step.sink.emit('workflow_finished', {
+    inputs: state.inputsEcho,
+    outputs,
+    elapsed_time: (step.now - state.startedAt) / 1000,
+    created_at: state.startedAt / 1000,
+    usage: { ...state.usage },
+  });
+  const content = outputs.content;
+  const text = content === null || content === undefined ? '' : typeof content === 'string' ? content : pyJson(content);
+  state.history.push(['assistant', text]);
+  (state.globals['sys.history'] as unknown[]).push(`assistant: ${text}`);
+  state.status = 'finished';
+}
+
+/** Advances until the run needs call results, pauses, or ends. */
+function drive(step: Step, maxSteps: number): void {
+  const { state } = step;
+  while (state.status === 'running') {
+    const phase = state.phase;
+    if (phase.kind === 'next') {
+      if (state.idx >= state.path.length) return finish(step);
+      if (state.steps >= maxSteps) return fail(step, `The run stopped after ${maxSteps} component executions: the canvas seems to loop without end`);
+      const to = startBatch(step);
+      state.phase = { kind: 'batch', to };
+      continue;
+    }
+    if (phase.kind === 'batch') {
+      if (Object.keys(state.pending).length > 0) return;
+      state.phase = { kind: 'post', to: phase.to, i: state.idx, cursor: null };
+      continue;
+    }
+    if (postProcess(step) === 'wait') return;
+    if (state.error) return fail(step, state.error);
+    state.idx = phase.to;
+    state.phase = { kind: 'next' };
+  }
+}
+
+function result(step: Step): StepResult {
+  return { state: step.state, events: step.sink.events, calls: step.calls, status: step.state.status };
+}
+
+export interface EngineOptions {
+  maxSteps?: number;
+}
+
+/** Starts a run: `workflow_started`, then as far as it gets without call results. */
+export function startRun(canvas: CompiledCanvas, input: RunStartInput, now: number, options: EngineOptions = {}): StepResult {
+  const state = initialState(canvas, input, now);
+  const step = newStep(canvas, state, now);
+  step.sink.emit('workflow_started', { inputs: state.inputsEcho });
+  drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
+  return result(step);
+}
+
+/** Continues a run with the results of calls it asked for. */
+export function resumeRun(canvas: CompiledCanvas, prev: RunState, results: CallResult[], now: number, options: EngineOptions = {}): StepResult {
+  const state = clone(prev);
+  const step = newStep(canvas, state, now);
+  for (const r of results) {
+    const pending = state.pending[r.callId];
+    if (!pending) continue;
+    if (pending.kind === 'stream') {
+      receiveStream(step, r);
+      continue;
+    }
+    delete state.pending[r.callId];
+    deliverResult(step, pending.componentId, pending.activity, r, pending.memo);
+  }
+  drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
+  return result(step);
+}
+
+export const CANCELED_MESSAGE = 'Task has been canceled';
+
+/**
+ * Cancels a run: nodes in flight finish with RAGFlow's cancel error, then `run_canceled` and
+ * RAGFlow's `workflow_finished` with "Task has been canceled" as outputs.
+ */
+export function cancelRun(canvas: CompiledCanvas, prev: RunState, reason: string, now: number): StepResult {
+  const state = clone(prev);
+  const step = newStep(canvas, state, now);
+  if (state.status === 'finished' || state.status === 'failed' || state.status === 'canceled') return result(step);
+  for (const id of state.path) {
+    const ns = state.nodes[id];
+    if (!ns || (ns.status !== 'running' && ns.status !== 'streaming')) continue;
+    ns.status = 'canceled';
+    ns.error = CANCELED_MESSAGE;
+    ns.finishedAt = now;
+    state.outputs[id] = { ...state.outputs[id], _ERROR: CANCELED_MESSAGE };
+    step.sink.emit('node_finished', nodeFinishedData(canvas, state, id, now));
+  }
+  state.pending = {};
+  state.deferred = {};
+  state.partials = [];
+  step.sink.emit('run_canceled', { reason });
+  step.sink.emit('workflow_finished', {
+    inputs: state.inputsEcho,
+    outputs: CANCELED_MESSAGE,
+    elapsed_time: (now - state.startedAt) / 1000,
+    created_at: state.startedAt / 1000,
+    usage: { ...state.usage },
+  });
+  state.status = 'canceled';
+  state.error = CANCELED_MESSAGE;
+  return result(step);
+}
+
+/** Status, path and node states, as queries and the runs route show them. */
+export interface RunProgress {
+  status: RunStatus;
+  path: string[];
+  nodes: RunState['nodes'];
+  /** The form a paused run waits for (UserFillUp); null otherwise. */
+  pendingInputs: Record<string, unknown> | null;
+  usage: RunState['usage'];
+  error: string | null;
+}
+
+export function progressOf(state: RunState): RunProgress {
+  return { status: state.status, path: [...state.path], nodes: state.nodes, pendingInputs: null, usage: state.usage, error: state.error };
+}
+
+/**
+ * Events for a run that cannot start (its canvas no longer compiles): `workflow_started` then
+ * `run_failed`, so clients waiting on the run see why.
+ */
+export function rejectRun(input: Pick<RunStartInput, 'runId' | 'messageId' | 'inputs'>, message: string, now: number): RunEvent[] {
+  const base = { message_id: input.messageId, created_at: Math.floor(now / 1000), task_id: input.runId, sub: 0 };
+  return [
+    { ...base, seq: 1, event: 'workflow_started', data: { inputs: input.inputs ?? null } },
+    { ...base, seq: 2, event: 'run_failed', data: { error: message } },
+  ];
+}

@@ -1,0 +1,143 @@
+/**
+ * The engine's run state: everything needed to continue a run, as plain JSON (it travels in
+ * workflow state and across continue-as-new). Nothing here reads a clock or makes an id.
+ */
+import type { ActivityCall, TokenUsage } from '../components/calls';
+import type { TemplatePart } from '../dsl/refs';
+
+export type RunStatus = 'running' | 'paused' | 'finished' | 'failed' | 'canceled';
+
+export type NodeStatus =
+  /** Running, or waiting for its calls. */
+  | 'running'
+  /** A model answer planned to stream into a Message that has not rendered yet. */
+  | 'streaming'
+  | 'finished'
+  | 'failed'
+  | 'canceled';
+
+export interface NodeState {
+  status: NodeStatus;
+  /** ms since epoch */
+  startedAt: number;
+  finishedAt: number | null;
+  error: string | null;
+  /** Calls made for this node (model rounds, tool calls). */
+  calls: number;
+  usage: TokenUsage;
+}
+
+export type HistoryEntry = [role: 'user' | 'assistant', content: string];
+
+export interface RunUsage extends TokenUsage {
+  calls: number;
+}
+
+/** A call the engine is waiting for. */
+export interface PendingCall {
+  componentId: string;
+  /** `component`: the node's own call; `stream`: a deferred answer rendering into a Message. */
+  kind: 'component' | 'stream';
+  activity: ActivityCall['activity'];
+  memo?: unknown;
+}
+
+/** A model answer planned at batch time and carried out when a Message renders it. */
+export interface DeferredCall {
+  call: ActivityCall;
+  summary: string;
+  memo?: unknown;
+}
+
+/** Where a Message is in rendering its template. */
+export interface MessageCursor {
+  componentId: string;
+  parts: TemplatePart[];
+  index: number;
+  content: string;
+  inputs: Record<string, unknown>;
+  /** The producer whose stream is being awaited. */
+  awaiting: string | null;
+}
+
+export type Phase =
+  /** Between batches: start the next one or finish. */
+  | { kind: 'next' }
+  /** The batch path[idx, to) runs; waiting for its calls. */
+  | { kind: 'batch'; to: number }
+  /** Post-processing path[idx, to) at position i (RAGFlow's loop after `_run_batch`). */
+  | { kind: 'post'; to: number; i: number; cursor: MessageCursor | null };
+
+/** Conversation state carried from one run of a session to the next. */
+export interface SessionState {
+  history: HistoryEntry[];
+  /** `sys.*` and `env.*` values. */
+  globals: Record<string, unknown>;
+  memory: unknown[];
+  retrieval: unknown[];
+  /** Components that ran in earlier turns (they count as "on the path" for dependency checks). */
+  ranBefore: string[];
+  /** Legacy `Answer` canvases: where the next turn starts. */
+  continueAt: string[] | null;
+}
+
+export interface RunState {
+  v: 1;
+  runId: string;
+  messageId: string;
+  status: RunStatus;
+  /** ms since epoch */
+  startedAt: number;
+  path: string[];
+  idx: number;
+  phase: Phase;
+  outputs: Record<string, Record<string, unknown>>;
+  /** Values each node read, reported as `node_finished.inputs`. */
+  nodeInputs: Record<string, Record<string, unknown>>;
+  nodes: Record<string, NodeState>;
+  globals: Record<string, unknown>;
+  history: HistoryEntry[];
+  memory: unknown[];
+  retrieval: unknown[];
+  /** Citations gathered this run (RAGFlow's `retrieval[-1]`). */
+  reference: { chunks: Record<string, unknown>; doc_aggs: Record<string, unknown> };
+  ranBefore: string[];
+  continueAt: string[] | null;
+  /** Streaming producers whose node_finished waits for their Message (RAGFlow's partials). */
+  partials: string[];
+  deferred: Record<string, DeferredCall>;
+  pending: Record<string, PendingCall>;
+  callSeq: number;
+  /** Last event sequence number used. */
+  seq: number;
+  /** Component executions so far (runaway guard). */
+  steps: number;
+  error: string | null;
+  usage: RunUsage;
+  runInputs: Record<string, unknown>;
+  /** Everything the run showed as messages, in order (the non-stream reply's content). */
+  shown: string;
+  /** The raw `inputs` of the request, echoed in workflow_started/finished. */
+  inputsEcho: unknown;
+  /** Unix seconds of the run start: RAGFlow stamps every event envelope with it. */
+  createdAt: number;
+}
+
+export const ZERO_USAGE: Readonly<RunUsage> = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, calls: 0 });
+
+export function emptySession(): SessionState {
+  return { history: [], globals: {}, memory: [], retrieval: [], ranBefore: [], continueAt: null };
+}
+
+/** The part of a finished run a session keeps for its next turn. */
+export function sessionAfter(state: RunState): SessionState {
+  const ran = new Set([...state.ranBefore, ...state.path]);
+  return {
+    history: state.history,
+    globals: state.globals,
+    memory: state.memory,
+    retrieval: state.retrieval.slice(-10),
+    ranBefore: [...ran],
+    continueAt: state.continueAt,
+  };
+}

@@ -1,0 +1,230 @@
+/**
+ * The storage contract. One implementation (src/store/*.ts) serves both PostgreSQL (`pg`, when
+ * DATABASE_URL is set) and PGlite (embedded default) with the same SQL. Every read and write of
+ * tenant data is scoped by tenant id.
+ *
+ * Times are milliseconds since epoch (RAGFlow's `create_time`/`update_time`); dates are
+ * `YYYY-MM-DD HH:MM:SS` strings in UTC (RAGFlow's `create_date`/`update_date`).
+ */
+import type { RunEvent } from '../engine/events';
+import type { SessionState } from '../engine/state';
+
+export type DbKind = 'pglite' | 'postgres';
+
+export interface QueryResult<T> {
+  rows: T[];
+}
+
+/** Minimal SQL access shared by pg and PGlite. Parameters are `$1, $2...`. */
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: DbKind;
+  /** Runs `fn` in one transaction (BEGIN/COMMIT, ROLLBACK on error). */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** LISTEN on a channel; resolves with an unsubscribe function. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /** NOTIFY a channel (pg_notify). */
+  notify(channel: string, payload: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface TenantRecord {
+  id: string;
+  name: string;
+  create_time: number;
+}
+
+export interface CanvasRecord {
+  id: string;
+  tenant_id: string;
+  title: string;
+  description: string | null;
+  avatar: string | null;
+  canvas_type: string | null;
+  canvas_category: string;
+  /** The normalized DSL as last saved (graph kept intact). */
+  dsl: Record<string, unknown>;
+  /** The id of the latest version (each save with a DSL makes one). */
+  version_id: string;
+  create_time: number;
+  update_time: number;
+  create_date: string;
+  update_date: string;
+}
+
+export interface CanvasVersionRecord {
+  id: string;
+  user_canvas_id: string;
+  title: string;
+  dsl: Record<string, unknown>;
+  release: boolean;
+  create_time: number;
+  update_time: number;
+  create_date: string;
+  update_date: string;
+}
+
+export interface ListOptions {
+  page: number;
+  pageSize: number;
+  orderby: string;
+  desc: boolean;
+}
+
+export interface CanvasListFilter extends ListOptions {
+  keywords?: string;
+  id?: string;
+  title?: string;
+}
+
+export interface NewCanvas {
+  tenantId: string;
+  title: string;
+  description?: string | null;
+  avatar?: string | null;
+  canvasType?: string | null;
+  canvasCategory?: string;
+  dsl: Record<string, unknown>;
+}
+
+export interface CanvasPatch {
+  title?: string;
+  description?: string | null;
+  avatar?: string | null;
+  canvasType?: string | null;
+  /** When present a new version is recorded. */
+  dsl?: Record<string, unknown>;
+}
+
+/** A chat message as RAGFlow sessions keep them. */
+export interface SessionMessage {
+  role: 'user' | 'assistant';
+  content: string;
+  id?: string;
+  created_at?: number;
+  reference?: unknown;
+  [key: string]: unknown;
+}
+
+export interface SessionRecord {
+  id: string;
+  tenant_id: string;
+  agent_id: string;
+  name: string;
+  user_id: string;
+  source: string;
+  messages: SessionMessage[];
+  /** Conversation state carried to the next run. */
+  state: SessionState;
+  /** The run currently running or paused in this session, if any. */
+  active_run_id: string | null;
+  create_time: number;
+  update_time: number;
+  create_date: string;
+  update_date: string;
+}
+
+export interface SessionListFilter extends ListOptions {
+  id?: string;
+  userId?: string;
+}
+
+export type RunRecordStatus = 'running' | 'paused' | 'finished' | 'failed' | 'canceled';
+
+export interface RunRecord {
+  id: string;
+  tenant_id: string;
+  canvas_id: string;
+  session_id: string | null;
+  workflow_id: string;
+  status: RunRecordStatus;
+  /** Final outputs, content, usage... (set when the run ends). */
+  result: Record<string, unknown> | null;
+  error: string | null;
+  create_time: number;
+  update_time: number;
+  finish_time: number | null;
+}
+
+/** Position in a run's event log; events sort by (seq, sub). */
+export interface EventCursor {
+  seq: number;
+  sub: number;
+}
+
+export interface StoredEvent extends RunEvent {
+  /** True for the last event a run produces (workflow_finished, run_failed). */
+  terminal: boolean;
+}
+
+export interface Store {
+  readonly db: Db;
+
+  tenants: {
+    ensure(id: string, name: string): Promise<TenantRecord>;
+    /** Stores the key's SHA-256 hash; the same key given twice is harmless. */
+    addApiKey(tenantId: string, plaintextKey: string): Promise<void>;
+    /** The tenant owning a key, or null. Compares hashes. */
+    tenantForKey(plaintextKey: string): Promise<string | null>;
+  };
+
+  canvases: {
+    create(input: NewCanvas): Promise<CanvasRecord>;
+    get(tenantId: string, id: string): Promise<CanvasRecord | null>;
+    /** Case-insensitive title lookup within a tenant. */
+    findByTitle(tenantId: string, title: string): Promise<CanvasRecord | null>;
+    list(tenantId: string, filter: CanvasListFilter): Promise<{ items: CanvasRecord[]; total: number }>;
+    update(tenantId: string, id: string, patch: CanvasPatch): Promise<CanvasRecord | null>;
+    delete(tenantId: string, id: string): Promise<boolean>;
+    listVersions(tenantId: string, canvasId: string): Promise<CanvasVersionRecord[]>;
+    getVersion(tenantId: string, canvasId: string, versionId: string): Promise<CanvasVersionRecord | null>;
+  };
+
+  sessions: {
+    create(input: { id: string; tenantId: string; agentId: string; name: string; userId: string; source: string; messages: SessionMessage[]; state: SessionState }): Promise<SessionRecord>;
+    get(tenantId: string, agentId: string, id: string): Promise<SessionRecord | null>;
+    list(tenantId: string, agentId: string, filter: SessionListFilter): Promise<{ items: SessionRecord[]; total: number }>;
+    delete(tenantId: string, agentId: string, id: string): Promise<boolean>;
+    /**
+     * Claims the session for a run: sets active_run_id when it is null (or already this run).
+     * Returns false when another run holds it.
+     */
+    claim(id: string, runId: string): Promise<boolean>;
+    /** Appends messages, stores the new state and releases the claim of `runId`, in one statement. */
+    completeTurn(id: string, runId: string, messages: SessionMessage[], state: SessionState): Promise<void>;
+    /** Releases the claim of `runId` without other changes (failed or canceled runs). */
+    release(id: string, runId: string): Promise<void>;
+    appendMessages(id: string, messages: SessionMessage[]): Promise<void>;
+  };
+
+  runs: {
+    create(input: { id: string; tenantId: string; canvasId: string; sessionId: string | null; workflowId: string }): Promise<RunRecord>;
+    get(tenantId: string, id: string): Promise<RunRecord | null>;
+    /** Any tenant: for activities, which act on behalf of the run's own tenant. */
+    getById(id: string): Promise<RunRecord | null>;
+    setStatus(id: string, status: RunRecordStatus, extra?: { result?: Record<string, unknown> | null; error?: string | null }): Promise<void>;
+    /** The run holding a session (running or paused), if any. */
+    activeForSession(tenantId: string, sessionId: string): Promise<RunRecord | null>;
+  };
+
+  events: {
+    /**
+     * Appends events; an event already stored at the same (run, seq, sub) is left as it is, so
+     * retried appends are harmless. Notifies listeners of the run.
+     */
+    append(runId: string, events: RunEvent[]): Promise<void>;
+    /** Events after `after` (exclusive) in (seq, sub) order, superseded ones left out. */
+    list(runId: string, after: EventCursor | null, limit: number): Promise<StoredEvent[]>;
+    /** Hides the tokens of an earlier attempt of a stream slot (a retried streaming call). */
+    supersede(runId: string, seq: number): Promise<number>;
+    /** Highest sub stored for a stream slot (0 when none). */
+    lastSub(runId: string, seq: number): Promise<number>;
+    /** Subscribes to new events of a run; resolves with an unsubscribe function. */
+    subscribe(runId: string, onNew: () => void): Promise<() => Promise<void>>;
+  };
+
+  close(): Promise<void>;
+}

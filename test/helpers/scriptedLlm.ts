@@ -1,0 +1,193 @@
+/**
+ * A scripted OpenAI-compatible model server: a real HTTP peer the product talks to through the
+ * `openai` package. Each test programs what the model answers (text, errors, a request that
+ * hangs), and reads back what it was sent, how many calls it got, and whether the client hung up.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chunk, completion, roughTokens, sse, tokenize, type WireToolCall } from '../../src/llm/openaiWire';
+
+export type Reply =
+  /** A normal answer, streamed in pieces of `chunkWords` words `delayMs` apart. */
+  | { content: string; reasoning?: string; chunkWords?: number; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
+  /** Tool calls (function calling). */
+  | { toolCalls: WireToolCall[]; content?: string }
+  /** An HTTP error. */
+  | { status: number; message?: string }
+  /** Streams `content` then never finishes, until the client goes away. */
+  | { hang: true; content?: string };
+
+export interface RecordedCall {
+  body: { model: string; messages: Array<{ role: string; content: unknown }>; stream?: boolean; [k: string]: unknown };
+  /** The client closed the connection before the reply ended. */
+  aborted: boolean;
+  startedAt: number;
+  endedAt: number | null;
+}
+
+export type Responder = (call: RecordedCall, index: number) => Reply | undefined;
+
+export class ScriptedLlm {
+  readonly calls: RecordedCall[] = [];
+  private queue: Reply[] = [];
+  private responders: Responder[] = [];
+  private server: Server | null = null;
+  private open = 0;
+  /** Highest number of requests open at the same time. */
+  maxConcurrent = 0;
+  private abortWaiters: Array<() => void> = [];
+  private callWaiters: Array<{ n: number; resolve: () => void }> = [];
+
+  /** Base URL for `LLM_BASE_URL` (…/v1). */
+  url = '';
+
+  /** Queues replies used in order by calls no responder answered. */
+  reply(...replies: Reply[]): this {
+    this.queue.push(...replies);
+    return this;
+  }
+
+  /** Adds a responder consulted before the queue; the first that returns a reply wins. */
+  when(responder: Responder): this {
+    this.responders.push(responder);
+    return this;
+  }
+
+  /** Answers calls whose system or user text contains `needle` with `reply` (every time). */
+  whenPromptIncludes(needle: string, reply: Reply | ((call: RecordedCall) => Reply)): this {
+    return this.when((call) => (call.body.messages.some((m) => typeof m.content === 'string' && m.content.includes(needle)) ? (typeof reply === 'function' ? reply(call) : reply) : undefined));
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /** Resolves when some call has been aborted by the client. */
+  waitForAbort(timeoutMs = 10_000): Promise<void> {
+    if (this.calls.some((c) => c.aborted)) return Promise.resolve();
+    return withTimeout(new Promise<void>((resolve) => this.abortWaiters.push(resolve)), timeoutMs, 'no call was aborted');
+  }
+
+  /** Resolves when at least `n` calls have arrived. */
+  waitForCalls(n: number, timeoutMs = 30_000): Promise<void> {
+    if (this.calls.length >= n) return Promise.resolve();
+    return withTimeout(new Promise<void>((resolve) => this.callWaiters.push({ n, resolve })), timeoutMs, `fewer than ${n} calls arrived`);
+  }
+
+  private pick(call: RecordedCall, index: number): Reply {
+    for (const r of this.responders) {
+      const reply = r(call, index);
+      if (reply) return reply;
+    }
+    return this.queue.shift() ?? { content: 'scripted default answer' };
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      res.writeHead(404).end();
+      return;
+    }
+    const raw = await new Promise<string>((resolve) => {
+      let data = '';
+      req.on('data', (c: Buffer) => (data += c.toString('utf8')));
+      req.on('end', () => resolve(data));
+    });
+    const call: RecordedCall = { body: JSON.parse(raw) as RecordedCall['body'], aborted: false, startedAt: Date.now(), endedAt: null };
+    const index = this.calls.push(call) - 1;
+    for (const w of this.callWaiters.filter((w) => this.calls.length >= w.n)) w.resolve();
+    this.callWaiters = this.callWaiters.filter((w) => this.calls.length < w.n);
+    this.open += 1;
+    this.maxConcurrent = Math.max(this.maxConcurrent, this.open);
+    let finished = false;
+    res.on('close', () => {
+      this.open -= 1;
+      call.endedAt = Date.now();
+      if (!finished) {
+        call.aborted = true;
+        for (const w of this.abortWaiters.splice(0)) w();
+      }
+    });
+    const reply = this.pick(call, index);
+    await this.respond(call, reply, res);
+    finished = true;
+    if (!res.writableEnded) res.end();
+  }
+
+  private async respond(call: RecordedCall, reply: Reply, res: ServerResponse): Promise<void> {
+    const id = `chatcmpl-${this.calls.length}`;
+    const model = call.body.model;
+    const created = Math.floor(Date.now() / 1000);
+    if ('status' in reply) {
+      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: reply.message ?? `scripted HTTP ${reply.status}`, type: 'scripted' } }));
+      return;
+    }
+    const prompt = call.body.messages.reduce((n, m) => n + roughTokens(String(m.content ?? '')), 0);
+    if ('toolCalls' in reply) {
+      const usage = { prompt_tokens: prompt, completion_tokens: 10, total_tokens: prompt + 10 };
+      if (!call.body.stream) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(id, model, created, reply.content ?? '', usage, {}, reply.toolCalls)));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      reply.toolCalls.forEach((t, i) => {
+        res.write(sse(chunk(id, model, created, { role: 'assistant', tool_calls: [{ index: i, id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } }] })));
+      });
+      res.write(sse(chunk(id, model, created, {}, 'tool_calls')));
+      res.write(sse(chunk(id, model, created, {}, null, usage)));
+      res.end(sse('[DONE]'));
+      return;
+    }
+    const content = reply.content ?? '';
+    const completionTokens = roughTokens(content);
+    const usage = 'usage' in reply && reply.usage ? { ...reply.usage, total_tokens: reply.usage.prompt_tokens + reply.usage.completion_tokens } : { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens };
+    if (!call.body.stream && !('hang' in reply)) {
+      const extra = 'reasoning' in reply && reply.reasoning ? { reasoning_content: reply.reasoning } : {};
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(id, model, created, content, usage, extra)));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.flushHeaders();
+    const delay = 'delayMs' in reply ? (reply.delayMs ?? 0) : 0;
+    if ('reasoning' in reply && reply.reasoning) res.write(sse(chunk(id, model, created, { role: 'assistant', reasoning_content: reply.reasoning })));
+    for (const piece of tokenize(content, 'chunkWords' in reply ? (reply.chunkWords ?? 1) : 1)) {
+      if (res.destroyed) return;
+      res.write(sse(chunk(id, model, created, { content: piece })));
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    }
+    if ('hang' in reply) {
+      await new Promise<void>((resolve) => res.on('close', resolve));
+      return;
+    }
+    res.write(sse(chunk(id, model, created, {}, 'stop')));
+    res.write(sse(chunk(id, model, created, {}, null, usage)));
+    res.end(sse('[DONE]'));
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(t);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+export async function startScriptedLlm(): Promise<ScriptedLlm> {
+  return new ScriptedLlm().start();
+}

@@ -1,0 +1,74 @@
+/**
+ * Temporal for integration tests: a client on the shared dev server and a worker per test on a
+ * task queue of its own, running the real activities against a real store and HTTP peers.
+ */
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/worker';
+import { inject } from 'vitest';
+import { createActivities } from '../../activities';
+import { silentLogger } from '../../activities/log';
+import { llmSettingsFromEnv } from '../../src/llm/providers';
+import type { Store } from '../../src/store/types';
+
+let runtimeQuieted = false;
+
+/** Keeps the SDK's own logs to warnings, so test output stays readable. */
+function quietRuntime(): void {
+  if (runtimeQuieted) return;
+  runtimeQuieted = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // Already installed in this process.
+  }
+}
+
+export interface TemporalHandles {
+  client: Client;
+  connection: Connection;
+  nativeConnection: NativeConnection;
+  close(): Promise<void>;
+}
+
+export async function connectTemporal(): Promise<TemporalHandles> {
+  quietRuntime();
+  const address = inject('temporalAddress');
+  const connection = await Connection.connect({ address });
+  const nativeConnection = await NativeConnection.connect({ address });
+  return {
+    client: new Client({ connection }),
+    connection,
+    nativeConnection,
+    close: async () => {
+      await connection.close();
+      await nativeConnection.close();
+    },
+  };
+}
+
+export interface RunningWorker {
+  taskQueue: string;
+  stop(): Promise<void>;
+}
+
+export async function startWorker(opts: { nativeConnection: NativeConnection; store: Store; llmBaseUrl: string; taskQueue?: string }): Promise<RunningWorker> {
+  const taskQueue = opts.taskQueue ?? `test-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: opts.nativeConnection,
+    taskQueue,
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+    activities: createActivities({ store: opts.store, llm: llmSettingsFromEnv({ LLM_BASE_URL: opts.llmBaseUrl, LLM_API_KEY: 'test' }), log: silentLogger, heartbeatMs: 200 }),
+    // Heartbeats must reach the server quickly for cancellation to land within a second or two.
+    maxHeartbeatThrottleInterval: '500 milliseconds',
+    defaultHeartbeatThrottleInterval: '500 milliseconds',
+  });
+  const running = worker.run();
+  return {
+    taskQueue,
+    stop: async () => {
+      worker.shutdown();
+      await running;
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * Carries out the engine's calls as activities: at most `maxParallel` at once, each with the
+ * retry policy and timeouts its component asked for, in a cancellation scope the cancel signal
+ * can cut short. Failures become results for the engine (exception handling is its business);
+ * only cancellation propagates.
+ */
+import { ActivityCancellationType, ActivityFailure, ApplicationFailure, proxyActivities, isCancellation } from '@temporalio/workflow';
+import type { Activities } from '../activities/types';
+import type { CallResult, EngineCall } from '../src/engine';
+import type { RunSettings } from './definitions';
+
+const acts = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '10 seconds',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+});
+
+function failureMessage(err: unknown): { error: string; code?: string } {
+  if (err instanceof ActivityFailure && err.cause) {
+    const cause = err.cause;
+    return { error: cause.message || err.message, ...(cause instanceof ApplicationFailure && cause.type ? { code: cause.type } : {}) };
+  }
+  return { error: err instanceof Error ? err.message : String(err) };
+}
+
+async function execute(call: EngineCall, settings: RunSettings): Promise<CallResult> {
+  const p = call.policy;
+  const options = {
+    summary: call.summary,
+    startToCloseTimeout: `${p.timeout ?? settings.componentTimeoutS} seconds`,
+    heartbeatTimeout: settings.heartbeatTimeoutMs,
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: {
+      // max_retries bounds errors the call reports (the activity stops those itself once
+      // exhausted); crashes and timeouts get `infraRetries` more attempts on top.
+      maximumAttempts: p.maxRetries + 1 + settings.infraRetries,
+      initialInterval: Math.max(1, Math.round(p.delayAfterError * 1000)),
+      backoffCoefficient: 1,
+    },
+  };
+  try {
+    switch (call.call.activity) {
+      case 'llmChat': {
+        const value = await acts.llmChat.executeWithOptions(options, [call.call.request, { maxRetries: p.maxRetries }]);
+        return { callId: call.callId, ok: true, value };
+      }
+    }
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return { callId: call.callId, ok: false, ...failureMessage(err) };
+  }
+}
+
+/**
+ * Runs calls with at most `settings.maxParallel` in flight; results keep the calls' order. On
+ * cancellation every lane stops taking calls and waits for its own call to acknowledge the
+ * cancel, so no activity still writes tokens when the run records that it was canceled.
+ */
+export async function executeCalls(calls: EngineCall[], settings: RunSettings): Promise<CallResult[]> {
+  const results: CallResult[] = new Array(calls.length);
+  let next = 0;
+  let cancelled: unknown = null;
+  const lane = async () => {
+    while (next < calls.length && cancelled === null) {
+      const i = next++;
+      try {
+        results[i] = await execute(calls[i]!, settings);
+      } catch (err) {
+        cancelled ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(settings.maxParallel, calls.length)) }, lane));
+  if (cancelled !== null) throw cancelled;
+  return results;
+}

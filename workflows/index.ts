@@ -1,0 +1,2 @@
+/** The workflows the worker registers. */
+export { canvasRun } from './canvasRun';
