@@ -23,6 +23,8 @@ export interface FinalizeRunInput {
   result: CanvasRunResult;
   /** The conversation state for the next turn; null keeps the previous one (failed, canceled). */
   session: SessionState | null;
+  /** The run's last events, written after everything else so readers see a settled run. */
+  events: RunEvent[];
 }
 
 export interface RunActivityDeps {
@@ -43,7 +45,10 @@ export function createRunActivities(deps: RunActivityDeps) {
       }
     },
 
-    /** Stores the run's result and hands the conversation state to the session's next turn. */
+    /**
+     * Stores the run's result, hands the conversation state to the session's next turn, then
+     * writes the last events. Each step is idempotent, so a retry after a partial failure is safe.
+     */
     async finalizeRun(input: FinalizeRunInput): Promise<void> {
       const { result } = input;
       await store.runs.setStatus(input.runId, result.status, { result: { ...result }, error: result.error });
@@ -55,6 +60,7 @@ export function createRunActivities(deps: RunActivityDeps) {
           await store.sessions.release(input.sessionId, input.runId);
         }
       }
+      await store.events.append(input.runId, input.events);
       log.info('run ended', { runId: input.runId, status: result.status, calls: result.usage.calls, tokens: result.usage.total_tokens });
       deps.onRunFinished?.(input.runId);
     },

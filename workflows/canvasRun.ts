@@ -34,9 +34,9 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
   const compiled = compileCanvas(input.dsl);
   if (!compiled.ok) {
     const error = describeProblems('The canvas is invalid', compiled.problems);
-    await local.appendRunEvents({ runId: input.runId, events: rejectRun(input, error, Date.now()), status: 'failed' });
     const result: CanvasRunResult = { status: 'failed', content: '', outputs: null, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, calls: 0 }, error };
-    await bookkeeping.finalizeRun({ runId: input.runId, tenantId: input.tenantId, sessionId: input.sessionId, messageId: input.messageId, result, session: null });
+    upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: 'failed' }]);
+    await bookkeeping.finalizeRun({ runId: input.runId, tenantId: input.tenantId, sessionId: input.sessionId, messageId: input.messageId, result, session: null, events: rejectRun(input, error, Date.now()) });
     return result;
   }
   const canvas = compiled.canvas;
@@ -69,6 +69,9 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
 
   try {
     for (;;) {
+      // The last events are written by finalize, after the session is handed back: a client
+      // that sees workflow_finished can start the next turn at once.
+      if (ended(step)) break;
       await record(step);
       if (step.status !== 'running' || step.calls.length === 0) break;
       if (cancelReason !== null) {
@@ -90,7 +93,6 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
     // Cancellation requested through Temporal (the UI, tctl): record it, then end as Canceled.
     await CancellationScope.nonCancellable(async () => {
       step = cancelRun(canvas, step.state, 'the workflow was cancelled through Temporal', Date.now());
-      await record(step);
       await finalize(input, step);
     });
     throw err;
@@ -98,8 +100,13 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
   return finalize(input, step);
 }
 
+function ended(step: StepResult): boolean {
+  return step.status === 'finished' || step.status === 'failed' || step.status === 'canceled';
+}
+
 async function finalize(input: CanvasRunInput, step: StepResult): Promise<CanvasRunResult> {
   const state = step.state;
+  upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: state.status }]);
   const last = state.path[state.path.length - 1];
   const result: CanvasRunResult = {
     status: state.status,
@@ -115,6 +122,7 @@ async function finalize(input: CanvasRunInput, step: StepResult): Promise<Canvas
     messageId: input.messageId,
     result,
     session: state.status === 'finished' ? sessionAfter(state) : null,
+    events: step.events,
   });
   return result;
 }

@@ -4,31 +4,12 @@
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { RunProgress } from '../src/engine/run';
+import type { RunSettings } from '../src/runSettings';
 import type { RunStatus, RunUsage, SessionState } from '../src/engine/state';
 
 export type { RunProgress };
 
-/** Deployment settings a run carries (so it behaves the same after a worker restart). */
-export interface RunSettings {
-  /** Calls running at once (RAGFlow's batch bound, default 5). */
-  maxParallel: number;
-  /** Heartbeat timeout of long activities, ms: how soon a dead worker is noticed. */
-  heartbeatTimeoutMs: number;
-  /** Default per-attempt timeout of a component call, seconds (RAGFlow's COMPONENT_EXEC_TIMEOUT). */
-  componentTimeoutS: number;
-  /** Extra attempts for crashes and timeouts, on top of the component's max_retries. */
-  infraRetries: number;
-  /** Runaway guard: component executions per run. */
-  maxSteps: number;
-}
-
-export const DEFAULT_RUN_SETTINGS: RunSettings = {
-  maxParallel: 5,
-  heartbeatTimeoutMs: 10_000,
-  componentTimeoutS: 600,
-  infraRetries: 5,
-  maxSteps: 10_000,
-};
+export { DEFAULT_RUN_SETTINGS, type RunSettings } from '../src/runSettings';
 
 export interface CanvasRunInput {
   runId: string;

@@ -27,6 +27,8 @@ export interface LaunchRequest {
   files: unknown[];
   userId: string;
   session: SessionState | null;
+  /** A run id chosen by the caller (e.g. to claim a session with it first). */
+  runId?: string;
 }
 
 export interface LaunchedRun {
@@ -41,7 +43,7 @@ export function newId(): string {
 }
 
 export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<LaunchedRun> {
-  const runId = newId();
+  const runId = req.runId ?? newId();
   const messageId = newId();
   const workflowId = workflowIdFor(req.canvas.id, runId);
   await deps.store.runs.create({ id: runId, tenantId: req.tenantId, canvasId: req.canvas.id, sessionId: req.sessionId, workflowId });

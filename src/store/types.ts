@@ -193,7 +193,10 @@ export interface Store {
      * Returns false when another run holds it.
      */
     claim(id: string, runId: string): Promise<boolean>;
-    /** Appends messages, stores the new state and releases the claim of `runId`, in one statement. */
+    /**
+     * When `runId` holds the session: appends messages, stores the new state and releases the
+     * claim, in one statement. Otherwise (e.g. a retry after success) changes nothing.
+     */
     completeTurn(id: string, runId: string, messages: SessionMessage[], state: SessionState): Promise<void>;
     /** Releases the claim of `runId` without other changes (failed or canceled runs). */
     release(id: string, runId: string): Promise<void>;

@@ -1,0 +1,52 @@
+/**
+ * Builds the HTTP API (without listening): one plugin per resource, one error handler, bearer
+ * auth, zod request validation and the OpenAPI document.
+ */
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { installAuth } from './auth';
+import type { AppDeps } from './deps';
+import { installErrorHandler } from './errorHandler';
+import { agentsPlugin } from './plugins/agents';
+import { completionsPlugin } from './plugins/completions';
+import { demoModelPlugin } from './plugins/demoModel';
+import { healthPlugin } from './plugins/health';
+import { metaPlugin } from './plugins/meta';
+import { openAiPlugin } from './plugins/openai';
+import { runsPlugin } from './plugins/runs';
+import { sessionsPlugin } from './plugins/sessions';
+import { tasksPlugin } from './plugins/tasks';
+
+export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false, bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT, return503OnClosing: true });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandler(app, deps.log);
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'agent-canvas API',
+        version: '0.1.0',
+        description:
+          'RAGFlow-compatible agent canvases run as durable Temporal workflows. Routes under /api/v1/agents, /api/v1/tasks keep RAGFlow’s envelope ({code, data}, HTTP 200); /api/v1/runs, /v1/chat/completions and /health are our own and use HTTP status codes. Events: RAGFlow’s workflow_started, node_started, node_finished, message, message_end, user_inputs, workflow_finished, plus the extensions run_failed, run_canceled and message_retry.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  installAuth(app, deps.store);
+  app.addHook('onRequest', async (request) => {
+    const started = process.hrtime.bigint();
+    request.raw.once('close', () => {
+      deps.log.debug('request', { method: request.method, url: request.url.split('?')[0], ms: Number(process.hrtime.bigint() - started) / 1e6 });
+    });
+  });
+  const plugins = [healthPlugin, metaPlugin, agentsPlugin, sessionsPlugin, completionsPlugin, tasksPlugin, runsPlugin, openAiPlugin];
+  for (const plugin of plugins) await app.register(async (scope) => plugin(scope, deps));
+  if (deps.demoModel) await app.register(async (scope) => demoModelPlugin(scope));
+  return app;
+}

@@ -1,0 +1,29 @@
+/**
+ * What the API needs from the outside world, passed to `buildApp` so tests and `npm start` wire
+ * it the same way.
+ */
+import type { Client } from '@temporalio/client';
+import type { Logger } from '../activities/log';
+import type { Store } from '../src/store/types';
+import type { RunSettings } from '../workflows/definitions';
+
+export interface HealthProbe {
+  /** Resolves when the dependency answers; rejects with the reason otherwise. */
+  (): Promise<void>;
+}
+
+export interface AppDeps {
+  store: Store;
+  temporal: Client;
+  taskQueue: string;
+  runSettings: RunSettings;
+  log: Logger;
+  /** Readiness of the parts /health reports (the store and Temporal are always checked). */
+  probes?: Record<string, HealthProbe>;
+  /** Serve the offline demo model at /demo-llm/v1 (npm start without an LLM key). */
+  demoModel?: boolean;
+  /** Largest accepted request body, bytes. */
+  bodyLimit?: number;
+  /** Canvases offered by GET /api/v1/agents/templates. */
+  templates?: () => Promise<Array<Record<string, unknown>>>;
+}

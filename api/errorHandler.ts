@@ -1,0 +1,74 @@
+/**
+ * The one error handler: maps every failure to a response. RAGFlow-compatible routes (route
+ * config `ragflow: true`) keep RAGFlow's envelope on HTTP 200; our routes use HTTP statuses.
+ * Bad input always gets a 4xx naming the field; only bugs and outages become 5xx.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { Logger } from '../activities/log';
+import { formatJsonPath, type PathSegment } from '../src/dsl/jsonPath';
+import { AppError, type Problem } from '../src/errors';
+import { ragflowError, sendError } from './envelope';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Answer errors in RAGFlow's envelope (HTTP 200 with a RetCode). */
+    ragflow?: boolean;
+  }
+}
+
+function pointerToPath(context: string, pointer: string): string {
+  const segments: PathSegment[] = pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+  return formatJsonPath(segments, `$.${context}`);
+}
+
+/** Converts whatever was thrown into an AppError. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const context = (err as Partial<FastifyError>).validationContext ?? 'body';
+    const problems: Problem[] = err.validation.map((v) => ({ path: pointerToPath(context, v.instancePath), message: v.message ?? 'is invalid' }));
+    return new AppError('BAD_REQUEST', `Invalid request: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, { problems });
+  }
+  const fe = err as Partial<FastifyError>;
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('BAD_REQUEST', 'The request body is too large', { status: 413 });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('BAD_REQUEST', 'Unsupported content type: send application/json', { status: 415 });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('BAD_REQUEST', 'The request body is empty; send a JSON object');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('BAD_REQUEST', `The request body is not valid JSON: ${fe.message ?? ''}`.trim());
+  }
+  if (fe.validation) {
+    const problems = fe.validation.map((v) => ({ path: pointerToPath(fe.validationContext ?? 'body', v.instancePath), message: v.message ?? 'is invalid' }));
+    return new AppError('BAD_REQUEST', `Invalid request: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, { problems });
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new AppError('BAD_REQUEST', fe.message ?? 'Bad request', { status: fe.statusCode });
+  }
+  return new AppError('INTERNAL', 'Internal error', { cause: err instanceof Error ? err.message : String(err) });
+}
+
+export function replyWithError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+  if (request.routeOptions.config?.ragflow) return reply.status(200).send(ragflowError(err));
+  const status = typeof err.details.status === 'number' ? err.details.status : undefined;
+  if (status) return reply.status(status).send({ code: err.code, message: err.message });
+  return sendError(reply, err);
+}
+
+export function installErrorHandler(app: FastifyInstance, log: Logger): void {
+  app.setErrorHandler((err, request, reply) => {
+    const appErr = toAppError(err);
+    if (appErr.code === 'INTERNAL' || appErr.category === 'system') {
+      log.error('request failed', { method: request.method, url: request.url, code: appErr.code, error: err instanceof Error ? err.stack : String(err) });
+    }
+    return replyWithError(request, reply, appErr);
+  });
+  app.setNotFoundHandler((request, reply) => reply.status(404).send({ code: 'NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0]}` }));
+}

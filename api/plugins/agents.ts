@@ -1,0 +1,143 @@
+/**
+ * RAGFlow-compatible agent (canvas) routes: create, list, get, update (each update with a DSL
+ * saves a new version), delete, and versions. Responses keep RAGFlow's shapes and codes.
+ */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { AppError } from '../../src/errors';
+import type { CanvasRecord, CanvasVersionRecord } from '../../src/store/types';
+import { acceptCanvas } from '../canvasInput';
+import type { AppDeps } from '../deps';
+import { ragflowJson } from '../envelope';
+import { pageParams } from '../paging';
+
+const ragflow = { ragflow: true } as const;
+
+export const AGENT_CATEGORY = 'agent_canvas';
+
+/** RAGFlow's agent dict (UserCanvasService.get_by_canvas_id). */
+export function agentView(c: CanvasRecord, withDsl = true): Record<string, unknown> {
+  return {
+    id: c.id,
+    avatar: c.avatar,
+    title: c.title,
+    description: c.description,
+    ...(withDsl ? { dsl: c.dsl } : {}),
+    permission: 'me',
+    user_id: c.tenant_id,
+    tenant_id: c.tenant_id,
+    canvas_type: c.canvas_type,
+    canvas_category: c.canvas_category,
+    create_time: c.create_time,
+    update_time: c.update_time,
+    create_date: c.create_date,
+    update_date: c.update_date,
+    nickname: c.tenant_id,
+    tenant_avatar: null,
+  };
+}
+
+function versionView(v: CanvasVersionRecord): Record<string, unknown> {
+  return { ...v };
+}
+
+const noAccess = () => new AppError('NO_PERMISSION', 'Make sure you have permission to access the agent.');
+
+const AgentBody = z.looseObject({
+  title: z.string().nullish(),
+  description: z.string().nullish(),
+  avatar: z.string().nullish(),
+  canvas_type: z.string().nullish(),
+  dsl: z.unknown().optional(),
+});
+
+function body(raw: unknown): z.infer<typeof AgentBody> {
+  const parsed = AgentBody.safeParse(raw ?? {});
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => ({ path: `$.${i.path.join('.')}`, message: i.message }));
+    throw new AppError('BAD_REQUEST', problems.map((p) => `${p.path}: ${p.message}`).join('; '), { problems });
+  }
+  return parsed.data;
+}
+
+export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { store } = deps;
+
+  app.post('/api/v1/agents', { config: ragflow, schema: { tags: ['agents'], summary: 'Create an agent from a DSL (bare or RAGFlow export form)' } }, async (request) => {
+    const b = body(request.body);
+    if (b.dsl === undefined || b.dsl === null) throw new AppError('BAD_REQUEST', 'No DSL data in request.');
+    const canvas = acceptCanvas(b.dsl);
+    if (b.title === undefined || b.title === null) throw new AppError('BAD_REQUEST', 'No title in request.');
+    const title = b.title.trim();
+    if (!title) throw new AppError('BAD_REQUEST', 'The title must not be empty.');
+    if (await store.canvases.findByTitle(request.tenantId, title)) throw new AppError('DUPLICATE', `${title} already exists.`);
+    const created = await store.canvases.create({
+      tenantId: request.tenantId,
+      title,
+      description: b.description ?? canvas.meta.description ?? null,
+      avatar: b.avatar ?? canvas.meta.avatar ?? null,
+      canvasType: b.canvas_type ?? canvas.meta.canvas_type ?? null,
+      canvasCategory: AGENT_CATEGORY,
+      dsl: canvas.dsl,
+    });
+    return ragflowJson(agentView(created));
+  });
+
+  app.get('/api/v1/agents', { config: ragflow, schema: { tags: ['agents'], summary: 'List agents' } }, async (request) => {
+    const q = request.query as Record<string, string | undefined>;
+    const paging = pageParams(q, 'update_time');
+    const { items, total } = await store.canvases.list(request.tenantId, { ...paging, keywords: q.keywords || undefined, id: q.id || undefined, title: q.title || undefined });
+    return ragflowJson({ canvas: items.map((c) => agentView(c, false)), total });
+  });
+
+  app.get('/api/v1/agents/:agent_id', { config: ragflow, schema: { tags: ['agents'], summary: 'Get an agent with its DSL' } }, async (request) => {
+    const { agent_id } = request.params as { agent_id: string };
+    const canvas = await store.canvases.get(request.tenantId, agent_id);
+    if (!canvas) throw new AppError('NOT_FOUND', 'canvas not found.');
+    return ragflowJson({ ...agentView(canvas), last_publish_time: null });
+  });
+
+  app.put('/api/v1/agents/:agent_id', { config: ragflow, schema: { tags: ['agents'], summary: 'Update an agent; a new DSL saves a new version' } }, async (request) => {
+    const { agent_id } = request.params as { agent_id: string };
+    const existing = await store.canvases.get(request.tenantId, agent_id);
+    if (!existing) throw noAccess();
+    const b = body(request.body);
+    const dsl = b.dsl === undefined || b.dsl === null ? undefined : acceptCanvas(b.dsl).dsl;
+    let title: string | undefined;
+    if (b.title !== undefined && b.title !== null) {
+      title = b.title.trim();
+      if (!title) throw new AppError('BAD_REQUEST', 'The title must not be empty.');
+      const clash = await store.canvases.findByTitle(request.tenantId, title);
+      if (clash && clash.id !== agent_id) throw new AppError('DUPLICATE', `${title} already exists.`);
+    }
+    const updated = await store.canvases.update(request.tenantId, agent_id, {
+      title,
+      ...(b.description !== undefined ? { description: b.description } : {}),
+      ...(b.avatar !== undefined ? { avatar: b.avatar } : {}),
+      ...(b.canvas_type !== undefined ? { canvasType: b.canvas_type } : {}),
+      dsl,
+    });
+    if (!updated) throw noAccess();
+    return ragflowJson({ update_time: updated.update_time });
+  });
+
+  app.delete('/api/v1/agents/:agent_id', { config: ragflow, schema: { tags: ['agents'], summary: 'Delete an agent' } }, async (request) => {
+    const { agent_id } = request.params as { agent_id: string };
+    if (!(await store.canvases.delete(request.tenantId, agent_id))) throw new AppError('NO_PERMISSION', 'Only the owner of the agent is authorized for this operation.');
+    return ragflowJson(true);
+  });
+
+  app.get('/api/v1/agents/:agent_id/versions', { config: ragflow, schema: { tags: ['agents'], summary: 'List the saved versions of an agent, newest first' } }, async (request) => {
+    const { agent_id } = request.params as { agent_id: string };
+    if (!(await store.canvases.get(request.tenantId, agent_id))) throw noAccess();
+    return ragflowJson((await store.canvases.listVersions(request.tenantId, agent_id)).map(versionView));
+  });
+
+  app.get('/api/v1/agents/:agent_id/versions/:version_id', { config: ragflow, schema: { tags: ['agents'], summary: 'Get one saved version' } }, async (request) => {
+    const { agent_id, version_id } = request.params as { agent_id: string; version_id: string };
+    if (!(await store.canvases.get(request.tenantId, agent_id))) throw noAccess();
+    const version = await store.canvases.getVersion(request.tenantId, agent_id, version_id);
+    if (!version) throw new AppError('NOT_FOUND', 'Version not found.');
+    return ragflowJson(versionView(version));
+  });
+}

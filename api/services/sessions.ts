@@ -1,0 +1,78 @@
+/**
+ * Sessions (RAGFlow's agent conversations): creating one with the prologue, and starting the
+ * next turn of one. A session runs one turn at a time; its conversation state (history, turn
+ * counter, variables, memory) travels into each run and comes back when the run finishes.
+ */
+import { compileCanvas, emptySession, sessionAfter, startRun, type SessionState } from '../../src/engine';
+import { AppError } from '../../src/errors';
+import type { CanvasRecord, SessionMessage, SessionRecord } from '../../src/store/types';
+import { launchRun, newId, type LaunchDeps, type LaunchedRun } from './runLauncher';
+
+/** RAGFlow's session dict (`_normalize_agent_session`). */
+export function sessionView(s: SessionRecord, canvas?: CanvasRecord): Record<string, unknown> {
+  return {
+    id: s.id,
+    name: s.name,
+    agent_id: s.agent_id,
+    user_id: s.user_id,
+    source: s.source,
+    message: s.messages,
+    ...(canvas ? { dsl: canvas.dsl } : {}),
+    create_time: s.create_time,
+    update_time: s.update_time,
+    create_date: s.create_date,
+    update_date: s.update_date,
+  };
+}
+
+/**
+ * The greeting a new session starts with. RAGFlow v0.x canvases (with Answer components) ran a
+ * first turn when the session was created so that its Answer showed the prologue and the next
+ * turn continued behind it; that turn is pure (Begin + Answer), so the engine runs it here.
+ */
+function greeting(canvas: CanvasRecord): { messages: SessionMessage[]; state: SessionState } {
+  const compiled = compileCanvas(canvas.dsl);
+  if (!compiled.ok) throw new AppError('DSL_INVALID', 'The stored canvas no longer validates', { problems: compiled.problems });
+  const prologue = compiled.canvas.view.prologue();
+  const legacy = Object.values(compiled.canvas.nodes).some((n) => n.role === 'answer');
+  const now = Date.now();
+  const firstMessage: SessionMessage[] = prologue ? [{ role: 'assistant', content: prologue, created_at: now / 1000 }] : [];
+  if (!legacy) return { messages: firstMessage, state: emptySession() };
+  const turn = startRun(compiled.canvas, { runId: newId(), messageId: newId(), query: '', greeting: true }, now);
+  if (turn.status !== 'finished' || !turn.state.continueAt) return { messages: firstMessage, state: emptySession() };
+  return { messages: [{ role: 'assistant', content: turn.state.shown, created_at: now / 1000 }], state: sessionAfter(turn.state) };
+}
+
+export async function createSession(deps: LaunchDeps, p: { tenantId: string; canvas: CanvasRecord; name: string; userId: string; source?: string }): Promise<SessionRecord> {
+  const { messages, state } = greeting(p.canvas);
+  return deps.store.sessions.create({ id: newId(), tenantId: p.tenantId, agentId: p.canvas.id, name: p.name, userId: p.userId, source: p.source ?? 'agent', messages, state });
+}
+
+export interface TurnRequest {
+  tenantId: string;
+  canvas: CanvasRecord;
+  session: SessionRecord;
+  query: unknown;
+  inputs: Record<string, unknown> | null;
+  files: unknown[];
+  userId: string;
+}
+
+/** Starts the session's next turn as a run; refuses while another run holds the session. */
+export async function startTurn(deps: LaunchDeps, t: TurnRequest): Promise<LaunchedRun> {
+  const runId = newId();
+  if (!(await deps.store.sessions.claim(t.session.id, runId))) {
+    const active = await deps.store.runs.activeForSession(t.tenantId, t.session.id);
+    throw new AppError('CONFLICT', `The session already has a run in progress${active ? ` (task_id ${active.id})` : ''}; wait for it to end or cancel it`, { task_id: active?.id });
+  }
+  try {
+    // Read the state again now that the session is ours: a turn that ended meanwhile updated it.
+    const session = (await deps.store.sessions.get(t.tenantId, t.canvas.id, t.session.id)) ?? t.session;
+    const queryText = typeof t.query === 'string' ? t.query : JSON.stringify(t.query ?? '');
+    await deps.store.sessions.appendMessages(t.session.id, [{ role: 'user', content: queryText, created_at: Date.now() / 1000, files: t.files }]);
+    return await launchRun(deps, { runId, tenantId: t.tenantId, canvas: t.canvas, sessionId: t.session.id, query: t.query, inputs: t.inputs, files: t.files, userId: t.userId, session: session.state });
+  } catch (err) {
+    await deps.store.sessions.release(t.session.id, runId);
+    throw err;
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The entry point `npm start` runs: store, Temporal (a dev server with file persistence unless
+ * TEMPORAL_ADDRESS is set), the worker and the API in one process. `AGENT_CANVAS_ROLE=api` or
+ * `worker` runs one half, for deployments that scale them apart.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import { buildApp } from '../api/app';
+import { DEMO_MODEL_PATH } from '../api/plugins/demoModel';
+import { provisionApiKey } from './boot/apiKey';
+import { loadExamples, readExamples } from './boot/examples';
+import { createWorker } from './boot/worker';
+import { loadConfig } from './config';
+import { DEMO_LABEL } from './llm/demoModel';
+import { hasAnyModel, llmSettingsFromEnv } from './llm/providers';
+import { createLogger } from './logger';
+import { openStore } from './store/store';
+import { connectOrStartTemporal } from './temporal/devServer';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env, root);
+  const log = createLogger(config.logLevel);
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  await fs.mkdir(config.dataDir, { recursive: true });
+
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : path.join(config.dataDir, 'pglite'), log: (m) => log.info(m) });
+  const temporalServer = await connectOrStartTemporal({ projectRoot: root, persistent: true, ui: true, log: (line) => log.info(line) });
+  const connection = await Connection.connect({ address: temporalServer.address });
+  const client = new Client({ connection, namespace: temporalServer.namespace });
+
+  let llm = llmSettingsFromEnv(process.env);
+  const demo = !hasAnyModel(llm);
+  if (demo) llm = { ...llm, gatewayBaseUrl: `http://127.0.0.1:${config.port}${DEMO_MODEL_PATH}`, gatewayApiKey: 'demo', demo: true };
+
+  const key = await provisionApiKey(store, { tenantId: config.defaultTenantId, apiKey: config.apiKey, dataDir: config.dataDir });
+  const examples = config.loadExamples ? await loadExamples(store, config.defaultTenantId, root) : [];
+
+  let worker: Worker | null = null;
+  let workerRun: Promise<void> | null = null;
+  if (config.role !== 'api') {
+    ({ worker } = await createWorker({ address: temporalServer.address, namespace: temporalServer.namespace, taskQueue: config.taskQueue, projectRoot: root, activities: { store, llm, log } }));
+    workerRun = worker.run().catch((err: unknown) => {
+      log.error('worker stopped', { error: err instanceof Error ? err.stack : String(err) });
+      process.exit(1);
+    });
+  }
+
+  let app: Awaited<ReturnType<typeof buildApp>> | null = null;
+  if (config.role !== 'worker') {
+    app = await buildApp({
+      store,
+      temporal: client,
+      taskQueue: config.taskQueue,
+      runSettings: config.runSettings,
+      log,
+      demoModel: demo,
+      bodyLimit: config.maxBodyBytes,
+      templates: () => readExamples(root),
+      probes: worker ? { worker: async () => void (worker!.getState() === 'RUNNING' || Promise.reject(new Error(`worker is ${worker!.getState()}`))) } : {},
+    });
+    await app.listen({ port: config.port, host: config.host });
+  }
+
+  const base = `http://127.0.0.1:${config.port}`;
+  say('');
+  say('agent-canvas is running');
+  if (app) {
+    say(`  API            ${base}/api/v1   (health: ${base}/health)`);
+    say(`  OpenAPI        ${base}/api/v1/openapi.json`);
+  }
+  say(`  Temporal       ${temporalServer.address}${temporalServer.uiUrl ? `   UI: ${temporalServer.uiUrl}` : ''}`);
+  say(`  Store          ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${path.join(config.dataDir, 'pglite')}`}`);
+  say(`  API key        ${key.key}${key.generated ? `   (kept in ${path.join(config.dataDir, 'api-key')}; set API_KEY to choose one)` : ''}`);
+  if (demo) say(`  Model          OFFLINE DEMO MODEL ${DEMO_LABEL}`);
+  if (examples.length > 0) say(`  Examples       loaded: ${examples.join(', ')}`);
+  say(`  Try            curl -N -H "Authorization: Bearer ${key.key}" ${base}/api/v1/agents`);
+  say('');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down', { signal });
+    await app?.close();
+    worker?.shutdown();
+    await workerRun;
+    await connection.close();
+    await store.close();
+    await temporalServer.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`agent-canvas failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

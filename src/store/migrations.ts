@@ -1,0 +1,145 @@
+/**
+ * The schema, as an ordered list of migrations kept in code so that the build needs no SQL files.
+ * A migration is a list of single statements because PGlite's `query` runs one statement at a
+ * time. Never edit a released migration: add a new one.
+ *
+ * Times are ms since epoch in `double precision` so both drivers return JS numbers (pg would
+ * return `bigint` as a string).
+ */
+import type { Db } from './types';
+
+export interface Migration {
+  version: number;
+  name: string;
+  statements: readonly string[];
+}
+
+/** Arbitrary constant shared by every process of this app: serializes concurrent migrations. */
+const MIGRATION_LOCK_KEY = 7_215_426_148;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'tenants, canvases, sessions, runs, run events',
+    statements: [
+      `CREATE TABLE tenants (
+        id text PRIMARY KEY,
+        name text NOT NULL,
+        create_time double precision NOT NULL
+      )`,
+      `CREATE TABLE api_keys (
+        key_hash text PRIMARY KEY,
+        tenant_id text NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+        prefix text NOT NULL,
+        create_time double precision NOT NULL
+      )`,
+      `CREATE INDEX api_keys_tenant_idx ON api_keys (tenant_id)`,
+      `CREATE TABLE canvases (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        title text NOT NULL,
+        description text,
+        avatar text,
+        canvas_type text,
+        canvas_category text NOT NULL DEFAULT 'agent_canvas',
+        dsl json NOT NULL,
+        version_id text NOT NULL,
+        create_time double precision NOT NULL,
+        update_time double precision NOT NULL,
+        create_date text NOT NULL,
+        update_date text NOT NULL
+      )`,
+      `CREATE INDEX canvases_tenant_title_idx ON canvases (tenant_id, lower(title))`,
+      `CREATE INDEX canvases_tenant_update_idx ON canvases (tenant_id, update_time)`,
+      // ord breaks ties between versions saved within the same millisecond.
+      `CREATE TABLE canvas_versions (
+        id text PRIMARY KEY,
+        user_canvas_id text NOT NULL REFERENCES canvases (id) ON DELETE CASCADE,
+        title text NOT NULL,
+        dsl json NOT NULL,
+        release boolean NOT NULL DEFAULT false,
+        create_time double precision NOT NULL,
+        update_time double precision NOT NULL,
+        create_date text NOT NULL,
+        update_date text NOT NULL,
+        ord bigint GENERATED ALWAYS AS IDENTITY
+      )`,
+      `CREATE INDEX canvas_versions_canvas_idx ON canvas_versions (user_canvas_id, update_time DESC)`,
+      `CREATE TABLE sessions (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        agent_id text NOT NULL REFERENCES canvases (id) ON DELETE CASCADE,
+        name text NOT NULL,
+        user_id text NOT NULL,
+        source text NOT NULL,
+        messages jsonb NOT NULL DEFAULT '[]'::jsonb,
+        state jsonb NOT NULL,
+        active_run_id text,
+        create_time double precision NOT NULL,
+        update_time double precision NOT NULL,
+        create_date text NOT NULL,
+        update_date text NOT NULL
+      )`,
+      `CREATE INDEX sessions_agent_idx ON sessions (tenant_id, agent_id, update_time)`,
+      `CREATE TABLE runs (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        canvas_id text NOT NULL,
+        session_id text,
+        workflow_id text NOT NULL,
+        status text NOT NULL CHECK (status IN ('running', 'paused', 'finished', 'failed', 'canceled')),
+        result json,
+        error text,
+        create_time double precision NOT NULL,
+        update_time double precision NOT NULL,
+        finish_time double precision
+      )`,
+      `CREATE INDEX runs_tenant_session_idx ON runs (tenant_id, session_id)`,
+      // No foreign key to runs: activities append right after the run row is written, and the
+      // log is read far more than it is checked.
+      `CREATE TABLE run_events (
+        run_id text NOT NULL,
+        seq int NOT NULL,
+        sub int NOT NULL,
+        event text NOT NULL,
+        message_id text NOT NULL,
+        created_at double precision NOT NULL,
+        task_id text NOT NULL,
+        data json NOT NULL,
+        terminal boolean NOT NULL,
+        superseded boolean NOT NULL DEFAULT false,
+        PRIMARY KEY (run_id, seq, sub)
+      )`,
+    ],
+  },
+];
+
+/**
+ * Applies the pending migrations, each in its own transaction, and returns the versions applied.
+ * Every transaction first takes a transaction-scoped advisory lock, so processes starting at the
+ * same time apply each migration exactly once (the loser sees it recorded and skips it).
+ */
+export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  const applied: number[] = [];
+  for (const migration of migrations) {
+    const done = await db.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
+      await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version int PRIMARY KEY,
+        name text NOT NULL,
+        applied_at double precision NOT NULL
+      )`);
+      const existing = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [migration.version]);
+      if (existing.rows.length > 0) return false;
+      for (const statement of migration.statements) await tx.query(statement);
+      await tx.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+        migration.version,
+        migration.name,
+        Date.now(),
+      ]);
+      return true;
+    });
+    if (done) applied.push(migration.version);
+  }
+  return applied;
+}

@@ -1,0 +1,66 @@
+/** Runs: one row per canvas execution (a Temporal workflow), for status and final results. */
+import { jsonParam } from './sql';
+import type { Queryable, RunRecord, RunRecordStatus, Store } from './types';
+
+const RUN_COLUMNS = 'id, tenant_id, canvas_id, session_id, workflow_id, status, result, error, create_time, update_time, finish_time';
+const ENDED: ReadonlySet<RunRecordStatus> = new Set(['finished', 'failed', 'canceled']);
+
+/** The runs repository over `db`. */
+export function runsRepository(db: Queryable): Store['runs'] {
+  return {
+    async create(input) {
+      const now = Date.now();
+      const result = await db.query<RunRecord>(
+        `INSERT INTO runs (id, tenant_id, canvas_id, session_id, workflow_id, status, result, error, create_time, update_time, finish_time)
+         VALUES ($1, $2, $3, $4, $5, 'running', NULL, NULL, $6, $6, NULL)
+         RETURNING ${RUN_COLUMNS}`,
+        [input.id, input.tenantId, input.canvasId, input.sessionId, input.workflowId, now],
+      );
+      return result.rows[0]!;
+    },
+
+    async get(tenantId, id) {
+      const result = await db.query<RunRecord>(`SELECT ${RUN_COLUMNS} FROM runs WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+      return result.rows[0] ?? null;
+    },
+
+    async getById(id) {
+      const result = await db.query<RunRecord>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [id]);
+      return result.rows[0] ?? null;
+    },
+
+    async setStatus(id, status, extra = {}) {
+      const now = Date.now();
+      // Flags instead of SQL built per call: absent fields keep their value, null clears them.
+      await db.query(
+        `UPDATE runs
+         SET status = $2,
+             update_time = $3,
+             finish_time = $4,
+             result = CASE WHEN $5::boolean THEN $6::json ELSE result END,
+             error = CASE WHEN $7::boolean THEN $8::text ELSE error END
+         WHERE id = $1`,
+        [
+          id,
+          status,
+          now,
+          ENDED.has(status) ? now : null,
+          extra.result !== undefined,
+          extra.result === undefined || extra.result === null ? null : jsonParam(extra.result),
+          extra.error !== undefined,
+          extra.error ?? null,
+        ],
+      );
+    },
+
+    async activeForSession(tenantId, sessionId) {
+      const result = await db.query<RunRecord>(
+        `SELECT ${RUN_COLUMNS} FROM runs
+         WHERE tenant_id = $1 AND session_id = $2 AND status IN ('running', 'paused')
+         ORDER BY create_time DESC, id DESC LIMIT 1`,
+        [tenantId, sessionId],
+      );
+      return result.rows[0] ?? null;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/** The store: repositories over one Db, opened and migrated in one call. */
+import { canvasesRepository } from './canvases';
+import { openDb } from './db';
+import { eventsRepository } from './events';
+import { migrate } from './migrations';
+import { runsRepository } from './runs';
+import { sessionsRepository } from './sessions';
+import { tenantsRepository } from './tenants';
+import type { Db, Store } from './types';
+
+export interface OpenStoreOptions {
+  /** PostgreSQL URL; PGlite is used when absent. */
+  databaseUrl?: string;
+  /** PGlite data directory; in memory when absent. */
+  dataDir?: string;
+  /** Receives warnings (missing pgvector, lost LISTEN connection). Defaults to console.warn. */
+  log?: (msg: string) => void;
+}
+
+/** Repositories over an already migrated `db`; `close()` closes the db. */
+export function createStore(db: Db): Store {
+  return {
+    db,
+    tenants: tenantsRepository(db),
+    canvases: canvasesRepository(db),
+    sessions: sessionsRepository(db),
+    runs: runsRepository(db),
+    events: eventsRepository(db),
+    close: () => db.close(),
+  };
+}
+
+/**
+ * Opens the database (PostgreSQL with `databaseUrl`, PGlite otherwise), applies pending
+ * migrations and returns the store.
+ * @throws AppError STORE_UNAVAILABLE when the database cannot be opened.
+ */
+export async function openStore(opts: OpenStoreOptions): Promise<Store> {
+  const db = await openDb(opts);
+  try {
+    await migrate(db);
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+  return createStore(db);
+}

@@ -1,0 +1,95 @@
+import { expect, it } from 'vitest';
+import { newId } from '../../../src/store/time';
+import { firstCall, positions, runEvent, type StoreContext } from './context';
+
+export function eventCases(ctx: StoreContext): void {
+  it('stores an event once even when it is appended again', async () => {
+    const runId = newId();
+    const batch = [runEvent(1, 0, 'workflow_started'), runEvent(2, 0, 'node_started'), runEvent(3, 0, 'message', { content: 'a' })];
+    await ctx.store.events.append(runId, batch);
+    await ctx.store.events.append(runId, batch);
+    await ctx.store.events.append(runId, [runEvent(3, 0, 'message', { content: 'changed' })]);
+    const stored = await ctx.store.events.list(runId, null, 100);
+    expect(positions(stored)).toEqual(['1.0', '2.0', '3.0']);
+    expect(stored[2]).toEqual({ ...batch[2], terminal: false });
+  });
+
+  it('lists the events after a cursor in (seq, sub) order, tokens included', async () => {
+    const runId = newId();
+    // Tokens of a reserved slot may land before the engine events around them.
+    await ctx.store.events.append(runId, [runEvent(2, 1, 'message', { content: 'He' }), runEvent(2, 2, 'message', { content: 'llo' })]);
+    await ctx.store.events.append(runId, [runEvent(1, 0, 'workflow_started'), runEvent(3, 0, 'message_end'), runEvent(10, 0, 'node_finished')]);
+    await ctx.store.events.append(newId(), [runEvent(2, 3)]); // another run's event
+    expect(positions(await ctx.store.events.list(runId, null, 100))).toEqual(['1.0', '2.1', '2.2', '3.0', '10.0']);
+    expect(positions(await ctx.store.events.list(runId, { seq: 2, sub: 1 }, 100))).toEqual(['2.2', '3.0', '10.0']);
+    expect(positions(await ctx.store.events.list(runId, { seq: 1, sub: 0 }, 2))).toEqual(['2.1', '2.2']);
+    expect(await ctx.store.events.list(runId, { seq: 10, sub: 0 }, 100)).toEqual([]);
+  });
+
+  it('marks workflow_finished and run_failed as terminal', async () => {
+    const runId = newId();
+    await ctx.store.events.append(runId, [runEvent(1, 0, 'message'), runEvent(2, 0, 'run_canceled'), runEvent(3, 0, 'run_failed'), runEvent(4, 0, 'workflow_finished')]);
+    const stored = await ctx.store.events.list(runId, null, 100);
+    expect(stored.map((e) => [e.event, e.terminal])).toEqual([
+      ['message', false],
+      ['run_canceled', false],
+      ['run_failed', true],
+      ['workflow_finished', true],
+    ]);
+  });
+
+  it('hides the tokens of an earlier attempt once superseded', async () => {
+    const runId = newId();
+    await ctx.store.events.append(runId, [runEvent(1, 0, 'node_started'), runEvent(2, 1), runEvent(2, 2), runEvent(3, 1)]);
+    expect(await ctx.store.events.lastSub(runId, 2)).toBe(2);
+    expect(await ctx.store.events.lastSub(runId, 7)).toBe(0);
+    expect(await ctx.store.events.supersede(runId, 2)).toBe(2);
+    expect(await ctx.store.events.supersede(runId, 2)).toBe(0);
+    // The retry writes above the hidden tokens.
+    expect(await ctx.store.events.lastSub(runId, 2)).toBe(2);
+    await ctx.store.events.append(runId, [runEvent(2, 3, 'message', { content: 'retry' })]);
+    expect(positions(await ctx.store.events.list(runId, null, 100))).toEqual(['1.0', '2.3', '3.1']);
+  });
+
+  it('drops NUL characters, which jsonb cannot store, instead of failing', async () => {
+    const runId = newId();
+    await ctx.store.events.append(runId, [runEvent(1, 0, 'message', { content: 'a\u0000b', raw: '\\u0000 stays' })]);
+    const [stored] = await ctx.store.events.list(runId, null, 10);
+    expect(stored!.data).toEqual({ content: 'ab', raw: '\\u0000 stays' });
+  });
+
+  it('appends a long stream in one call', async () => {
+    const runId = newId();
+    const tokens = Array.from({ length: 1_200 }, (_, i) => runEvent(5, i + 1, 'message', { content: `t${i}` }));
+    await ctx.store.events.append(runId, tokens);
+    const stored = await ctx.store.events.list(runId, null, 5_000);
+    expect(stored).toHaveLength(1_200);
+    expect(stored.at(-1)).toMatchObject({ seq: 5, sub: 1_200, data: { content: 't1199' } });
+  });
+
+  it('wakes the subscribers of a run when its events are appended', async () => {
+    const runId = newId();
+    const otherRunCalls: string[] = [];
+    const unsubscribeOther = await ctx.store.events.subscribe(newId(), () => otherRunCalls.push('woken'));
+    const first = firstCall();
+    const unsubscribe = await ctx.store.events.subscribe(runId, first.callback);
+    await ctx.store.events.append(runId, [runEvent(1, 0, 'workflow_started')]);
+    await first.called;
+    expect(otherRunCalls).toEqual([]);
+    await unsubscribe();
+    await unsubscribeOther();
+  });
+
+  it('stops waking a subscriber once it unsubscribes', async () => {
+    const runId = newId();
+    let staleCalls = 0;
+    const unsubscribeStale = await ctx.store.events.subscribe(runId, () => staleCalls++);
+    await unsubscribeStale();
+    const witness = firstCall();
+    const unsubscribeWitness = await ctx.store.events.subscribe(runId, witness.callback);
+    await ctx.store.events.append(runId, [runEvent(1, 0, 'workflow_started')]);
+    await witness.called; // the notification did arrive
+    expect(staleCalls).toBe(0);
+    await unsubscribeWitness();
+  });
+}

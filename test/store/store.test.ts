@@ -1,0 +1,89 @@
+/**
+ * The store's behaviour, checked identically on both backends: embedded PGlite and a real
+ * PostgreSQL server (started for this file, or TEST_DATABASE_URL).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDb, type OpenedDb } from '../../src/store/db';
+import { migrate } from '../../src/store/migrations';
+import { createStore, openStore } from '../../src/store/store';
+import type { Store } from '../../src/store/types';
+import { startPostgres } from '../helpers/postgres';
+import { canvasCases, tenantCases } from './cases/canvasCases';
+import type { StoreContext } from './cases/context';
+import { dbCases } from './cases/dbCases';
+import { eventCases } from './cases/eventCases';
+import { runCases, sessionCases } from './cases/sessionRunCases';
+
+const postgres = await startPostgres();
+if ('skipped' in postgres) console.warn(`[test/store] PostgreSQL backend skipped: ${postgres.skipped}`);
+afterAll(async () => {
+  if ('stop' in postgres) await postgres.stop();
+});
+
+interface Backend {
+  /** Why this backend cannot be tested here, if it cannot. */
+  skipped?: string;
+  open(): Promise<OpenedDb>;
+}
+
+const quiet = () => {};
+const backends: [string, Backend][] = [
+  ['PGlite', { open: () => openDb({ log: quiet }) }],
+  [
+    'PostgreSQL',
+    'skipped' in postgres
+      ? { skipped: postgres.skipped, open: () => Promise.reject(new Error(postgres.skipped)) }
+      : { open: () => openDb({ databaseUrl: postgres.url, log: quiet }) },
+  ],
+];
+
+describe.each(backends)('store on %s', (_name, backend) => {
+  describe.skipIf(backend.skipped !== undefined)('', () => {
+    let opened: { db: OpenedDb; store: Store } | undefined;
+    const ctx: StoreContext = {
+      get store() {
+        if (!opened) throw new Error('store not opened yet');
+        return opened.store;
+      },
+      get db() {
+        if (!opened) throw new Error('store not opened yet');
+        return opened.db;
+      },
+    };
+
+    beforeAll(async () => {
+      const db = await backend.open();
+      await migrate(db);
+      opened = { db, store: createStore(db) };
+    });
+    afterAll(async () => {
+      await opened?.store.close();
+    });
+
+    describe('database', () => dbCases(ctx));
+    describe('tenants', () => tenantCases(ctx));
+    describe('canvases', () => canvasCases(ctx));
+    describe('sessions', () => sessionCases(ctx));
+    describe('runs', () => runCases(ctx));
+    describe('events', () => eventCases(ctx));
+  });
+});
+
+describe('store on PGlite with a data directory', () => {
+  it('keeps its data when reopened', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agent-canvas-pglite-'));
+    try {
+      const first = await openStore({ dataDir, log: quiet });
+      const canvas = await first.canvases.create({ tenantId: 'tenant-1', title: 'Persistent', dsl: { components: {} } });
+      await first.close();
+      const second = await openStore({ dataDir, log: quiet });
+      expect(await second.canvases.get('tenant-1', canvas.id)).toEqual(canvas);
+      await second.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
