@@ -9,6 +9,7 @@ import { installAuth } from './auth';
 import type { AppDeps } from './deps';
 import { installErrorHandler } from './errorHandler';
 import { agentsPlugin } from './plugins/agents';
+import { canvasesPlugin } from './plugins/canvases';
 import { completionsPlugin } from './plugins/completions';
 import { demoModelPlugin } from './plugins/demoModel';
 import { healthPlugin } from './plugins/health';
@@ -45,7 +46,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps.log.debug('request', { method: request.method, url: request.url.split('?')[0], ms: Number(process.hrtime.bigint() - started) / 1e6 });
     });
   });
-  const plugins = [healthPlugin, metaPlugin, agentsPlugin, sessionsPlugin, completionsPlugin, tasksPlugin, runsPlugin, openAiPlugin];
+  const plugins = [healthPlugin, metaPlugin, canvasesPlugin, agentsPlugin, sessionsPlugin, completionsPlugin, tasksPlugin, runsPlugin, openAiPlugin];
   for (const plugin of plugins) await app.register(async (scope) => plugin(scope, deps));
   if (deps.demoModel) await app.register(async (scope) => demoModelPlugin(scope));
   return app;

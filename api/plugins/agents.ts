@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { localizedText } from '../../src/dsl/input';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord, CanvasVersionRecord } from '../../src/store/types';
 import { acceptCanvas } from '../canvasInput';
@@ -43,9 +44,12 @@ function versionView(v: CanvasVersionRecord): Record<string, unknown> {
 
 const noAccess = () => new AppError('NO_PERMISSION', 'Make sure you have permission to access the agent.');
 
+// Titles and descriptions may come per language, as in RAGFlow's templates.
+const localized = z.preprocess((v) => (v === null || v === undefined ? v : (localizedText(v) ?? v)), z.string().nullish());
+
 const AgentBody = z.looseObject({
-  title: z.string().nullish(),
-  description: z.string().nullish(),
+  title: localized,
+  description: localized,
   avatar: z.string().nullish(),
   canvas_type: z.string().nullish(),
   dsl: z.unknown().optional(),
@@ -131,6 +135,19 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
     const { agent_id } = request.params as { agent_id: string };
     if (!(await store.canvases.get(request.tenantId, agent_id))) throw noAccess();
     return ragflowJson((await store.canvases.listVersions(request.tenantId, agent_id)).map(versionView));
+  });
+
+  app.get('/api/v1/agents/:agent_id/logs/:message_id', { config: ragflow, schema: { tags: ['agents'], summary: 'Tool-call trace of one reply (empty object when it called no tool)' } }, async (request) => {
+    const { agent_id, message_id } = request.params as { agent_id: string; message_id: string };
+    if (!(await store.canvases.get(request.tenantId, agent_id))) throw noAccess();
+    const calls = await store.events.listByMessage(request.tenantId, agent_id, message_id, 'tool_call');
+    if (calls.length === 0) return ragflowJson({});
+    const byComponent = new Map<string, unknown[]>();
+    for (const e of calls) {
+      const id = String(e.data.component_id ?? '');
+      byComponent.set(id, [...(byComponent.get(id) ?? []), e.data]);
+    }
+    return ragflowJson([...byComponent].map(([component_id, trace]) => ({ component_id, trace })));
   });
 
   app.get('/api/v1/agents/:agent_id/versions/:version_id', { config: ragflow, schema: { tags: ['agents'], summary: 'Get one saved version' } }, async (request) => {

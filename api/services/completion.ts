@@ -47,7 +47,7 @@ async function resolveSession(deps: AppDeps, tenantId: string, canvas: CanvasRec
     throw new AppError('NOT_FOUND', 'Session not found!');
   }
   const name = typeof req.query === 'string' ? req.query.slice(0, 250) : '';
-  return createSession(launchDeps(deps), { tenantId, canvas, name, userId: req.userId ?? tenantId });
+  return createSession(launchDeps(deps), { tenantId, canvas, name, userId: req.userId ?? tenantId, withPrologue: false });
 }
 
 export async function runCompletion(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, req: CompletionRequest): Promise<unknown> {

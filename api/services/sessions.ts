@@ -30,21 +30,25 @@ export function sessionView(s: SessionRecord, canvas?: CanvasRecord): Record<str
  * first turn when the session was created so that its Answer showed the prologue and the next
  * turn continued behind it; that turn is pure (Begin + Answer), so the engine runs it here.
  */
-function greeting(canvas: CanvasRecord): { messages: SessionMessage[]; state: SessionState } {
+function greeting(canvas: CanvasRecord, withPrologue: boolean): { messages: SessionMessage[]; state: SessionState } {
   const compiled = compileCanvas(canvas.dsl);
   if (!compiled.ok) throw new AppError('DSL_INVALID', 'The stored canvas no longer validates', { problems: compiled.problems });
   const prologue = compiled.canvas.view.prologue();
   const legacy = Object.values(compiled.canvas.nodes).some((n) => n.role === 'answer');
   const now = Date.now();
-  const firstMessage: SessionMessage[] = prologue ? [{ role: 'assistant', content: prologue, created_at: now / 1000 }] : [];
+  const firstMessage: SessionMessage[] = prologue && withPrologue ? [{ role: 'assistant', content: prologue, created_at: now / 1000 }] : [];
   if (!legacy) return { messages: firstMessage, state: emptySession() };
   const turn = startRun(compiled.canvas, { runId: newId(), messageId: newId(), query: '', greeting: true }, now);
   if (turn.status !== 'finished' || !turn.state.continueAt) return { messages: firstMessage, state: emptySession() };
   return { messages: [{ role: 'assistant', content: turn.state.shown, created_at: now / 1000 }], state: sessionAfter(turn.state) };
 }
 
-export async function createSession(deps: LaunchDeps, p: { tenantId: string; canvas: CanvasRecord; name: string; userId: string; source?: string }): Promise<SessionRecord> {
-  const { messages, state } = greeting(p.canvas);
+/**
+ * Creates a session. `withPrologue` (the sessions route) starts its messages with the prologue;
+ * a session a completion creates on the fly starts with the user's message, as in RAGFlow.
+ */
+export async function createSession(deps: LaunchDeps, p: { tenantId: string; canvas: CanvasRecord; name: string; userId: string; source?: string; withPrologue?: boolean }): Promise<SessionRecord> {
+  const { messages, state } = greeting(p.canvas, p.withPrologue ?? true);
   return deps.store.sessions.create({ id: newId(), tenantId: p.tenantId, agentId: p.canvas.id, name: p.name, userId: p.userId, source: p.source ?? 'agent', messages, state });
 }
 

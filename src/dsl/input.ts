@@ -16,8 +16,21 @@ export interface CanvasInput {
   base: PathSegment[];
 }
 
+/**
+ * Text that RAGFlow templates give per language (`{"en": ..., "zh": ...}`): English, else the
+ * first language; plain strings pass through.
+ */
+export function localizedText(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const byLang = v as Record<string, unknown>;
+  const en = byLang.en;
+  if (typeof en === 'string') return en;
+  return Object.values(byLang).find((x): x is string => typeof x === 'string');
+}
+
 function optString(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
+  return localizedText(v);
 }
 
 export function readCanvasInput(value: unknown, base: PathSegment[] = []): CanvasInput {

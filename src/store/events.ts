@@ -131,6 +131,17 @@ export function eventsRepository(db: Db): Store['events'] {
       await db.notify(RUN_EVENTS_CHANNEL, runId);
     },
 
+    async listByMessage(tenantId, canvasId, messageId, event) {
+      const result = await db.query<EventRow>(
+        `SELECT e.seq, e.sub, e.event, e.message_id, e.created_at, e.task_id, e.data, e.terminal
+         FROM run_events e JOIN runs r ON r.id = e.run_id
+         WHERE r.tenant_id = $1 AND r.canvas_id = $2 AND e.message_id = $3 AND e.event = $4 AND NOT e.superseded
+         ORDER BY e.seq, e.sub`,
+        [tenantId, canvasId, messageId, event],
+      );
+      return result.rows.map(toStoredEvent);
+    },
+
     async list(runId, after, limit) {
       // seq and sub are never negative, so (-1, -1) is before everything.
       const cursor = after ?? { seq: -1, sub: -1 };

@@ -110,6 +110,8 @@ export const MIGRATIONS: readonly Migration[] = [
         superseded boolean NOT NULL DEFAULT false,
         PRIMARY KEY (run_id, seq, sub)
       )`,
+      // Tool-call traces are looked up by message (RAGFlow's /agents/{id}/logs/{message_id}).
+      'CREATE INDEX run_events_by_message ON run_events (message_id, event)',
     ],
   },
 ];

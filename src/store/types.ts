@@ -225,6 +225,8 @@ export interface Store {
     supersede(runId: string, seq: number): Promise<number>;
     /** Highest sub stored for a stream slot (0 when none). */
     lastSub(runId: string, seq: number): Promise<number>;
+    /** Events named `event` carrying `messageId`, from runs of one canvas of one tenant, in order. */
+    listByMessage(tenantId: string, canvasId: string, messageId: string, event: string): Promise<StoredEvent[]>;
     /** Subscribes to new events of a run; resolves with an unsubscribe function. */
     subscribe(runId: string, onNew: () => void): Promise<() => Promise<void>>;
   };

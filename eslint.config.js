@@ -1,0 +1,56 @@
+// Lint rules, including the architecture: pure layers (DSL, components, engine, workflows) may not
+// import Node builtins or I/O libraries; workflows see activities as types only; lower layers
+// never import upper ones. See docs/ARCHITECTURE.md.
+import { builtinModules } from 'node:module';
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+const ioLibraries = ['openai', 'openai/*', 'pg', 'pg-*', 'fastify', 'fastify-*', '@fastify/*', '@electric-sql/*', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing'];
+
+/** no-restricted-imports options forbidding `groups` (with a message each). */
+function forbid(...groups) {
+  return ['error', { paths: groups.flatMap((g) => (g.paths ?? []).map((name) => ({ name, message: g.message }))), patterns: groups.filter((g) => g.patterns).map((g) => ({ group: g.patterns, message: g.message, allowTypeImports: g.allowTypeImports ?? false })) }];
+}
+
+const pure = { paths: nodeBuiltins, message: 'Pure layers (dsl, components, engine, workflows) run in the workflow sandbox: no Node builtins.' };
+const noIo = { patterns: ioLibraries, message: 'Pure layers may not import I/O libraries; do I/O in activities/ or api/.' };
+const upward = (layer, above) => ({ patterns: above, message: `${layer} may not import from layers above it (see docs/ARCHITECTURE.md).` });
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.tools/**', '.data/**', 'dist/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', Buffer: 'readonly', AbortController: 'readonly' },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+    },
+  },
+  { files: ['src/errors.ts'], rules: { 'no-restricted-imports': forbid({ patterns: ['./*', '../*'], message: 'src/errors.ts is the bottom layer: it imports nothing of ours.' }) } },
+  { files: ['src/dsl/**'], rules: { 'no-restricted-imports': forbid(pure, noIo, upward('src/dsl', ['../components/*', '../engine/*', '../store/*', '../llm/*', '../temporal/*', '../../workflows/*', '../../activities/*', '../../api/*'])) } },
+  { files: ['src/components/**'], rules: { 'no-restricted-imports': forbid(pure, noIo, upward('src/components', ['../engine/*', '../store/*', '../llm/*', '../temporal/*', '../../workflows/*', '../../activities/*', '../../api/*'])) } },
+  { files: ['src/engine/**'], ignores: ['src/engine/**/*.test.ts'], rules: { 'no-restricted-imports': forbid(pure, noIo, upward('src/engine', ['../store/*', '../llm/*', '../temporal/*', '../../workflows/*', '../../activities/*', '../../api/*'])) } },
+  {
+    files: ['workflows/**'],
+    rules: {
+      'no-restricted-imports': forbid(
+        pure,
+        noIo,
+        { patterns: ['../activities', '../activities/*'], allowTypeImports: true, message: 'Workflows import activities as types only (import type).' },
+        upward('workflows', ['../api/*', '../src/store/*', '../src/llm/*', '../src/boot/*', '../src/main']),
+      ),
+    },
+  },
+  { files: ['activities/**'], rules: { 'no-restricted-imports': forbid(upward('activities', ['../api/*', '../src/boot/*', '../src/main'])) } },
+  { files: ['api/**'], rules: { 'no-restricted-imports': forbid(upward('api', ['../src/boot/*', '../src/main', '../../src/boot/*', '../../src/main'])) } },
+  { files: ['test/**', 'src/**/*.test.ts', 'bench/**'], rules: { '@typescript-eslint/no-non-null-assertion': 'off' } },
+);
