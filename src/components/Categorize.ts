@@ -68,14 +68,18 @@ function queryText(value: unknown): string {
   return typeof value === 'string' ? value : pyJson(value);
 }
 
-/** RAGFlow's decision rule: most frequent category name in the answer, else the last one. */
+/**
+ * RAGFlow's decision rule: the category whose name occurs most often in the answer (ignoring
+ * case and surrounding spaces), else the last one.
+ */
 export function pickCategory(p: CategorizeParams, answer: string): string {
   const names = Object.keys(p.category_description);
   const lower = answer.toLowerCase();
   let best = names[names.length - 1]!;
   let bestCount = 0;
   for (const name of names) {
-    const needle = name.toLowerCase();
+    // Trimmed: category names saved with a stray space (as in RAGFlow's own templates) still match.
+    const needle = name.trim().toLowerCase();
     let count = 0;
     if (needle) for (let i = lower.indexOf(needle); i >= 0; i = lower.indexOf(needle, i + needle.length)) count++;
     if (count > bestCount) {

@@ -1,0 +1,128 @@
+/**
+ * Durability: the process running the API and the worker is SIGKILLed while a model answer
+ * streams. After a restart on the same data folder the run finishes, the model call that had
+ * finished before the crash is not made again, and the status route reports the run finished.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parseSse, streamSse, type SseMessage } from '../helpers/appHarness';
+import { dsl } from '../helpers/canvasKit';
+import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
+
+const root = path.resolve(__dirname, '../..');
+const KEY = `crash-key-${randomUUID()}`;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+let llm: ScriptedLlm;
+let dataDir: string;
+let port: number;
+let child: ChildProcess | null = null;
+let output = '';
+
+function startApp(env: Record<string, string>): ChildProcess {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  return proc;
+}
+
+async function waitHealthy(base: string, timeoutMs = 90_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(`${base}/health`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`the app did not become healthy:\n${output.slice(-3000)}`);
+}
+
+beforeAll(async () => {
+  llm = await startScriptedLlm();
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-crash-'));
+  port = await freePort();
+});
+
+afterAll(async () => {
+  child?.kill('SIGKILL');
+  await llm?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('a crash of the API + worker process', () => {
+  it('resumes the run after a restart without repeating the finished model call', async () => {
+    const env = {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      API_KEY: KEY,
+      LLM_BASE_URL: llm.url,
+      LLM_API_KEY: 'test',
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TASK_QUEUE: `crash-${randomUUID()}`,
+      ACTIVITY_HEARTBEAT_TIMEOUT_MS: '2000',
+      LOAD_EXAMPLES: 'false',
+      LOG_LEVEL: 'warn',
+    };
+    const base = `http://127.0.0.1:${port}`;
+    const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+    llm.whenPromptIncludes('First step.', { content: 'facts gathered' });
+    llm.whenPromptIncludes('Second step.', { content: Array.from({ length: 60 }, (_, i) => `w${i}`).join(' '), delayMs: 60 });
+
+    child = startApp(env);
+    await waitHealthy(base);
+    const canvas = dsl({
+      begin: { name: 'Begin', downstream: ['LLM:first'] },
+      'LLM:first': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'First step.' }, downstream: ['LLM:second'] },
+      'LLM:second': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'Second step. Use {LLM:first@content}.' }, downstream: ['Message:out'] },
+      'Message:out': { name: 'Message', params: { content: ['{LLM:second@content}'] } },
+    });
+    const created = (await (await fetch(`${base}/api/v1/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'crash test', dsl: canvas }) })).json()) as { data: { id: string } };
+
+    // Stream until the second model is well into its answer, then kill the process.
+    const before = await streamSse(`${base}/api/v1/agents/chat/completions`, { method: 'POST', headers: auth, body: JSON.stringify({ agent_id: created.data.id, query: 'go', stream: true }) }, (m) =>
+      m.json?.event === 'message' ? String((m.json.data as { content: string }).content).includes('w5') : false,
+    );
+    const runId = String(before.at(-1)!.json!.task_id);
+    child.kill('SIGKILL');
+    await new Promise((r) => child!.once('exit', r));
+
+    child = startApp(env);
+    await waitHealthy(base);
+    const after: SseMessage[] = await streamSse(`${base}/api/v1/runs/${runId}/events`, { headers: { ...auth, 'last-event-id': before.at(-1)!.id! } }, () => false);
+    expect(after.at(-1)!.data).toBe('[DONE]');
+    expect(after.filter((m) => m.json).map((m) => m.json!.event)).toContain('workflow_finished');
+
+    const status = (await (await fetch(`${base}/api/v1/runs/${runId}`, { headers: auth })).json()) as { status: string; path: string[] };
+    expect(status.status).toBe('finished');
+    expect(status.path).toEqual(['begin', 'LLM:first', 'LLM:second', 'Message:out']);
+
+    const calls = (needle: string) => llm.calls.filter((c) => c.body.messages.some((m) => String(m.content).includes(needle))).length;
+    expect(calls('First step.')).toBe(1);
+    expect(calls('Second step.')).toBe(2);
+
+    // The full log ends with the complete answer: the retry replaced the interrupted stream.
+    const all = parseSse(await (await fetch(`${base}/api/v1/runs/${runId}/events`, { headers: auth })).text());
+    const finished = all.find((m) => m.json?.event === 'workflow_finished')!.json!.data as { outputs: { content: string } };
+    expect(finished.outputs.content).toBe(Array.from({ length: 60 }, (_, i) => `w${i}`).join(' '));
+    const shownAfterRetry = all.filter((m) => m.json?.event === 'message').map((m) => (m.json!.data as { content: string }).content).join('');
+    expect(shownAfterRetry).toBe(finished.outputs.content);
+  }, 240_000);
+});
