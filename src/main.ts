@@ -12,7 +12,7 @@ import { buildApp } from '../api/app';
 import { DEMO_MODEL_PATH } from '../api/plugins/demoModel';
 import { provisionApiKey } from './boot/apiKey';
 import { loadExamples, readExamples } from './boot/examples';
-import { createWorker } from './boot/worker';
+import { createWorker, quietTemporalRuntime } from './boot/worker';
 import { loadConfig } from './config';
 import { DEMO_LABEL } from './llm/demoModel';
 import { hasAnyModel, llmSettingsFromEnv } from './llm/providers';
@@ -25,6 +25,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 async function main(): Promise<void> {
   const config = loadConfig(process.env, root);
   const log = createLogger(config.logLevel);
+  quietTemporalRuntime(config.logLevel === 'debug' ? 'DEBUG' : 'WARN');
   const say = (line: string) => process.stderr.write(`${line}\n`);
   await fs.mkdir(config.dataDir, { recursive: true });
 

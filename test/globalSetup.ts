@@ -8,9 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { obtainTemporalCli } from '../src/temporal/cli';
+import { DEV_SERVER_TUNING } from '../src/temporal/devServer';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/searchAttributes';
 
 declare module 'vitest' {
@@ -34,12 +35,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
         executable: cli ? { type: 'existing-path', path: cli.path } : { type: 'cached-download' },
         searchAttributes: [...SEARCH_ATTRIBUTE_KEYS],
         log: { format: 'pretty', level: 'error' },
+        extraArgs: [...DEV_SERVER_TUNING],
       },
     });
   }
   const address = env.connection.options.address ?? '';
   const started = Date.now();
-  const bundle = await bundleWorkflowCode({ workflowsPath: path.join(root, 'workflows/index.ts'), logger: undefined });
+  const bundle = await bundleWorkflowCode({ workflowsPath: path.join(root, 'workflows/index.ts'), logger: new DefaultLogger('WARN') });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-wf-'));
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);

@@ -1,7 +1,19 @@
 /** The Temporal worker: the run workflow plus the activities, with heartbeats frequent enough for prompt cancels. */
 import path from 'node:path';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
+
+/**
+ * The SDK logs through its own runtime logger; keep it at warnings (the bundler's build report
+ * is noise on every start) unless debugging.
+ */
+export function quietTemporalRuntime(level: LogLevel = 'WARN'): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger(level) });
+  } catch {
+    // A runtime exists already (tests install their own).
+  }
+}
 
 export async function createWorker(opts: { address: string; namespace: string; taskQueue: string; projectRoot: string; activities: ActivityDeps }): Promise<{ worker: Worker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: opts.address });

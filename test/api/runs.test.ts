@@ -123,7 +123,7 @@ describe('completion stream', () => {
     const canvas = dsl({ begin: { name: 'Begin', downstream: ['LLM:x'] }, 'LLM:x': { name: 'LLM', params: { ...model, sys_prompt: 'Never ends.' }, downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: ['{LLM:x@content}'] } } });
     const agentId = await createAgent(`cancel ${Date.now()}`, { dsl: canvas });
     let taskId = '';
-    let cancelled: Promise<unknown> | null = null;
+    let cancelled: Promise<{ body: unknown }> | null = null;
     const messages = await streamSse(`${h.base}/api/v1/agents/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agentId, query: 'go', stream: true }) }, (m) => {
       if (m.json?.event === 'message' && !cancelled) {
         taskId = String(m.json.task_id);
@@ -131,7 +131,8 @@ describe('completion stream', () => {
       }
       return false;
     });
-    expect(((await cancelled) as { body: Envelope }).body).toMatchObject({ code: 0, data: true });
+    expect(cancelled).not.toBeNull();
+    expect((await cancelled!).body).toMatchObject({ code: 0, data: true });
     const names = messages.filter((m) => m.json).map((m) => m.json!.event);
     expect(names.slice(-3)).toEqual(['node_finished', 'run_canceled', 'workflow_finished']);
     expect(messages.at(-1)!.data).toBe('[DONE]');

@@ -18,7 +18,7 @@ function quietRuntime(): void {
   if (runtimeQuieted) return;
   runtimeQuieted = true;
   try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
   } catch {
     // Already installed in this process.
   }

@@ -18,7 +18,7 @@ describe('replaying stored histories', () => {
 
   it.each(files)('replays %s without non-determinism', async (file) => {
     try {
-      Runtime.install({ logger: new DefaultLogger('WARN') });
+      Runtime.install({ logger: new DefaultLogger('ERROR') });
     } catch {
       // installed already in this process
     }

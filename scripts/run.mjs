@@ -1,0 +1,96 @@
+// `npm start` and `npm test` on a fresh clone: install dependencies if needed, then run.
+// Plain Node ESM with builtins only, because it runs before node_modules exists.
+//
+//   node scripts/run.mjs start [args for src/main.ts]
+//   node scripts/run.mjs test  [args for vitest]      (AGENT_CANVAS_SKIP_LINT=1 skips typecheck + lint)
+//   node scripts/run.mjs bench                        (orchestration benchmarks, prints a table)
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureDeps } from './ensure-deps.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const [command, ...args] = process.argv.slice(2);
+
+if (command === 'start') {
+  ensureDeps(root);
+  process.exitCode = await runStart(args);
+} else if (command === 'test') {
+  ensureDeps(root);
+  process.exitCode = await runTests(args);
+} else if (command === 'bench') {
+  ensureDeps(root);
+  process.exitCode = await exitCodeOf(spawn(process.execPath, ['--import', 'tsx', 'bench/orchestration.ts', ...args], { cwd: root, stdio: 'inherit' }));
+} else {
+  console.error('usage: node scripts/run.mjs start|test|bench [args...]');
+  process.exitCode = 2;
+}
+
+/** Runs src/main.ts under tsx, passing on stop signals, and resolves to its exit code. */
+function runStart(mainArgs) {
+  // Its own process group (POSIX), so a terminal Ctrl-C reaches it once, through us, rather than
+  // once from the terminal plus once more from each of npm and this script.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...mainArgs], {
+    cwd: root,
+    stdio: 'inherit',
+    detached: process.platform !== 'win32',
+  });
+  const lastForwarded = new Map();
+  const forward = (signal) => {
+    // npm re-sends the terminal's signal to us; forward one per burst.
+    const now = Date.now();
+    if (now - (lastForwarded.get(signal) ?? 0) < 1000) return;
+    lastForwarded.set(signal, now);
+    child.kill(signal);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, forward);
+  // If this script dies some other way, do not leave the server running in its own group.
+  process.on('exit', () => child.exitCode === null && child.signalCode === null && child.kill('SIGTERM'));
+  return exitCodeOf(child);
+}
+
+/** typecheck → lint → tests, stopping at the first failure; resolves to that step's exit code. */
+async function runTests(vitestArgs) {
+  const skipLint = process.env.AGENT_CANVAS_SKIP_LINT === '1';
+  const steps = [
+    ...(skipLint ? [] : [
+      { name: 'typecheck', bin: ['typescript', 'tsc'], args: ['--noEmit', '-p', '.'] },
+      { name: 'lint', bin: ['eslint', 'eslint'], args: ['.'] },
+    ]),
+    { name: 'tests', bin: ['vitest', 'vitest'], args: ['run', ...vitestArgs] },
+  ];
+  if (skipLint) console.log('== typecheck and lint skipped (AGENT_CANVAS_SKIP_LINT=1)');
+  const timings = [];
+  let code = 0;
+  for (const step of steps) {
+    console.log(`== ${step.name}`);
+    const started = Date.now();
+    // Node + the package's bin script directly: no npx startup cost, no npm noise.
+    const child = spawn(process.execPath, [binScript(...step.bin), ...step.args], { cwd: root, stdio: 'inherit' });
+    code = await exitCodeOf(child);
+    timings.push(`${step.name} ${((Date.now() - started) / 1000).toFixed(1)}s${code === 0 ? '' : ` (failed, exit ${code})`}`);
+    if (code !== 0) break;
+  }
+  console.log(`== ${code === 0 ? 'passed' : 'FAILED'}: ${timings.join(', ')}`);
+  return code;
+}
+
+/** Path of a package's bin script, as declared in its package.json. */
+function binScript(packageName, binName) {
+  const packageDir = path.join(root, 'node_modules', packageName);
+  const { bin } = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
+  return path.join(packageDir, typeof bin === 'string' ? bin : bin[binName]);
+}
+
+/** Resolves to the child's exit code; a signal death maps to 128 + signal number, like a shell. */
+function exitCodeOf(child) {
+  return new Promise((resolve) => {
+    child.on('error', (error) => {
+      console.error(`agent-canvas: could not start ${child.spawnfile}: ${error.message}`);
+      resolve(1);
+    });
+    child.on('exit', (code, signal) => resolve(code ?? 128 + (os.constants.signals[signal] ?? 0)));
+  });
+}
