@@ -8,7 +8,7 @@ import path from 'node:path';
 const STAMP = '.agent-canvas-installed';
 
 /**
- * Makes sure `<root>/node_modules` matches package-lock.json, running `npm ci` when it may not.
+ * Makes sure `<root>/node_modules` matches package-lock.json, running `npm install` when it may not.
  * Exits the process with a clear message when the install fails.
  * @param {string} root repository root (where package.json lives)
  */
@@ -17,15 +17,16 @@ export function ensureDeps(root) {
   const wanted = manifestHash(root);
   if (readOrNull(stampFile)?.trim() === wanted) return;
 
-  // node_modules installed some other way (a plain `npm install`, an IDE) is adopted, not wiped:
-  // `npm ci` would delete it, which costs minutes and breaks anything running from it.
+  // node_modules installed some other way (a plain `npm install`, an IDE) is adopted as it is.
   if (installedTreeMatchesLock(root)) {
     writeFileSync(stampFile, `${wanted}\n`);
     return;
   }
 
-  const hasLock = existsSync(path.join(root, 'package-lock.json'));
-  const args = hasLock ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund'];
+  // `npm install` rather than `npm ci`: npm 11 writes lock files without the other platforms'
+  // optional packages (e.g. @swc/core-darwin-*) and `npm ci` then refuses its own lock file.
+  // With the lock present, `npm install` installs exactly the locked versions.
+  const args = ['install', '--no-audit', '--no-fund'];
   console.log('agent-canvas: installing dependencies (first run)...');
   const result = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, {
     cwd: root,
