@@ -25,9 +25,14 @@ function failureMessage(err: unknown): { error: string; code?: string } {
 
 async function execute(call: EngineCall, settings: RunSettings): Promise<CallResult> {
   const p = call.policy;
+  // A component's own `timeout` is its time budget (RAGFlow's per-invocation timeout): each attempt
+  // gets it, and all attempts together get it once per allowed retry, so a provider that hangs
+  // ends in a component error instead of retrying on and on.
+  const budget = p.timeout === null ? {} : { scheduleToCloseTimeout: `${p.timeout * (p.maxRetries + 1) + p.delayAfterError * p.maxRetries} seconds` };
   const options = {
     summary: call.summary,
     startToCloseTimeout: `${p.timeout ?? settings.componentTimeoutS} seconds`,
+    ...budget,
     heartbeatTimeout: settings.heartbeatTimeoutMs,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: {

@@ -162,4 +162,31 @@ describe('the canvasRun workflow', () => {
     expect((await r.result()).status).toBe('failed');
     expect(n).toBe(1);
   });
+
+  it('runs at most five calls of a batch at once', async () => {
+    llm.whenPromptIncludes('Parallel worker', { content: 'one two three four five', delayMs: 60 });
+    const nodes: Record<string, { name: string; params?: Record<string, unknown>; downstream?: string[] }> = { begin: { name: 'Begin', downstream: [] } };
+    for (let i = 0; i < 7; i++) {
+      nodes[`LLM:p${i}`] = { name: 'LLM', params: { ...model, sys_prompt: `Parallel worker ${i}.` } };
+      nodes.begin!.downstream!.push(`LLM:p${i}`);
+    }
+    const canvas = await saveCanvas('parallel', dsl(nodes));
+    llm.maxConcurrent = 0;
+    const started = llm.calls.length;
+    const r = await run(canvas, 'go');
+    expect((await r.result()).status).toBe('finished');
+    expect(llm.calls.length - started).toBe(7);
+    expect(llm.maxConcurrent).toBe(5);
+  });
+
+  it('ends a call that exceeds its component timeout with a component error', async () => {
+    llm.whenPromptIncludes('Stuck model', { hang: true });
+    const canvas = await saveCanvas('timeout', dsl({ begin: { name: 'Begin', downstream: ['LLM:stuck'] }, 'LLM:stuck': { name: 'LLM', params: { ...model, sys_prompt: 'Stuck model.', timeout: 1, max_retries: 0 } } }));
+    const t = Date.now();
+    const r = await run(canvas, 'go');
+    const result = await r.result();
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatch(/timed? ?out|timeout/i);
+    expect(Date.now() - t).toBeLessThan(15_000);
+  });
 });

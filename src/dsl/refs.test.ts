@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { findRefs, getPath, isWholeRef, parseRef, renderTemplate, resolveParam, setPath, splitTemplate } from './refs';
+
+describe('variable references', () => {
+  it('finds component, sys and env references with single or double braces and spaces', () => {
+    const refs = findRefs('a {begin@q} b {{sys.query}} c {{ env.name }} d { Agent:X@structured.items.0.title }');
+    expect(refs.map((r) => r.ref.expr)).toEqual(['begin@q', 'sys.query', 'env.name', 'Agent:X@structured.items.0.title']);
+  });
+
+  it('parses bare and braced references, and rejects text that is not one', () => {
+    expect(parseRef('begin@customer_review')).toMatchObject({ kind: 'component', componentId: 'begin', output: 'customer_review', path: [] });
+    expect(parseRef('{Agent:X@structured.items.0}')).toMatchObject({ componentId: 'Agent:X', output: 'structured', path: ['items', '0'] });
+    expect(parseRef('sys.query')).toMatchObject({ kind: 'global', name: 'sys.query' });
+    expect(parseRef('hello world')).toBeNull();
+    expect(parseRef('{input}')).toBeNull();
+  });
+
+  it('walks objects, arrays (also from the end) and JSON strings', () => {
+    const value = { items: [{ title: 'Dune' }, { title: 'Emma' }], raw: '{"a": {"b": 7}}' };
+    expect(getPath(value, ['items', '1', 'title'])).toBe('Emma');
+    expect(getPath(value, ['items', '-1', 'title'])).toBe('Emma');
+    expect(getPath(value, ['raw', 'a', 'b'])).toBe(7);
+    expect(getPath(value, ['items', 'x'])).toBeUndefined();
+    expect(getPath(null, ['a'])).toBeUndefined();
+  });
+
+  it('renders values into text: strings as-is, nothing as "", objects as Python-style JSON', () => {
+    const values: Record<string, unknown> = { 'a@x': 'hi', 'a@n': null, 'a@o': { k: [1, 'two'] } };
+    const text = renderTemplate('{a@x}|{a@n}|{a@o}', (r) => values[r.expr]);
+    expect(text).toBe('hi||{"k": [1, "two"]}');
+  });
+
+  it('keeps the type of a param that is exactly one reference', () => {
+    expect(isWholeRef('{a@o}')).toBe(true);
+    expect(resolveParam('{a@o}', () => ({ k: 1 }))).toEqual({ k: 1 });
+    expect(resolveParam('x {a@o}', () => ({ k: 1 }))).toBe('x {"k": 1}');
+  });
+
+  it('writes nested values without touching the original', () => {
+    const original = { a: { b: 1 } };
+    expect(setPath(original, ['a', 'c'], 2)).toEqual({ a: { b: 1, c: 2 } });
+    expect(original).toEqual({ a: { b: 1 } });
+  });
+
+  it('splits a template into text and references for streaming', () => {
+    expect(splitTemplate('Hi {sys.query}!')).toEqual([
+      { kind: 'text', text: 'Hi ' },
+      { kind: 'ref', ref: expect.objectContaining({ expr: 'sys.query' }) },
+      { kind: 'text', text: '!' },
+    ]);
+  });
+});
