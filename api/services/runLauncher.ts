@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { redactSecrets } from '../../src/dsl/secrets';
+import { redactSecrets, slimForRun } from '../../src/dsl/secrets';
 import type { SessionState } from '../../src/engine/state';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord, Store } from '../../src/store/types';
@@ -54,7 +54,7 @@ export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<L
     canvasId: req.canvas.id,
     sessionId: req.sessionId,
     title: req.canvas.title,
-    dsl: redactSecrets(req.canvas.dsl),
+    dsl: redactSecrets(slimForRun(req.canvas.dsl)),
     query: req.query,
     inputs: req.inputs,
     files: req.files,

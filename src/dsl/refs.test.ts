@@ -50,3 +50,17 @@ describe('variable references', () => {
     ]);
   });
 });
+
+describe('what a run carries of its DSL', () => {
+  it('drops editor layout but keeps node names, and redacts credential params', async () => {
+    const { redactSecrets, slimForRun } = await import('./secrets');
+    const dsl = {
+      components: { 'Tavily:1': { obj: { component_name: 'TavilySearch', params: { api_key: 'tvly-secret', query: '{sys.query}' } } } },
+      graph: { nodes: [{ id: 'Tavily:1', position: { x: 1 }, data: { name: 'Search', form: { big: 'x'.repeat(1000) } } }], edges: [{ id: 'e' }] },
+    };
+    const run = redactSecrets(slimForRun(dsl));
+    expect(run.graph).toEqual({ nodes: [{ id: 'Tavily:1', data: { name: 'Search' } }] });
+    expect(JSON.stringify(run)).not.toContain('tvly-secret');
+    expect((run.components as Record<string, { obj: { params: Record<string, unknown> } }>)['Tavily:1']!.obj.params).toEqual({ api_key: '__secret__', query: '{sys.query}' });
+  });
+});

@@ -27,3 +27,16 @@ function redact(value: unknown, underParams: boolean): unknown {
 export function redactSecrets<T>(dsl: T): T {
   return redact(dsl, false) as T;
 }
+
+/**
+ * What a run needs of a DSL: the editor's layout (`graph`) shrinks to the node names events show,
+ * so large editor data (positions, embedded images) stays out of workflow history.
+ */
+export function slimForRun(dsl: Record<string, unknown>): Record<string, unknown> {
+  const graph = dsl.graph as { nodes?: Array<{ id?: unknown; data?: { name?: unknown } }> } | undefined;
+  const nodes = (graph?.nodes ?? [])
+    .filter((n) => typeof n?.id === 'string' && typeof n.data?.name === 'string')
+    .map((n) => ({ id: n.id, data: { name: n.data!.name } }));
+  const { graph: _graph, messages: _messages, ...rest } = dsl;
+  return nodes.length > 0 ? { ...rest, graph: { nodes } } : rest;
+}
