@@ -63,18 +63,48 @@ export interface VariableWrite {
   value: unknown;
 }
 
+/** A progress notice a component emits while it works (an extension event, e.g. a tool call). */
+export interface ProgressEvent {
+  event: 'tool_call' | 'agent_step';
+  data: Record<string, unknown>;
+}
+
+/** One call of a `calls` outcome. */
+export interface PlannedCall {
+  call: ActivityCall;
+  summary: string;
+}
+
+/** What a call came back with, as `onResult` sees it for a `calls` outcome. */
+export type CallOutcome = { ok: true; value: unknown } | { ok: false; error: string; code?: string };
+
+interface OutcomeExtras {
+  /** Values shown as the node's `inputs` in `node_finished`; defaults to the input refs. */
+  inputs?: Record<string, unknown>;
+  progress?: ProgressEvent[];
+  /** Citations to add to the run's reference (retrieval and search tools). */
+  reference?: ReferenceAddition;
+}
+
 export type Outcome =
-  | {
+  | (OutcomeExtras & {
       kind: 'done';
       outputs: Record<string, unknown>;
-      /** Values shown as the node's `inputs` in `node_finished`; defaults to the input refs. */
-      inputs?: Record<string, unknown>;
       /** Successors chosen by a router (also kept as the `_next` output). */
       next?: string[];
       writes?: VariableWrite[];
-    }
-  | { kind: 'error'; message: string }
-  | { kind: 'call'; call: ActivityCall; summary: string; memo?: unknown; inputs?: Record<string, unknown> };
+    })
+  | (OutcomeExtras & { kind: 'error'; message: string })
+  /** One call; a failure fails the node (after the call's own retries). */
+  | (OutcomeExtras & { kind: 'call'; call: ActivityCall; summary: string; memo?: unknown })
+  /** Several calls at once; `onResult` gets every outcome, failures included (tool calls). */
+  | (OutcomeExtras & { kind: 'calls'; calls: PlannedCall[]; memo?: unknown });
+
+/** Chunks and documents a component found, keyed like RAGFlow's run reference. */
+export interface ReferenceAddition {
+  chunks: Record<string, unknown>;
+  doc_aggs: Record<string, unknown>;
+}
 
 /** A reference found in params, for validation. */
 export interface ParamRef {
@@ -145,6 +175,9 @@ export interface ComponentDef<P extends ExecutionParams = ExecutionParams> {
    * batch ran (RAGFlow streams Message content in its post-processing step).
    */
   messageTemplate?(params: P, ctx: ComponentContext): string;
-  /** Receives a call's result; answers with outputs, an error, or the next call. */
+  /**
+   * Receives a call's result (the value of a `call` outcome, or the `CallOutcome[]` of a `calls`
+   * outcome); answers with outputs, an error, or the next call(s).
+   */
   onResult?(params: P, ctx: ComponentContext, result: unknown, memo: unknown): Outcome;
 }

@@ -42,10 +42,10 @@ function invoke(step: Step, id: string, position: number): void {
     failNode(step, id, err instanceof Error ? err.message : String(err));
     return;
   }
-  if (outcome.kind === 'call' && canvas.streaming.has(id)) {
+  if ((outcome.kind === 'call' || outcome.kind === 'calls') && canvas.streaming.has(id)) {
     // Planned now, with the values of now (RAGFlow captures the prompt in a partial); carried
     // out when the Message that shows it renders.
-    state.deferred[id] = { call: outcome.call, summary: `${id}: ${outcome.summary}`, memo: outcome.memo };
+    state.deferred[id] = { outcome };
     if (outcome.inputs) state.nodeInputs[id] = outcome.inputs;
     state.nodes[id]!.status = 'streaming';
     return;

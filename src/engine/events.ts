@@ -8,7 +8,7 @@ import type { RunState } from './state';
 
 export const RAGFLOW_EVENTS = ['workflow_started', 'node_started', 'node_finished', 'message', 'message_end', 'user_inputs', 'workflow_finished'] as const;
 /** Our additions, documented as extensions. */
-export const EXTENSION_EVENTS = ['run_failed', 'run_canceled', 'message_retry'] as const;
+export const EXTENSION_EVENTS = ['run_failed', 'run_canceled', 'message_retry', 'tool_call', 'agent_step'] as const;
 
 export type RunEventName = (typeof RAGFLOW_EVENTS)[number] | (typeof EXTENSION_EVENTS)[number];
 

@@ -4,12 +4,11 @@
  * is emitted (a streaming model's only after the Message that showed it), and the path grows.
  * It can stop half-way to wait for a stream; the cursor in the phase says where to go on.
  */
-import type { LlmChatRequest } from '../components/calls';
 import { pyJson, splitTemplate } from '../dsl/refs';
 import { makeContext, resolveRef } from './context';
 import { nodeFinishedData } from './events';
 import type { MessageCursor } from './state';
-import { deliverResult, newCallId, policyOf, type CallResult, type Step } from './step';
+import { applyOutcome, hasOpenCalls, type Step } from './step';
 
 type Progress = 'done' | 'wait';
 
@@ -30,7 +29,7 @@ function emitFinished(step: Step, id: string): void {
 
 function flushPartials(step: Step): void {
   const { state } = step;
-  while (state.partials.length > 0 && !state.deferred[state.partials[0]!]) emitFinished(step, state.partials.shift()!);
+  while (state.partials.length > 0 && !state.deferred[state.partials[0]!] && !hasOpenCalls(state, state.partials[0]!)) emitFinished(step, state.partials.shift()!);
 }
 
 function messageEnd(step: Step, id: string): Record<string, unknown> {
@@ -42,20 +41,37 @@ function messageEnd(step: Step, id: string): Record<string, unknown> {
   return data;
 }
 
+/** Starts the planned answer of `producer` in stream mode (its model calls stream into slots). */
 function startStream(step: Step, cursor: MessageCursor, producer: string): void {
-  const { state } = step;
-  const planned = state.deferred[producer]!;
-  const seq = step.sink.reserve();
-  const callId = newCallId(step, producer);
-  state.pending[callId] = { componentId: producer, kind: 'stream', activity: planned.call.activity, memo: planned.memo };
-  const request: LlmChatRequest = { ...planned.call.request, stream: { runId: state.runId, messageId: state.messageId, seq, componentId: producer, createdAt: state.createdAt } };
-  step.calls.push({ callId, componentId: producer, call: { activity: 'llmChat', request }, summary: `${planned.summary} (streamed into ${cursor.componentId})`, policy: policyOf(step, producer) });
+  const planned = step.state.deferred[producer]!;
+  delete step.state.deferred[producer];
   cursor.awaiting = producer;
+  applyOutcome(step, producer, planned.outcome, 'stream');
 }
 
-/** Renders a Message's template from where the cursor stands; stops at a pending stream. */
+/** The awaited producer is done (answered, defaulted or failed): take its content into the Message. */
+function finishAwaited(step: Step, cursor: MessageCursor): void {
+  const { state } = step;
+  const producer = cursor.awaiting!;
+  const ns = state.nodes[producer];
+  const failed = ns?.status === 'failed';
+  const content = failed ? '' : messageText(state.outputs[producer]?.content);
+  // Tokens were written by the activity; a default value standing in for a failure was not.
+  if (ns?.defaulted && content) step.sink.emit('message', { content });
+  if (failed) state.error ??= ns!.error;
+  cursor.content += content;
+  cursor.inputs[`${producer}@content`] = content;
+  cursor.index += 1;
+  cursor.awaiting = null;
+}
+
+/** Renders a Message's template from where the cursor stands; stops while a stream is open. */
 function render(step: Step, cursor: MessageCursor): Progress {
   const { canvas, state } = step;
+  if (cursor.awaiting) {
+    if (hasOpenCalls(state, cursor.awaiting)) return 'wait';
+    finishAwaited(step, cursor);
+  }
   while (cursor.index < cursor.parts.length) {
     const part = cursor.parts[cursor.index]!;
     if (part.kind === 'text') {
@@ -67,7 +83,9 @@ function render(step: Step, cursor: MessageCursor): Progress {
     const ref = part.ref;
     if (ref.kind === 'component' && state.deferred[ref.componentId] && ref.output === 'content' && ref.path.length === 0) {
       startStream(step, cursor, ref.componentId);
-      return 'wait';
+      if (hasOpenCalls(state, ref.componentId)) return 'wait';
+      finishAwaited(step, cursor);
+      continue;
     }
     let text: string;
     try {
@@ -81,27 +99,6 @@ function render(step: Step, cursor: MessageCursor): Progress {
     cursor.index += 1;
   }
   return 'done';
-}
-
-/** A stream the Message was waiting for has ended. */
-export function receiveStream(step: Step, result: CallResult): void {
-  const { state } = step;
-  const phase = state.phase;
-  const pending = state.pending[result.callId];
-  if (!pending || phase.kind !== 'post' || !phase.cursor) return;
-  delete state.pending[result.callId];
-  const producer = pending.componentId;
-  const cursor = phase.cursor;
-  delete state.deferred[producer];
-  deliverResult(step, producer, pending.activity, result, pending.memo);
-  const content = state.nodes[producer]?.status === 'failed' ? '' : messageText(state.outputs[producer]?.content);
-  // Tokens were written by the activity; a default value standing in for a failure was not.
-  if (!result.ok && content) step.sink.emit('message', { content });
-  cursor.content += content;
-  cursor.inputs[`${producer}@content`] = content;
-  cursor.index += 1;
-  cursor.awaiting = null;
-  if (state.nodes[producer]?.status === 'failed') state.error ??= state.nodes[producer]!.error;
 }
 
 /** Post-processes path[i] of the batch. */

@@ -9,9 +9,9 @@ import { pyJson } from '../dsl/refs';
 import { startBatch } from './batch';
 import type { CompiledCanvas } from './compile';
 import { nodeFinishedData, publicOutputs, type RunEvent } from './events';
-import { postProcess, receiveStream } from './post';
+import { postProcess } from './post';
 import { emptySession, ZERO_USAGE, type RunState, type RunStatus, type SessionState } from './state';
-import { deliverResult, newStep, type CallResult, type EngineCall, type Step } from './step';
+import { newStep, receiveResult, type CallResult, type EngineCall, type Step } from './step';
 
 /** Guard against canvases that loop without end (component executions per run). */
 export const DEFAULT_MAX_STEPS = 10_000;
@@ -93,6 +93,7 @@ function initialState(canvas: CompiledCanvas, input: RunStartInput, now: number)
     partials: [],
     deferred: {},
     pending: {},
+    groups: {},
     callSeq: 0,
     seq: 0,
     steps: 0,
@@ -110,6 +111,7 @@ function fail(step: Step, message: string): void {
   state.status = 'failed';
   state.error = message;
   state.pending = {};
+  state.groups = {};
   step.sink.emit('run_failed', { error: message });
 }
 
@@ -181,16 +183,7 @@ export function startRun(canvas: CompiledCanvas, input: RunStartInput, now: numb
 export function resumeRun(canvas: CompiledCanvas, prev: RunState, results: CallResult[], now: number, options: EngineOptions = {}): StepResult {
   const state = clone(prev);
   const step = newStep(canvas, state, now);
-  for (const r of results) {
-    const pending = state.pending[r.callId];
-    if (!pending) continue;
-    if (pending.kind === 'stream') {
-      receiveStream(step, r);
-      continue;
-    }
-    delete state.pending[r.callId];
-    deliverResult(step, pending.componentId, pending.activity, r, pending.memo);
-  }
+  for (const r of results) receiveResult(step, r);
   drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
   return result(step);
 }
@@ -215,6 +208,7 @@ export function cancelRun(canvas: CompiledCanvas, prev: RunState, reason: string
     step.sink.emit('node_finished', nodeFinishedData(canvas, state, id, now));
   }
   state.pending = {};
+  state.groups = {};
   state.deferred = {};
   state.partials = [];
   step.sink.emit('run_canceled', { reason });

@@ -3,6 +3,7 @@
  * workflow state and across continue-as-new). Nothing here reads a clock or makes an id.
  */
 import type { ActivityCall, TokenUsage } from '../components/calls';
+import type { Outcome } from '../components/types';
 import type { TemplatePart } from '../dsl/refs';
 
 export type RunStatus = 'running' | 'paused' | 'finished' | 'failed' | 'canceled';
@@ -18,6 +19,8 @@ export type NodeStatus =
 
 export interface NodeState {
   status: NodeStatus;
+  /** The node failed and its `comment` default value stands in for its output. */
+  defaulted?: boolean;
   /** ms since epoch */
   startedAt: number;
   finishedAt: number | null;
@@ -33,20 +36,29 @@ export interface RunUsage extends TokenUsage {
   calls: number;
 }
 
-/** A call the engine is waiting for. */
+/** A call the engine is waiting for: one member of a group. */
 export interface PendingCall {
-  componentId: string;
-  /** `component`: the node's own call; `stream`: a deferred answer rendering into a Message. */
-  kind: 'component' | 'stream';
+  group: string;
+  index: number;
   activity: ActivityCall['activity'];
+}
+
+/** The calls one outcome of a component asked for; delivered together when all are back. */
+export interface CallGroup {
+  componentId: string;
+  /** `stream`: the node renders into a Message (its model calls stream into the event log). */
+  kind: 'component' | 'stream';
+  /** Several calls (`calls` outcome: onResult gets every outcome) or one (`call`). */
+  multi: boolean;
+  size: number;
   memo?: unknown;
+  activities: ActivityCall['activity'][];
+  results: Record<number, { ok: boolean; value?: unknown; error?: string; code?: string }>;
 }
 
 /** A model answer planned at batch time and carried out when a Message renders it. */
 export interface DeferredCall {
-  call: ActivityCall;
-  summary: string;
-  memo?: unknown;
+  outcome: Outcome;
 }
 
 /** Where a Message is in rendering its template. */
@@ -107,6 +119,7 @@ export interface RunState {
   partials: string[];
   deferred: Record<string, DeferredCall>;
   pending: Record<string, PendingCall>;
+  groups: Record<string, CallGroup>;
   callSeq: number;
   /** Last event sequence number used. */
   seq: number;

@@ -1,13 +1,14 @@
 /**
  * One engine step in progress: the state being advanced, the events and calls it produces, and
- * the node bookkeeping shared by batch execution and post-processing.
+ * the node bookkeeping shared by batch execution and post-processing. A component's calls are
+ * grouped: a group goes back to the component when all of its calls are back.
  */
 import type { ActivityCall, LlmChatResult, TokenUsage } from '../components/calls';
-import type { Outcome } from '../components/types';
+import type { CallOutcome, Outcome, PlannedCall } from '../components/types';
 import type { CompiledCanvas } from './compile';
 import { applyWrite, makeContext } from './context';
 import { EventSink } from './events';
-import type { RunState } from './state';
+import type { CallGroup, RunState } from './state';
 
 /** Retry and timeout settings of a call, from the component's params. */
 export interface CallPolicy {
@@ -19,7 +20,7 @@ export interface CallPolicy {
   timeout: number | null;
 }
 
-/** A call for the workflow to carry out (as an activity). */
+/** A call for the workflow to carry out (an activity, or a child workflow for sub-agents). */
 export interface EngineCall {
   callId: string;
   componentId: string;
@@ -77,6 +78,7 @@ export function failNode(step: Step, id: string, message: string): void {
     if (node.def.outputNames(p).includes('content')) outputs.content = p.exception_default_value;
     outputs.result = p.exception_default_value;
     ns.status = 'finished';
+    ns.defaulted = true;
     return;
   }
   step.state.outputs[id] = { ...(step.state.outputs[id] ?? {}), _ERROR: message };
@@ -94,19 +96,48 @@ export function newCallId(step: Step, id: string): string {
   return `${step.state.callSeq}:${id}`;
 }
 
-/** Applies what a component answered: outputs, an error, or another call. */
-export function applyOutcome(step: Step, id: string, outcome: Outcome): void {
+/** True while a component still waits for calls. */
+export function hasOpenCalls(state: RunState, id: string): boolean {
+  return Object.values(state.groups).some((g) => g.componentId === id);
+}
+
+function registerGroup(step: Step, id: string, planned: PlannedCall[], memo: unknown, multi: boolean, kind: CallGroup['kind']): void {
   const { state } = step;
+  state.callSeq += 1;
+  const group = `g${state.callSeq}`;
+  state.groups[group] = { componentId: id, kind, multi, size: planned.length, memo, activities: planned.map((p) => p.call.activity), results: {} };
+  planned.forEach((p, index) => {
+    const callId = newCallId(step, id);
+    state.pending[callId] = { group, index, activity: p.call.activity };
+    let call = p.call;
+    // A model call of a node a Message is showing streams its tokens into a slot of its own.
+    if (kind === 'stream' && call.activity === 'llmChat') {
+      call = { ...call, request: { ...call.request, stream: { runId: state.runId, messageId: state.messageId, seq: step.sink.reserve(), componentId: id, createdAt: state.createdAt } } };
+    }
+    step.calls.push({ callId, componentId: id, call, summary: `${id}: ${p.summary}`, policy: policyOf(step, id) });
+  });
+}
+
+function addReference(step: Step, outcome: Outcome): void {
+  if (!outcome.reference) return;
+  Object.assign(step.state.reference.chunks, outcome.reference.chunks);
+  Object.assign(step.state.reference.doc_aggs, outcome.reference.doc_aggs);
+}
+
+/** Applies what a component answered: outputs, an error, or more calls. */
+export function applyOutcome(step: Step, id: string, outcome: Outcome, kind: CallGroup['kind'] = 'component'): void {
+  const { state } = step;
+  for (const p of outcome.progress ?? []) step.sink.emit(p.event, { component_id: id, ...p.data });
+  addReference(step, outcome);
   if (outcome.kind === 'error') {
     failNode(step, id, outcome.message);
     return;
   }
   if (outcome.inputs) state.nodeInputs[id] = outcome.inputs;
-  if (outcome.kind === 'call') {
-    const callId = newCallId(step, id);
-    state.pending[callId] = { componentId: id, kind: 'component', activity: outcome.call.activity, memo: outcome.memo };
-    step.calls.push({ callId, componentId: id, call: outcome.call, summary: `${id}: ${outcome.summary}`, policy: policyOf(step, id) });
-    return;
+  if (outcome.kind === 'call') return registerGroup(step, id, [{ call: outcome.call, summary: outcome.summary }], outcome.memo, false, kind);
+  if (outcome.kind === 'calls') {
+    if (outcome.calls.length === 0) return applyOutcome(step, id, { kind: 'error', message: `${id} asked for an empty set of calls` });
+    return registerGroup(step, id, outcome.calls, outcome.memo, true, kind);
   }
   const outputs = (state.outputs[id] ??= {});
   Object.assign(outputs, outcome.outputs);
@@ -116,7 +147,7 @@ export function applyOutcome(step: Step, id: string, outcome: Outcome): void {
 }
 
 /** Adds a model call's token usage to its node and to the run. */
-export function countUsage(step: Step, id: string, call: ActivityCall['activity'], value: unknown): void {
+function countUsage(step: Step, id: string, call: ActivityCall['activity'], value: unknown): void {
   const ns = step.state.nodes[id];
   if (ns) ns.calls += 1;
   if (call !== 'llmChat') return;
@@ -132,16 +163,37 @@ export function countUsage(step: Step, id: string, call: ActivityCall['activity'
   step.state.usage.calls += 1;
 }
 
-/** Hands a finished call back to the component that asked for it. */
-export function deliverResult(step: Step, id: string, activity: ActivityCall['activity'], result: CallResult, memo: unknown): void {
+function deliver(step: Step, group: CallGroup): void {
+  const id = group.componentId;
   const node = step.canvas.nodes[id]!;
-  if (!result.ok) {
-    failNode(step, id, result.error);
+  const results = Array.from({ length: group.size }, (_, i) => group.results[i]!);
+  results.forEach((r, i) => r.ok && countUsage(step, id, group.activities[i]!, r.value));
+  if (!group.multi && !results[0]!.ok) {
+    failNode(step, id, results[0]!.error ?? 'the call failed');
     return;
   }
-  countUsage(step, id, activity, result.value);
   const position = step.state.path.lastIndexOf(id);
   const ctx = makeContext(step.canvas, step.state, id, position);
-  const outcome = node.def.onResult ? node.def.onResult(node.params, ctx, result.value, memo) : { kind: 'error' as const, message: `${node.type} cannot take a call result` };
-  applyOutcome(step, id, outcome);
+  const given: unknown = group.multi ? results.map((r): CallOutcome => (r.ok ? { ok: true, value: r.value } : { ok: false, error: r.error ?? 'failed', ...(r.code ? { code: r.code } : {}) })) : results[0]!.value;
+  let outcome: Outcome;
+  try {
+    outcome = node.def.onResult ? node.def.onResult(node.params, ctx, given, group.memo) : { kind: 'error', message: `${node.type} cannot take a call result` };
+  } catch (err) {
+    outcome = { kind: 'error', message: err instanceof Error ? err.message : String(err) };
+  }
+  applyOutcome(step, id, outcome, group.kind);
+}
+
+/** Files a call's result; when it completes its group, hands the group back to its component. */
+export function receiveResult(step: Step, result: CallResult): void {
+  const { state } = step;
+  const pending = state.pending[result.callId];
+  if (!pending) return; // a late result of a canceled or superseded call
+  delete state.pending[result.callId];
+  const group = state.groups[pending.group];
+  if (!group) return;
+  group.results[pending.index] = result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error, ...(result.code ? { code: result.code } : {}) };
+  if (Object.keys(group.results).length < group.size) return;
+  delete state.groups[pending.group];
+  deliver(step, group);
 }
