@@ -6,7 +6,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ChatCompletionChunk, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCompletionChunk, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { LlmChatRequest, LlmChatResult, TokenUsage } from '../src/components/calls';
 import { AppError } from '../src/errors';
 import { clientFor } from '../src/llm/client';
@@ -15,6 +15,7 @@ import { resolveModel, type LlmSettings } from '../src/llm/providers';
 import { ThinkSplitter } from '../src/llm/thinkSplitter';
 import type { Store } from '../src/store/types';
 import type { Logger } from './log';
+import { expandBlobs, toOpenAiMessages, ToolCallAssembler, type ToolCallDelta } from './llmMessages';
 import { TokenWriter } from './tokenWriter';
 
 export interface LlmActivityDeps {
@@ -80,11 +81,20 @@ export function createLlmActivities(deps: LlmActivityDeps) {
       let usage: TokenUsage | null = null;
       let finishReason: string | null = null;
       let model = target.model;
+      const toolCalls = new ToolCallAssembler();
+      const messages = await expandBlobs(deps.store, request.messages);
       const beat = setInterval(() => ctx.heartbeat({ chars: splitter.answer.length }), heartbeatMs);
       try {
         ctx.heartbeat({ chars: 0 });
         const stream = await clientFor(target).chat.completions.create(
-          { model: target.model, messages: request.messages as ChatCompletionMessageParam[], ...request.gen, stream: true, stream_options: { include_usage: true } },
+          {
+            model: target.model,
+            messages: toOpenAiMessages(messages),
+            ...request.gen,
+            ...(request.tools && request.tools.length > 0 ? { tools: request.tools as ChatCompletionTool[], tool_choice: 'auto' as const } : {}),
+            stream: true,
+            stream_options: { include_usage: true },
+          },
           { signal: ctx.cancellationSignal },
         );
         for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
@@ -93,7 +103,8 @@ export function createLlmActivities(deps: LlmActivityDeps) {
           const choice = chunk.choices?.[0];
           if (!choice) continue;
           if (choice.finish_reason) finishReason = choice.finish_reason;
-          const delta = choice.delta as { content?: string | null; reasoning_content?: string | null };
+          const delta = choice.delta as { content?: string | null; reasoning_content?: string | null; tool_calls?: ToolCallDelta[] };
+          for (const tc of delta.tool_calls ?? []) toolCalls.add(tc);
           const pieces = [...splitter.reasoningDelta(delta.reasoning_content ?? ''), ...(delta.content ? splitter.contentDelta(delta.content) : [])];
           writer?.write(pieces);
         }
@@ -117,6 +128,7 @@ export function createLlmActivities(deps: LlmActivityDeps) {
         usage: usage ?? { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
         model,
         finishReason,
+        toolCalls: toolCalls.list(),
       };
     },
   };

@@ -2,6 +2,7 @@
  * Run bookkeeping activities: recording events (and the run's status with them) and closing a
  * run (its result, and the session's next turn). Both are idempotent, so retries are harmless.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import type { CanvasRunResult } from '../workflows/definitions';
 import type { RunEvent } from '../src/engine/events';
 import type { RunStatus, SessionState } from '../src/engine/state';
@@ -27,6 +28,12 @@ export interface FinalizeRunInput {
   events: RunEvent[];
 }
 
+export interface RegisterChildRunInput {
+  runId: string;
+  parentRunId: string;
+  workflowId: string;
+}
+
 export interface RunActivityDeps {
   store: Store;
   log: Logger;
@@ -37,6 +44,16 @@ export interface RunActivityDeps {
 export function createRunActivities(deps: RunActivityDeps) {
   const { store, log } = deps;
   return {
+    /**
+     * Records a sub-agent's run under its parent's tenant, canvas and canvas version (its tools
+     * read their params from that version). Idempotent.
+     */
+    async registerChildRun(input: RegisterChildRunInput): Promise<void> {
+      const parent = await store.runs.getById(input.parentRunId);
+      if (!parent) throw ApplicationFailure.nonRetryable(`the parent run ${input.parentRunId} does not exist`, 'NOT_FOUND');
+      await store.runs.create({ id: input.runId, tenantId: parent.tenant_id, canvasId: parent.canvas_id, sessionId: null, workflowId: input.workflowId, canvasVersionId: parent.canvas_version_id, parentRunId: parent.id });
+    },
+
     /** Appends events to the run's log and updates its status. */
     async appendRunEvents(input: AppendRunEventsInput): Promise<void> {
       if (input.events.length > 0) await store.events.append(input.runId, input.events);

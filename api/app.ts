@@ -13,6 +13,7 @@ import { canvasesPlugin } from './plugins/canvases';
 import { completionsPlugin } from './plugins/completions';
 import { demoModelPlugin } from './plugins/demoModel';
 import { healthPlugin } from './plugins/health';
+import { mcpServersPlugin } from './plugins/mcpServers';
 import { metaPlugin } from './plugins/meta';
 import { openAiPlugin } from './plugins/openai';
 import { runsPlugin } from './plugins/runs';
@@ -46,7 +47,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps.log.debug('request', { method: request.method, url: request.url.split('?')[0], ms: Number(process.hrtime.bigint() - started) / 1e6 });
     });
   });
-  const plugins = [healthPlugin, metaPlugin, canvasesPlugin, agentsPlugin, sessionsPlugin, completionsPlugin, tasksPlugin, runsPlugin, openAiPlugin];
+  const plugins = [healthPlugin, metaPlugin, canvasesPlugin, agentsPlugin, sessionsPlugin, completionsPlugin, tasksPlugin, runsPlugin, openAiPlugin, mcpServersPlugin];
   for (const plugin of plugins) await app.register(async (scope) => plugin(scope, deps));
   if (deps.demoModel) await app.register(async (scope) => demoModelPlugin(scope));
   return app;

@@ -4,6 +4,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { Logger } from '../activities/log';
+import type { McpPolicy } from '../activities/mcp/connect';
 import type { Store } from '../src/store/types';
 import type { RunSettings } from '../workflows/definitions';
 
@@ -26,4 +27,6 @@ export interface AppDeps {
   bodyLimit?: number;
   /** Canvases offered by GET /api/v1/agents/templates. */
   templates?: () => Promise<Array<Record<string, unknown>>>;
+  /** MCP: what operators allow (stdio commands); absent: HTTP servers only. */
+  mcp?: { policy: McpPolicy };
 }

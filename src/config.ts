@@ -23,6 +23,9 @@ const EnvSchema = z.object({
   ACTIVITY_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1000).default(DEFAULT_RUN_SETTINGS.heartbeatTimeoutMs),
   COMPONENT_EXEC_TIMEOUT: positive(DEFAULT_RUN_SETTINGS.componentTimeoutS),
   RUN_MAX_STEPS: z.coerce.number().int().min(10).default(DEFAULT_RUN_SETTINGS.maxSteps),
+  RUN_CONTINUE_AS_NEW_EVENTS: z.coerce.number().int().min(100).max(50_000).default(DEFAULT_RUN_SETTINGS.continueAsNewAfterEvents),
+  MCP_STDIO_COMMANDS: z.string().default(''),
+  TAVILY_BASE_URL: z.url('must be a URL').optional(),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
   LOAD_EXAMPLES: z.enum(['true', 'false', '1', '0']).default('true'),
 });
@@ -66,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): AppConf
       componentTimeoutS: e.COMPONENT_EXEC_TIMEOUT,
       infraRetries: DEFAULT_RUN_SETTINGS.infraRetries,
       maxSteps: e.RUN_MAX_STEPS,
+      continueAsNewAfterEvents: e.RUN_CONTINUE_AS_NEW_EVENTS,
     },
     maxBodyBytes: e.MAX_BODY_BYTES,
     loadExamples: e.LOAD_EXAMPLES === 'true' || e.LOAD_EXAMPLES === '1',

@@ -46,6 +46,14 @@ export const ERROR_REGISTRY = {
   LLM_UNAVAILABLE: { category: 'third-party', http: 502, ragflow: 100, retryable: true },
   /** The model's answer could not be used (e.g. no parsable JSON for a structured output). */
   LLM_BAD_OUTPUT: { category: 'third-party', http: 502, ragflow: 100, retryable: true },
+  /** A tool's service refused our credentials (HTTP 401/403), or none are configured. */
+  TOOL_AUTH: { category: 'third-party', http: 502, ragflow: 100, retryable: false },
+  /** A tool's service rejected the request as malformed. */
+  TOOL_BAD_REQUEST: { category: 'third-party', http: 502, ragflow: 100, retryable: false },
+  /** A tool's service failed or could not be reached: worth retrying. */
+  TOOL_UNAVAILABLE: { category: 'third-party', http: 502, ragflow: 100, retryable: true },
+  /** A sub-agent's run failed. */
+  SUB_AGENT_FAILED: { category: 'user', http: 502, ragflow: 100, retryable: false },
   /** The run was canceled. */
   RUN_CANCELED: { category: 'user', http: 409, ragflow: 102, retryable: false },
   /** The store (Postgres/PGlite) failed. */

@@ -8,6 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
+import { mcpPolicyFromEnv } from '../activities/mcp/connect';
+import { McpPool } from '../activities/mcp/pool';
 import { buildApp } from '../api/app';
 import { DEMO_MODEL_PATH } from '../api/plugins/demoModel';
 import { provisionApiKey } from './boot/apiKey';
@@ -15,7 +17,7 @@ import { loadExamples, readExamples } from './boot/examples';
 import { createWorker, quietTemporalRuntime } from './boot/worker';
 import { loadConfig } from './config';
 import { DEMO_LABEL } from './llm/demoModel';
-import { hasAnyModel, llmSettingsFromEnv } from './llm/providers';
+import { hasAnyModel, llmSettingsFromEnv, toolCallingTable } from './llm/providers';
 import { createLogger } from './logger';
 import { openStore } from './store/store';
 import { connectOrStartTemporal } from './temporal/devServer';
@@ -41,10 +43,14 @@ async function main(): Promise<void> {
   const key = await provisionApiKey(store, { tenantId: config.defaultTenantId, apiKey: config.apiKey, dataDir: config.dataDir });
   const examples = config.loadExamples ? await loadExamples(store, config.defaultTenantId, root) : [];
 
+  // Which models call tools natively travels with each run (an Agent's `auto` strategy).
+  const runSettings = { ...config.runSettings, toolCalling: toolCallingTable(llm) };
+  const mcpPool = new McpPool(mcpPolicyFromEnv(process.env));
+
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;
   if (config.role !== 'api') {
-    ({ worker } = await createWorker({ address: temporalServer.address, namespace: temporalServer.namespace, taskQueue: config.taskQueue, projectRoot: root, activities: { store, llm, log } }));
+    ({ worker } = await createWorker({ address: temporalServer.address, namespace: temporalServer.namespace, taskQueue: config.taskQueue, projectRoot: root, activities: { store, llm, log, env: process.env, mcpPool } }));
     workerRun = worker.run().catch((err: unknown) => {
       log.error('worker stopped', { error: err instanceof Error ? err.stack : String(err) });
       process.exit(1);
@@ -57,7 +63,8 @@ async function main(): Promise<void> {
       store,
       temporal: client,
       taskQueue: config.taskQueue,
-      runSettings: config.runSettings,
+      runSettings,
+      mcp: { policy: mcpPolicyFromEnv(process.env) },
       log,
       demoModel: demo,
       bodyLimit: config.maxBodyBytes,
@@ -90,6 +97,7 @@ async function main(): Promise<void> {
     await app?.close();
     worker?.shutdown();
     await workerRun;
+    await mcpPool.closeAll();
     await connection.close();
     await store.close();
     await temporalServer.stop();

@@ -10,6 +10,19 @@ export interface RunSettings {
   infraRetries: number;
   /** Runaway guard: component executions per run. */
   maxSteps: number;
+  /** Which model factories call tools natively (an Agent's `auto` strategy); absent = all do. */
+  toolCalling?: ToolCallingTable;
+  /**
+   * Continue-as-new once the history has this many events, or sooner when Temporal suggests it
+   * (its history limit is 51,200 events / 50 MB; the server suggests a hand-over from ~4 MB).
+   */
+  continueAsNewAfterEvents: number;
+}
+
+export interface ToolCallingTable {
+  byFactory: Record<string, boolean>;
+  defaultFactory: string;
+  defaultModelId: string;
 }
 
 export const DEFAULT_RUN_SETTINGS: RunSettings = {
@@ -18,4 +31,5 @@ export const DEFAULT_RUN_SETTINGS: RunSettings = {
   componentTimeoutS: 600,
   infraRetries: 5,
   maxSteps: 10_000,
+  continueAsNewAfterEvents: 10_000,
 };

@@ -4,10 +4,21 @@
  * can cut short. Failures become results for the engine (exception handling is its business);
  * only cancellation propagates.
  */
-import { ActivityCancellationType, ActivityFailure, ApplicationFailure, proxyActivities, isCancellation } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  ChildWorkflowCancellationType,
+  ChildWorkflowFailure,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
 import type { CallResult, EngineCall } from '../src/engine';
 import type { RunSettings } from './definitions';
+import type { subAgentRun } from './subAgent';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
@@ -16,7 +27,7 @@ const acts = proxyActivities<Activities>({
 });
 
 function failureMessage(err: unknown): { error: string; code?: string } {
-  if (err instanceof ActivityFailure && err.cause) {
+  if ((err instanceof ActivityFailure || err instanceof ChildWorkflowFailure) && err.cause) {
     const cause = err.cause;
     return { error: cause.message || err.message, ...(cause instanceof ApplicationFailure && cause.type ? { code: cause.type } : {}) };
   }
@@ -44,12 +55,34 @@ async function execute(call: EngineCall, settings: RunSettings): Promise<CallRes
     },
   };
   try {
-    switch (call.call.activity) {
-      case 'llmChat': {
-        const value = await acts.llmChat.executeWithOptions(options, [call.call.request, { maxRetries: p.maxRetries }]);
-        return { callId: call.callId, ok: true, value };
-      }
+    const c = call.call;
+    let value: unknown;
+    switch (c.activity) {
+      case 'llmChat':
+        value = await acts.llmChat.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries }]);
+        break;
+      case 'toolInvoke':
+        value = await acts.toolInvoke.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries }]);
+        break;
+      case 'mcpCall':
+        value = await acts.mcpCall.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries }]);
+        break;
+      case 'mcpListTools':
+        value = await acts.mcpListTools.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries }]);
+        break;
+      case 'subAgent':
+        // A sub-agent is a run of its own: a child workflow, visible as such in the Temporal UI.
+        value = await executeChild<typeof subAgentRun>('subAgentRun', {
+          workflowId: `${workflowInfo().workflowId}-${call.callId.replace(/[^A-Za-z0-9_-]+/g, '_')}`,
+          args: [{ request: c.request, settings }],
+          cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+          staticSummary: call.summary,
+          // Operators find a sub-agent by the same tenant/canvas filters as its parent.
+          typedSearchAttributes: workflowInfo().typedSearchAttributes,
+        });
+        break;
     }
+    return { callId: call.callId, ok: true, value };
   } catch (err) {
     if (isCancellation(err)) throw err;
     return { callId: call.callId, ok: false, ...failureMessage(err) };

@@ -5,11 +5,18 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { RunProgress } from '../src/engine/run';
 import type { RunSettings } from '../src/runSettings';
-import type { RunStatus, RunUsage, SessionState } from '../src/engine/state';
+import type { EngineCall } from '../src/engine/step';
+import type { RunState, RunStatus, RunUsage, SessionState } from '../src/engine/state';
 
 export type { RunProgress };
 
 export { DEFAULT_RUN_SETTINGS, type RunSettings } from '../src/runSettings';
+
+/** Where a continued run picks up: the engine state and the calls it was about to make. */
+export interface RunCheckpoint {
+  state: RunState;
+  calls: EngineCall[];
+}
 
 export interface CanvasRunInput {
   runId: string;
@@ -27,6 +34,8 @@ export interface CanvasRunInput {
   userId: string;
   session: SessionState | null;
   settings: RunSettings;
+  /** Set when the run continues as a new execution (long agent runs): where it picks up. */
+  checkpoint?: RunCheckpoint;
 }
 
 export interface CanvasRunResult {

@@ -1,2 +1,3 @@
 /** The workflows the worker registers. */
 export { canvasRun } from './canvasRun';
+export { subAgentRun } from './subAgent';

@@ -46,7 +46,7 @@ export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<L
   const runId = req.runId ?? newId();
   const messageId = newId();
   const workflowId = workflowIdFor(req.canvas.id, runId);
-  await deps.store.runs.create({ id: runId, tenantId: req.tenantId, canvasId: req.canvas.id, sessionId: req.sessionId, workflowId });
+  await deps.store.runs.create({ id: runId, tenantId: req.tenantId, canvasId: req.canvas.id, sessionId: req.sessionId, workflowId, canvasVersionId: req.canvas.version_id });
   const input: CanvasRunInput = {
     runId,
     messageId,

@@ -1,6 +1,7 @@
 /** Bing: web search through Bing's search API. Params follow RAGFlow's BingParam. */
 import { z } from 'zod';
-import { executionParamsShape, notRunnableYet, num, str } from './common';
+import { executionParamsShape, num, str } from './common';
+import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './types';
 
 const BingParams = z.looseObject({
@@ -22,6 +23,14 @@ export const Bing: ComponentDef<BingParams> = {
   execution: 'activity',
   outputNames: () => ['formalized_content', 'json'],
   inputRefs: () => [],
+  tool: {
+    meta: () => ({
+      name: 'bing_search',
+      description: 'Search the web with Bing.',
+      parameters: { query: { type: 'string', description: 'The search keywords.', default: '{sys.query}', required: true } },
+    }),
+  },
   thoughts: () => 'Searching the web with Bing...',
-  run: () => notRunnableYet('Bing'),
+  run: (p, ctx) => runToolNode('Bing', ctx, { query: ctx.render(p.query) }),
+  onResult: (_p, _ctx, result) => readToolNodeResult(result),
 };

@@ -1,6 +1,7 @@
 /** DuckDuckGo: web search through DuckDuckGo. Params follow RAGFlow's DuckDuckGoParam. */
 import { z } from 'zod';
-import { executionParamsShape, notRunnableYet, num, str } from './common';
+import { executionParamsShape, num, str } from './common';
+import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './types';
 
 const DuckDuckGoParams = z.looseObject({
@@ -19,6 +20,14 @@ export const DuckDuckGo: ComponentDef<DuckDuckGoParams> = {
   execution: 'activity',
   outputNames: () => ['formalized_content', 'json'],
   inputRefs: () => [],
+  tool: {
+    meta: () => ({
+      name: 'duckduckgo_search',
+      description: 'Search the web with DuckDuckGo (no key needed).',
+      parameters: { query: { type: 'string', description: 'The search keywords.', default: '{sys.query}', required: true } },
+    }),
+  },
   thoughts: () => 'Searching the web with DuckDuckGo...',
-  run: () => notRunnableYet('DuckDuckGo'),
+  run: (p, ctx) => runToolNode('DuckDuckGo', ctx, { query: ctx.render(p.query) }),
+  onResult: (_p, _ctx, result) => readToolNodeResult(result),
 };

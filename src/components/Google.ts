@@ -1,6 +1,7 @@
 /** Google: web search through Google's search API. Params follow RAGFlow's GoogleParam. */
 import { z } from 'zod';
-import { executionParamsShape, notRunnableYet, num, str } from './common';
+import { executionParamsShape, num, str } from './common';
+import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './types';
 
 const GoogleParams = z.looseObject({
@@ -21,6 +22,14 @@ export const Google: ComponentDef<GoogleParams> = {
   execution: 'activity',
   outputNames: () => ['formalized_content', 'json'],
   inputRefs: () => [],
+  tool: {
+    meta: () => ({
+      name: 'google_search',
+      description: 'Search the web with Google.',
+      parameters: { query: { type: 'string', description: 'The search keywords.', default: '{sys.query}', required: true } },
+    }),
+  },
   thoughts: () => 'Searching the web with Google...',
-  run: () => notRunnableYet('Google'),
+  run: (p, ctx) => runToolNode('Google', ctx, { query: ctx.render(p.query) }),
+  onResult: (_p, _ctx, result) => readToolNodeResult(result),
 };

@@ -3,7 +3,8 @@
  * arrives with the knowledge issue.
  */
 import { z } from 'zod';
-import { bareRef, bool, executionParamsShape, notRunnableYet, num, str, unitFloat } from './common';
+import { bareRef, bool, executionParamsShape, num, str, unitFloat } from './common';
+import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './types';
 
 const RetrievalParams = z.looseObject({
@@ -34,6 +35,14 @@ export const Retrieval: ComponentDef<RetrievalParams> = {
   outputNames: () => ['formalized_content', 'json'],
   inputRefs: () => [],
   paramRefs: (p) => bareRef(['query'], p.query),
+  tool: {
+    meta: (p) => ({
+      name: 'search_my_dateset',
+      description: p.description || 'Search the knowledge base (datasets) for relevant content.',
+      parameters: { query: { type: 'string', description: 'The keywords to search the datasets: the most important terms of the request (synonyms welcome).', default: '', required: true } },
+    }),
+  },
   thoughts: () => 'Searching the knowledge base...',
-  run: () => notRunnableYet('Retrieval'),
+  run: (p, ctx) => runToolNode('Retrieval', ctx, { query: ctx.render(p.query) }),
+  onResult: (_p, _ctx, result) => readToolNodeResult(result),
 };

@@ -1,6 +1,10 @@
-/** TavilySearch: web search through Tavily's API. Params follow RAGFlow's TavilySearchParam. */
+/**
+ * TavilySearch: web search through Tavily's API, as a canvas node (query from its params) or as
+ * an Agent tool (query from the model). Params follow RAGFlow's TavilySearchParam.
+ */
 import { z } from 'zod';
-import { bool, executionParamsShape, notRunnableYet, num, str } from './common';
+import { bool, executionParamsShape, num, str } from './common';
+import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './types';
 
 const TavilySearchParams = z.looseObject({
@@ -28,6 +32,20 @@ export const TavilySearch: ComponentDef<TavilySearchParams> = {
   execution: 'activity',
   outputNames: () => ['formalized_content', 'json'],
   inputRefs: () => [],
-  thoughts: () => 'Searching the web with Tavily...',
-  run: () => notRunnableYet('TavilySearch'),
+  tool: {
+    meta: () => ({
+      name: 'tavily_search',
+      description:
+        'Search the web with Tavily, a search engine built for language models. Start with a specific query about one aspect (fewer than 5 keywords), broaden it if needed, and cross-check sources.',
+      parameters: {
+        query: { type: 'string', description: 'The search keywords: the most important terms of the request (synonyms welcome).', default: '{sys.query}', required: true },
+        topic: { type: 'string', description: 'general (default) or news for recent events.', enum: ['general', 'news'], default: 'general', required: false },
+        include_domains: { type: 'array', description: 'Only return results from these domains.', items: { type: 'string' }, default: [], required: false },
+        exclude_domains: { type: 'array', description: 'Never return results from these domains.', items: { type: 'string' }, default: [], required: false },
+      },
+    }),
+  },
+  thoughts: (p, ctx) => `Keywords: ${ctx.render(p.query)}\nLooking for the most relevant articles.`,
+  run: (p, ctx) => runToolNode('TavilySearch', ctx, { query: ctx.render(p.query) }),
+  onResult: (_p, _ctx, result) => readToolNodeResult(result),
 };

@@ -1,6 +1,7 @@
 /** Wikipedia: web search through Wikipedia's API. Params follow RAGFlow's WikipediaParam. */
 import { z } from 'zod';
-import { executionParamsShape, notRunnableYet, num, str } from './common';
+import { executionParamsShape, num, str } from './common';
+import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './types';
 
 const WikipediaParams = z.looseObject({
@@ -19,6 +20,14 @@ export const Wikipedia: ComponentDef<WikipediaParams> = {
   execution: 'activity',
   outputNames: () => ['formalized_content', 'json'],
   inputRefs: () => [],
+  tool: {
+    meta: () => ({
+      name: 'wikipedia_search',
+      description: 'Search Wikipedia articles.',
+      parameters: { query: { type: 'string', description: 'The search keywords.', default: '{sys.query}', required: true } },
+    }),
+  },
   thoughts: () => 'Searching the web with Wikipedia...',
-  run: () => notRunnableYet('Wikipedia'),
+  run: (p, ctx) => runToolNode('Wikipedia', ctx, { query: ctx.render(p.query) }),
+  onResult: (_p, _ctx, result) => readToolNodeResult(result),
 };

@@ -1,12 +1,30 @@
 /**
  * Contracts of the side-effecting calls components ask the engine to make. Components build the
- * request (pure) and read the result (pure); `activities/` carries them out. Types only, so the
- * workflow bundle never pulls in an HTTP client.
+ * request (pure) and read the result (pure); `activities/` (and, for sub-agents, a child
+ * workflow) carry them out. Types only, so the workflow bundle never pulls in an HTTP client.
  */
+import type { PathSegment } from '../dsl/jsonPath';
+
+/** A tool call as the model wrote it (arguments are the model's raw JSON text). */
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  arguments: string;
+}
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** Assistant messages that called tools. */
+  tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+  /** Tool messages: the call they answer. */
+  tool_call_id?: string;
+}
+
+/** OpenAI's function tool schema. */
+export interface ToolSchema {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 
 /** Generation parameters sent to the model (RAGFlow's `gen_conf`). */
@@ -43,6 +61,13 @@ export interface LlmChatRequest {
   gen: GenConf;
   /** Ask for a JSON object answer (structured output). */
   json?: boolean;
+  /** Tools the model may call (native function calling). */
+  tools?: ToolSchema[];
+  /**
+   * Whether the answer may be shown while it streams, when the node renders into a Message
+   * (false for internal steps, e.g. a ReAct plan in JSON). Default true.
+   */
+  show?: boolean;
   /** Set by the engine when the answer streams into a Message. */
   stream?: StreamTarget;
 }
@@ -54,11 +79,84 @@ export interface LlmChatResult {
   usage: TokenUsage;
   model: string;
   finishReason: string | null;
+  /** Tools the model asked to call (empty when it answered). */
+  toolCalls: ToolCallRequest[];
 }
 
-/** Every call a component can ask for, keyed by activity name. */
+/**
+ * A tool component invoked by an activity. The activity reads the tool's real params (secrets
+ * included) from the canvas version the run started from, at `paramsPath`.
+ */
+export interface ToolInvokeRequest {
+  runId: string;
+  componentName: string;
+  paramsPath: PathSegment[];
+  /** Arguments from the model (or, for a canvas node, from its params). */
+  args: Record<string, unknown>;
+}
+
+export interface ToolInvokeResult {
+  /** What the model reads (may hold a stored-blob marker for large results). */
+  text: string;
+  /** Component outputs when the tool runs as a canvas node (formalized_content, json...). */
+  outputs: Record<string, unknown>;
+  reference?: { chunks: Record<string, unknown>; doc_aggs: Record<string, unknown> };
+  elapsedMs: number;
+}
+
+/** A tool of an MCP server the tenant registered. */
+export interface McpCallRequest {
+  runId: string;
+  mcpId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  timeoutMs: number;
+}
+
+export interface McpCallResult {
+  text: string;
+  isError: boolean;
+  elapsedMs: number;
+}
+
+export interface McpListRequest {
+  runId: string;
+  mcpId: string;
+  timeoutMs: number;
+}
+
+export interface McpToolInfo {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** An Agent called as a tool by another Agent: runs as a child workflow. */
+export interface SubAgentRequest {
+  parentRunId: string;
+  /** `Agent:Lead-->Web_Search_Specialist`, RAGFlow's nested id. */
+  componentId: string;
+  /** Where the sub-agent's params sit in the stored canvas. */
+  paramsPath: PathSegment[];
+  params: Record<string, unknown>;
+  args: Record<string, unknown>;
+  globals: Record<string, unknown>;
+}
+
+export interface SubAgentResult {
+  content: string;
+  childTaskId: string;
+  usage: TokenUsage & { calls: number };
+  elapsedMs: number;
+}
+
+/** Every call a component can ask for, keyed by what carries it out. */
 export interface CallMap {
   llmChat: { request: LlmChatRequest; result: LlmChatResult };
+  toolInvoke: { request: ToolInvokeRequest; result: ToolInvokeResult };
+  mcpCall: { request: McpCallRequest; result: McpCallResult };
+  mcpListTools: { request: McpListRequest; result: { tools: McpToolInfo[] } };
+  subAgent: { request: SubAgentRequest; result: SubAgentResult };
 }
 
 export type CallName = keyof CallMap;

@@ -40,6 +40,10 @@ export interface CanvasView {
 /** What a running component may read. Provided by the engine; every method is pure. */
 export interface ComponentContext {
   readonly id: string;
+  /** The run's task id (activities use it to find the run's canvas version). */
+  readonly runId: string;
+  /** Where this component's params sit in the stored canvas (tools read their real params there). */
+  readonly paramsPath: PathSegment[];
   readonly canvas: CanvasView;
   /** Current value of a reference (`undefined` when the output is not set). */
   resolve(ref: VariableRef): unknown;
@@ -55,6 +59,26 @@ export interface ComponentContext {
   readonly position: number;
   /** Outputs of another component. */
   outputsOf(id: string): Readonly<Record<string, unknown>>;
+  /** Whether the model calls tools natively (an Agent's `auto` strategy). */
+  supportsToolCalling(llmId: string): boolean;
+  /** The function description of a tool component, as a model sees it. */
+  describeTool(componentName: string, params: unknown): { meta: ToolMeta } | { error: string };
+}
+
+/** A tool's description for the model (RAGFlow's ToolMeta). */
+export interface ToolMeta {
+  name: string;
+  description: string;
+  parameters: Record<string, ToolParamSpec>;
+}
+
+export interface ToolParamSpec {
+  type: string;
+  description: string;
+  default?: unknown;
+  enum?: string[];
+  items?: Record<string, unknown>;
+  required?: boolean;
 }
 
 /** A write to a variable (VariableAssigner). */
@@ -164,6 +188,11 @@ export interface ComponentDef<P extends ExecutionParams = ExecutionParams> {
   paramRefs?(params: P): ParamRef[];
   /** Component ids the params route to (Categorize `to`, Switch `to`...), for validation. */
   targets?(params: P): ParamTarget[];
+  /** Present on components an Agent can call as a tool. */
+  readonly tool?: {
+    /** The function the model sees. */
+    meta(params: P): ToolMeta;
+  };
   /** Components embedded in params (an Agent's tools), validated like canvas components. */
   nested?(params: P): NestedComponent[];
   /** The `thoughts` text of `node_started`. */

@@ -33,6 +33,11 @@ export interface CompiledCanvas {
   readonly streaming: ReadonlySet<string>;
   /** Initial values of `env.*` from `variables`. */
   readonly envDefaults: Readonly<Record<string, unknown>>;
+  /**
+   * Where a component's params sit in the stored canvas, when not at components[id].obj.params:
+   * a sub-agent's synthetic canvas points back into its parent's DSL (`_origins` in the DSL).
+   */
+  readonly origins: Readonly<Record<string, PathSegment[]>>;
   readonly view: CanvasView;
 }
 
@@ -52,6 +57,16 @@ function displayNames(dsl: CanvasDsl): Map<string, string> {
     if (typeof n?.id === 'string' && typeof n.data?.name === 'string') names.set(n.id, n.data.name);
   }
   return names;
+}
+
+function readOrigins(dsl: CanvasDsl): Record<string, PathSegment[]> {
+  const raw = (dsl as { _origins?: unknown })._origins;
+  if (typeof raw !== 'object' || raw === null) return {};
+  const out: Record<string, PathSegment[]> = {};
+  for (const [id, path] of Object.entries(raw)) {
+    if (Array.isArray(path) && path.every((s) => typeof s === 'string' || typeof s === 'number')) out[id] = path as PathSegment[];
+  }
+  return out;
 }
 
 function envDefaults(dsl: CanvasDsl): Record<string, unknown> {
@@ -222,6 +237,7 @@ export function compileCanvas(input: unknown, options: CompileOptions = {}): Com
       nodes,
       streaming: streamingProducers(nodes),
       envDefaults: envDefaults(dsl),
+      origins: readOrigins(dsl),
       view: makeView(nodes),
     },
   };

@@ -4,7 +4,10 @@
 import type { ChatMessage } from '../components/calls';
 import type { ComponentContext, VariableWrite } from '../components/types';
 import { getPath, renderTemplate, setPath, type VariableRef } from '../dsl/refs';
+import { factoryOf } from '../dsl/modelId';
 import { AppError } from '../errors';
+import { componentDef } from '../components/registry';
+import type { ToolMeta } from '../components/types';
 import type { CompiledCanvas } from './compile';
 import type { RunState } from './state';
 
@@ -41,6 +44,8 @@ export function makeContext(canvas: CompiledCanvas, state: RunState, id: string,
   const resolve = (ref: VariableRef) => resolveRef(canvas, state, ref);
   return {
     id,
+    runId: state.runId,
+    paramsPath: canvas.origins[id] ?? ['components', id, 'obj', 'params'],
     canvas: canvas.view,
     resolve,
     render: (text) => renderTemplate(text, resolve),
@@ -50,5 +55,21 @@ export function makeContext(canvas: CompiledCanvas, state: RunState, id: string,
     path: state.path,
     position,
     outputsOf: (other) => state.outputs[other] ?? {},
+    supportsToolCalling: (llmId) => {
+      const table = state.toolCalling;
+      if (!table) return true;
+      return table.byFactory[factoryOf(llmId.trim() || table.defaultModelId, table.defaultFactory)] ?? true;
+    },
+    describeTool: (componentName, params) => describeTool(componentName, params),
   };
+}
+
+/** A tool component's description for the model, or why it cannot be a tool. */
+export function describeTool(componentName: string, params: unknown): { meta: ToolMeta } | { error: string } {
+  const def = componentDef(componentName);
+  if (!def) return { error: `unknown component "${componentName}"` };
+  if (!def.tool) return { error: `${componentName} cannot be used as a tool` };
+  const parsed = def.params.safeParse(params ?? {});
+  if (!parsed.success) return { error: `${componentName} params: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` };
+  return { meta: def.tool.meta(parsed.data) };
 }

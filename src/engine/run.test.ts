@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../test/helpers/canvasKit';
-import { driver, timeline } from '../../test/helpers/engineDriver';
+import { driver, llmRequest, timeline } from '../../test/helpers/engineDriver';
 import { cancelRun, resumeRun, startRun } from './run';
 
 const llm = (downstream: string[], params: Record<string, unknown> = {}) => ({ name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'be brief', ...params }, downstream });
@@ -25,7 +25,7 @@ describe('path advancement', () => {
       'workflow_finished',
     ]);
     // The answer streams into the slot reserved between the two literal parts.
-    const stream = d.calls[0]!.call.request.stream!;
+    const stream = llmRequest(d.calls[0]!).stream!;
     const literal = events.filter((e) => e.event === 'message');
     expect(stream.seq).toBeGreaterThan(literal[0]!.seq);
     expect(stream.seq).toBeLessThan(literal[1]!.seq);
@@ -42,7 +42,7 @@ describe('path advancement', () => {
     });
     const d = driver({ 'LLM:a': ['ok'] });
     await d.run(canvas, { query: 'why?' });
-    const req = d.calls[0]!.call.request;
+    const req = llmRequest(d.calls[0]!);
     expect(req.messages).toEqual([
       { role: 'system', content: 'be brief' },
       { role: 'user', content: 'Q: why?' },
@@ -180,7 +180,7 @@ describe('variables', () => {
     const { state } = await d.run(canvas);
     expect(state.outputs['LLM:s']!.structured).toEqual({ a: 1 });
     expect(d.calls).toHaveLength(2);
-    expect(d.calls[1]!.call.request.messages.at(-1)!.content).toMatch(/can't be parsed as JSON/);
+    expect(llmRequest(d.calls[1]!).messages.at(-1)!.content).toMatch(/can't be parsed as JSON/);
   });
 
   it('lets VariableAssigner write env variables that later components read', async () => {

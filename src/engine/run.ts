@@ -5,6 +5,7 @@
  * so do the unit tests.
  */
 import { DEFAULT_GLOBALS } from '../dsl/schema';
+import type { ToolCallingTable } from '../runSettings';
 import { pyJson } from '../dsl/refs';
 import { startBatch } from './batch';
 import type { CompiledCanvas } from './compile';
@@ -31,6 +32,10 @@ export interface RunStartInput {
    * first Answer shows the prologue (RAGFlow v0.x ran this when the session was created).
    */
   greeting?: boolean;
+  /** A run inside another run (a sub-agent): the conversation is the parent's, not a new turn. */
+  nested?: boolean;
+  /** Which model factories call tools natively (for an Agent's `auto` strategy). */
+  toolCalling?: ToolCallingTable;
 }
 
 export interface StepResult {
@@ -61,7 +66,8 @@ function initialState(canvas: CompiledCanvas, input: RunStartInput, now: number)
   const history = [...session.history];
   globals['sys.date'] = formatSysDate(now);
   globals['sys.history'] = Array.isArray(globals['sys.history']) ? [...(globals['sys.history'] as unknown[])] : [];
-  if (!input.greeting) {
+  const newTurn = !input.greeting && !input.nested;
+  if (newTurn) {
     history.push(['user', queryText(input.query)]);
     (globals['sys.history'] as unknown[]).push(`user: ${queryText(input.query)}`);
   }
@@ -69,7 +75,7 @@ function initialState(canvas: CompiledCanvas, input: RunStartInput, now: number)
   if (input.userId) globals['sys.user_id'] = input.userId;
   if (input.files && input.files.length > 0) globals['sys.files'] = input.files;
   const turns = Number(globals['sys.conversation_turns']) || 0;
-  globals['sys.conversation_turns'] = input.greeting ? turns : turns + 1;
+  globals['sys.conversation_turns'] = newTurn ? turns + 1 : turns;
   const start = session.continueAt && session.continueAt.length > 0 ? session.continueAt : ['begin'];
   return {
     v: 1,
@@ -100,6 +106,7 @@ function initialState(canvas: CompiledCanvas, input: RunStartInput, now: number)
     error: null,
     usage: { ...ZERO_USAGE },
     shown: '',
+    toolCalling: input.toolCalling ?? null,
     runInputs: input.inputs ?? {},
     inputsEcho: input.inputs ?? null,
     createdAt: Math.floor(now / 1000),

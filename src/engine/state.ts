@@ -4,6 +4,7 @@
  */
 import type { ActivityCall, TokenUsage } from '../components/calls';
 import type { Outcome } from '../components/types';
+import type { ToolCallingTable } from '../runSettings';
 import type { TemplatePart } from '../dsl/refs';
 
 export type RunStatus = 'running' | 'paused' | 'finished' | 'failed' | 'canceled';
@@ -130,6 +131,8 @@ export interface RunState {
   runInputs: Record<string, unknown>;
   /** Everything the run showed as messages, in order (the non-stream reply's content). */
   shown: string;
+  /** Which model factories call tools natively; null = assume all do. */
+  toolCalling: ToolCallingTable | null;
   /** The raw `inputs` of the request, echoed in workflow_started/finished. */
   inputsEcho: unknown;
   /** Unix seconds of the run start: RAGFlow stamps every event envelope with it. */

@@ -3,7 +3,7 @@
  * the node bookkeeping shared by batch execution and post-processing. A component's calls are
  * grouped: a group goes back to the component when all of its calls are back.
  */
-import type { ActivityCall, LlmChatResult, TokenUsage } from '../components/calls';
+import type { ActivityCall, LlmChatResult, SubAgentResult, TokenUsage } from '../components/calls';
 import type { CallOutcome, Outcome, PlannedCall } from '../components/types';
 import type { CompiledCanvas } from './compile';
 import { applyWrite, makeContext } from './context';
@@ -111,7 +111,7 @@ function registerGroup(step: Step, id: string, planned: PlannedCall[], memo: unk
     state.pending[callId] = { group, index, activity: p.call.activity };
     let call = p.call;
     // A model call of a node a Message is showing streams its tokens into a slot of its own.
-    if (kind === 'stream' && call.activity === 'llmChat') {
+    if (kind === 'stream' && call.activity === 'llmChat' && call.request.show !== false) {
       call = { ...call, request: { ...call.request, stream: { runId: state.runId, messageId: state.messageId, seq: step.sink.reserve(), componentId: id, createdAt: state.createdAt } } };
     }
     step.calls.push({ callId, componentId: id, call, summary: `${id}: ${p.summary}`, policy: policyOf(step, id) });
@@ -150,9 +150,11 @@ export function applyOutcome(step: Step, id: string, outcome: Outcome, kind: Cal
 function countUsage(step: Step, id: string, call: ActivityCall['activity'], value: unknown): void {
   const ns = step.state.nodes[id];
   if (ns) ns.calls += 1;
-  if (call !== 'llmChat') return;
-  const usage = (value as LlmChatResult | undefined)?.usage;
+  // A sub-agent's model calls count toward the Agent that called it, and the run.
+  if (call !== 'llmChat' && call !== 'subAgent') return;
+  const usage = (value as LlmChatResult | SubAgentResult | undefined)?.usage;
   if (!usage) return;
+  const calls = call === 'subAgent' ? ((usage as SubAgentResult['usage']).calls ?? 0) : 1;
   const add = (u: TokenUsage) => {
     u.prompt_tokens += usage.prompt_tokens ?? 0;
     u.completion_tokens += usage.completion_tokens ?? 0;
@@ -160,7 +162,7 @@ function countUsage(step: Step, id: string, call: ActivityCall['activity'], valu
   };
   if (ns) add(ns.usage);
   add(step.state.usage);
-  step.state.usage.calls += 1;
+  step.state.usage.calls += calls;
 }
 
 function deliver(step: Step, group: CallGroup): void {

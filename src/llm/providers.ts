@@ -4,6 +4,7 @@
  * (`LLM_BASE_URL` + `LLM_API_KEY`) overrides them all; `LLM_PROVIDERS` (JSON) adds or changes
  * factories. Pure: the environment is passed in.
  */
+import { factoryOf, parseModelId } from '../dsl/modelId';
 import { AppError } from '../errors';
 
 export interface ProviderSpec {
@@ -38,34 +39,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderSpec>> = {
   LocalAI: { baseUrl: 'http://127.0.0.1:8080/v1', toolCalling: false },
 };
 
-/** Bare model names RAGFlow canvases use without a factory, by prefix. */
-const PREFIX_FACTORIES: ReadonlyArray<[RegExp, string]> = [
-  [/^deepseek-/i, 'DeepSeek'],
-  [/^(gpt-|o1|o3|o4|chatgpt-)/i, 'OpenAI'],
-  [/^qwen/i, 'Tongyi-Qianwen'],
-  [/^glm-/i, 'ZHIPU-AI'],
-  [/^moonshot-|^kimi-/i, 'Moonshot'],
-  [/^mistral|^mixtral|^codestral/i, 'Mistral'],
-  [/^gemini-/i, 'Gemini'],
-  [/^claude-/i, 'Anthropic'],
-  [/^grok-/i, 'xAI'],
-];
-
-export interface ParsedModelId {
-  model: string;
-  /** null when the id names no factory. */
-  factory: string | null;
-}
-
-/**
- * Splits RAGFlow's model id: `model@Factory`, `model@instance@Factory` (the factory is the last
- * segment), or a bare model name. Model names may contain `/` and `:`.
- */
-export function parseModelId(llmId: string): ParsedModelId {
-  const parts = llmId.trim().split('@');
-  if (parts.length < 2) return { model: parts[0] ?? '', factory: null };
-  return { model: parts[0]!, factory: parts[parts.length - 1]! || null };
-}
+export { parseModelId, type ParsedModelId } from '../dsl/modelId';
 
 export interface LlmSettings {
   /** One OpenAI-compatible gateway for every factory (LLM_BASE_URL). */
@@ -122,7 +96,7 @@ export function hasAnyModel(settings: LlmSettings): boolean {
 export function resolveModel(llmId: string, settings: LlmSettings): ResolvedModel {
   const id = llmId.trim() || settings.defaultModelId;
   const parsed = parseModelId(id);
-  const factory = parsed.factory ?? PREFIX_FACTORIES.find(([re]) => re.test(parsed.model))?.[1] ?? settings.defaultFactory;
+  const factory = factoryOf(id, settings.defaultFactory);
   const base = PROVIDERS[factory];
   const override = settings.overrides[factory];
   const spec: ProviderSpec | undefined = base || override ? Object.assign({ toolCalling: true, baseUrl: '' }, base, override) : undefined;
@@ -137,4 +111,12 @@ export function resolveModel(llmId: string, settings: LlmSettings): ResolvedMode
     throw new AppError('LLM_AUTH', `No API key for ${factory}: set ${spec.keyEnv} (or LLM_BASE_URL/LLM_API_KEY for a gateway)`, { factory, keyEnv: spec.keyEnv });
   }
   return { model: parsed.model, factory, baseUrl: spec.baseUrl, apiKey: apiKey ?? 'unused', toolCalling: spec.toolCalling };
+}
+
+/** Which factories call tools natively (decides an Agent's `auto` strategy), for run settings. */
+export function toolCallingTable(settings: LlmSettings): { byFactory: Record<string, boolean>; defaultFactory: string; defaultModelId: string } {
+  const byFactory: Record<string, boolean> = {};
+  for (const [name, spec] of Object.entries(PROVIDERS)) byFactory[name] = spec.toolCalling;
+  for (const [name, spec] of Object.entries(settings.overrides)) if (typeof spec.toolCalling === 'boolean') byFactory[name] = spec.toolCalling;
+  return { byFactory, defaultFactory: settings.defaultFactory, defaultModelId: settings.defaultModelId };
 }

@@ -114,6 +114,37 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX run_events_by_message ON run_events (message_id, event)',
     ],
   },
+  {
+    version: 2,
+    name: 'canvas version and parent of a run, stored blobs, MCP servers',
+    statements: [
+      'ALTER TABLE runs ADD COLUMN canvas_version_id text',
+      'ALTER TABLE runs ADD COLUMN parent_run_id text',
+      `CREATE TABLE blobs (
+        id text PRIMARY KEY,
+        run_id text NOT NULL,
+        content text NOT NULL,
+        create_time double precision NOT NULL
+      )`,
+      'CREATE INDEX blobs_by_run ON blobs (run_id)',
+      `CREATE TABLE mcp_servers (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        name text NOT NULL,
+        server_type text NOT NULL,
+        url text,
+        command text,
+        args jsonb NOT NULL DEFAULT '[]'::jsonb,
+        env jsonb NOT NULL DEFAULT '{}'::jsonb,
+        headers jsonb NOT NULL DEFAULT '{}'::jsonb,
+        variables jsonb NOT NULL DEFAULT '{}'::jsonb,
+        description text,
+        create_time double precision NOT NULL,
+        update_time double precision NOT NULL
+      )`,
+      'CREATE UNIQUE INDEX mcp_servers_tenant_name ON mcp_servers (tenant_id, lower(name))',
+    ],
+  },
 ];
 
 /**

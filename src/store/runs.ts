@@ -2,7 +2,7 @@
 import { jsonParam } from './sql';
 import type { Queryable, RunRecord, RunRecordStatus, Store } from './types';
 
-const RUN_COLUMNS = 'id, tenant_id, canvas_id, session_id, workflow_id, status, result, error, create_time, update_time, finish_time';
+const RUN_COLUMNS = 'id, tenant_id, canvas_id, session_id, workflow_id, status, result, error, create_time, update_time, finish_time, canvas_version_id, parent_run_id';
 const ENDED: ReadonlySet<RunRecordStatus> = new Set(['finished', 'failed', 'canceled']);
 
 /** The runs repository over `db`. */
@@ -11,10 +11,11 @@ export function runsRepository(db: Queryable): Store['runs'] {
     async create(input) {
       const now = Date.now();
       const result = await db.query<RunRecord>(
-        `INSERT INTO runs (id, tenant_id, canvas_id, session_id, workflow_id, status, result, error, create_time, update_time, finish_time)
-         VALUES ($1, $2, $3, $4, $5, 'running', NULL, NULL, $6, $6, NULL)
+        `INSERT INTO runs (id, tenant_id, canvas_id, session_id, workflow_id, status, result, error, create_time, update_time, finish_time, canvas_version_id, parent_run_id)
+         VALUES ($1, $2, $3, $4, $5, 'running', NULL, NULL, $6, $6, NULL, $7, $8)
+         ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id
          RETURNING ${RUN_COLUMNS}`,
-        [input.id, input.tenantId, input.canvasId, input.sessionId, input.workflowId, now],
+        [input.id, input.tenantId, input.canvasId, input.sessionId, input.workflowId, now, input.canvasVersionId ?? null, input.parentRunId ?? null],
       );
       return result.rows[0]!;
     },

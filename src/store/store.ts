@@ -1,7 +1,9 @@
 /** The store: repositories over one Db, opened and migrated in one call. */
+import { blobsRepository } from './blobs';
 import { canvasesRepository } from './canvases';
 import { openDb } from './db';
 import { eventsRepository } from './events';
+import { mcpServersRepository } from './mcpServers';
 import { migrate } from './migrations';
 import { runsRepository } from './runs';
 import { sessionsRepository } from './sessions';
@@ -26,6 +28,8 @@ export function createStore(db: Db): Store {
     sessions: sessionsRepository(db),
     runs: runsRepository(db),
     events: eventsRepository(db),
+    blobs: blobsRepository(db),
+    mcpServers: mcpServersRepository(db),
     close: () => db.close(),
   };
 }

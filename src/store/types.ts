@@ -147,6 +147,41 @@ export interface RunRecord {
   create_time: number;
   update_time: number;
   finish_time: number | null;
+  /** The canvas version the run started from (tools read their real params from it). */
+  canvas_version_id: string | null;
+  /** The run that started this one (a sub-agent's child run). */
+  parent_run_id: string | null;
+}
+
+export interface McpServerRecord {
+  id: string;
+  tenant_id: string;
+  name: string;
+  /** `streamable-http`, `sse` or `stdio`. */
+  server_type: string;
+  url: string | null;
+  command: string | null;
+  args: string[];
+  env: Record<string, string>;
+  headers: Record<string, string>;
+  /** RAGFlow's variables (authorization_token, cached `tools`). */
+  variables: Record<string, unknown>;
+  description: string | null;
+  create_time: number;
+  update_time: number;
+}
+
+export interface NewMcpServer {
+  tenantId: string;
+  name: string;
+  serverType: string;
+  url?: string | null;
+  command?: string | null;
+  args?: string[];
+  env?: Record<string, string>;
+  headers?: Record<string, string>;
+  variables?: Record<string, unknown>;
+  description?: string | null;
 }
 
 /** Position in a run's event log; events sort by (seq, sub). */
@@ -204,7 +239,8 @@ export interface Store {
   };
 
   runs: {
-    create(input: { id: string; tenantId: string; canvasId: string; sessionId: string | null; workflowId: string }): Promise<RunRecord>;
+    /** Creates the run; creating an id that exists returns the existing run (idempotent). */
+    create(input: { id: string; tenantId: string; canvasId: string; sessionId: string | null; workflowId: string; canvasVersionId?: string | null; parentRunId?: string | null }): Promise<RunRecord>;
     get(tenantId: string, id: string): Promise<RunRecord | null>;
     /** Any tenant: for activities, which act on behalf of the run's own tenant. */
     getById(id: string): Promise<RunRecord | null>;
@@ -229,6 +265,20 @@ export interface Store {
     listByMessage(tenantId: string, canvasId: string, messageId: string, event: string): Promise<StoredEvent[]>;
     /** Subscribes to new events of a run; resolves with an unsubscribe function. */
     subscribe(runId: string, onNew: () => void): Promise<() => Promise<void>>;
+  };
+
+  blobs: {
+    /** Stores a large value produced by a run; returns its id. */
+    put(runId: string, content: string): Promise<string>;
+    get(id: string): Promise<string | null>;
+  };
+
+  mcpServers: {
+    create(input: NewMcpServer): Promise<McpServerRecord>;
+    get(tenantId: string, id: string): Promise<McpServerRecord | null>;
+    list(tenantId: string): Promise<McpServerRecord[]>;
+    update(tenantId: string, id: string, patch: Partial<Omit<NewMcpServer, 'tenantId'>>): Promise<McpServerRecord | null>;
+    delete(tenantId: string, id: string): Promise<boolean>;
   };
 
   close(): Promise<void>;

@@ -7,7 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { silentLogger } from '../../activities/log';
 import { buildApp } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
-import { DEFAULT_RUN_SETTINGS } from '../../src/runSettings';
+import { mcpPolicyFromEnv } from '../../activities/mcp/connect';
+import { DEFAULT_RUN_SETTINGS, type RunSettings } from '../../src/runSettings';
 import { openStore } from '../../src/store/store';
 import type { Store } from '../../src/store/types';
 import { startScriptedLlm, type ScriptedLlm } from './scriptedLlm';
@@ -32,7 +33,14 @@ export interface Harness {
 export const TENANT = 'tenant-a';
 export const OTHER_TENANT = 'tenant-b';
 
-export async function startHarness(opts: { databaseUrl?: string } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  databaseUrl?: string;
+  /** Worker environment: tool endpoints (TAVILY_BASE_URL), MCP_STDIO_COMMANDS... */
+  env?: Record<string, string>;
+  runSettings?: Partial<RunSettings>;
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const [store, llm, temporal] = await Promise.all([openStore({ databaseUrl: opts.databaseUrl }), startScriptedLlm(), connectTemporal()]);
   const key = `key-a-${Math.random().toString(36).slice(2)}`;
   const otherKey = `key-b-${Math.random().toString(36).slice(2)}`;
@@ -40,8 +48,8 @@ export async function startHarness(opts: { databaseUrl?: string } = {}): Promise
   await store.tenants.ensure(OTHER_TENANT, 'B');
   await store.tenants.addApiKey(TENANT, key);
   await store.tenants.addApiKey(OTHER_TENANT, otherKey);
-  const worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url });
-  const deps: AppDeps = { store, temporal: temporal.client, taskQueue: worker.taskQueue, runSettings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000 }, log: silentLogger, bodyLimit: 1024 * 1024 };
+  const worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url, env: opts.env });
+  const deps: AppDeps = { store, temporal: temporal.client, taskQueue: worker.taskQueue, runSettings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000, ...opts.runSettings }, log: silentLogger, bodyLimit: 1024 * 1024, mcp: { policy: mcpPolicyFromEnv(opts.env ?? {}) } };
   const listen = async () => {
     const app = await buildApp(deps);
     await app.listen({ port: 0, host: '127.0.0.1' });

@@ -1,42 +1,63 @@
 /**
- * Drives the pure engine in unit tests: model answers come from a per-component script, so a test
- * states what each model says and checks what the engine does with it. (Integration tests use
- * the real activities against the scripted OpenAI-compatible HTTP server instead.)
+ * Drives the pure engine in unit tests: call results come from a per-component script, so a test
+ * states what each model (or tool) answers and checks what the engine does with it. (Integration
+ * tests use the real activities against the scripted OpenAI-compatible HTTP server instead.)
  */
-import type { LlmChatRequest, LlmChatResult } from '../../src/components/calls';
+import type { LlmChatRequest, LlmChatResult, ToolCallRequest } from '../../src/components/calls';
 import { runInProcess, type CallResult, type EngineCall, type RunStartInput } from '../../src/engine';
 import type { CompiledCanvas } from '../../src/engine';
 import type { RunEvent } from '../../src/engine/events';
 
-export type Answer = string | { error: string } | ((request: LlmChatRequest) => string | { error: string });
+/** A scripted answer: model text, model tool calls, an error, or a function of the call. */
+export type Answer =
+  | string
+  | { error: string }
+  | { toolCalls: Array<{ name: string; arguments: unknown; id?: string }>; content?: string }
+  | { value: unknown }
+  | ((call: EngineCall) => Answer);
 
 export interface Driver {
   calls: EngineCall[];
   run(canvas: CompiledCanvas, input?: Partial<RunStartInput>): ReturnType<typeof runInProcess>;
 }
 
-export function answerResult(content: string): LlmChatResult {
-  return { content, reasoning: '', usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }, model: 'scripted', finishReason: 'stop' };
+export function answerResult(content: string, toolCalls: ToolCallRequest[] = []): LlmChatResult {
+  return { content, reasoning: '', usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }, model: 'scripted', finishReason: toolCalls.length ? 'tool_calls' : 'stop', toolCalls };
 }
 
-/** A driver whose model answers come from `script[componentId]`, consumed in order. */
+/** The model request of an llmChat call (throws for other calls: a test bug). */
+export function llmRequest(call: EngineCall): LlmChatRequest {
+  if (call.call.activity !== 'llmChat') throw new Error(`expected an llmChat call, got ${call.call.activity}`);
+  return call.call.request;
+}
+
+function toResult(call: EngineCall, answer: Answer): CallResult {
+  if (typeof answer === 'function') return toResult(call, answer(call));
+  if (typeof answer === 'string') return { callId: call.callId, ok: true, value: answerResult(answer) };
+  if ('error' in answer) return { callId: call.callId, ok: false, error: answer.error };
+  if ('value' in answer) return { callId: call.callId, ok: true, value: answer.value };
+  const toolCalls = answer.toolCalls.map((t, i) => ({ id: t.id ?? `call_${i}`, name: t.name, arguments: typeof t.arguments === 'string' ? t.arguments : JSON.stringify(t.arguments) }));
+  return { callId: call.callId, ok: true, value: answerResult(answer.content ?? '', toolCalls) };
+}
+
+/**
+ * A driver whose answers come from `script[key]`, consumed in order; the key is the component id,
+ * or `componentId:activity` for a component's non-model calls (e.g. `Agent:a:toolInvoke`).
+ */
 export function driver(script: Record<string, Answer[]>): Driver {
   const calls: EngineCall[] = [];
   const queues = Object.fromEntries(Object.entries(script).map(([k, v]) => [k, [...v]]));
   let clock = 1_700_000_000_000;
   const exec = async (call: EngineCall): Promise<CallResult> => {
     calls.push(call);
-    const queue = queues[call.componentId];
-    const next = queue?.shift();
-    if (next === undefined) return { callId: call.callId, ok: false, error: `no scripted answer left for ${call.componentId}` };
-    const answer = typeof next === 'function' ? next(call.call.request) : next;
-    if (typeof answer === 'object') return { callId: call.callId, ok: false, error: answer.error };
-    return { callId: call.callId, ok: true, value: answerResult(answer) };
+    const key = call.call.activity === 'llmChat' ? call.componentId : `${call.componentId}:${call.call.activity}`;
+    const next = queues[key]?.shift();
+    if (next === undefined) return { callId: call.callId, ok: false, error: `no scripted answer left for ${key}` };
+    return toResult(call, next);
   };
   return {
     calls,
-    run: (canvas, input = {}) =>
-      runInProcess(canvas, { runId: 'run1', messageId: 'msg1', query: 'hello', ...input }, exec, { now: () => (clock += 1000) }),
+    run: (canvas, input = {}) => runInProcess(canvas, { runId: 'run1', messageId: 'msg1', query: 'hello', ...input }, exec, { now: () => (clock += 1000) }),
   };
 }
 

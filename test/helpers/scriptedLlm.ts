@@ -15,7 +15,9 @@ export type Reply =
   /** An HTTP error. */
   | { status: number; message?: string }
   /** Streams `content` then never finishes, until the client goes away. */
-  | { hang: true; content?: string };
+  | { hang: true; content?: string }
+  /** Holds the request open until `until` settles, then answers with `then`. */
+  | { until: Promise<unknown>; then: Reply };
 
 export interface RecordedCall {
   body: { model: string; messages: Array<{ role: string; content: unknown }>; stream?: boolean; [k: string]: unknown };
@@ -115,13 +117,20 @@ export class ScriptedLlm {
         for (const w of this.abortWaiters.splice(0)) w();
       }
     });
-    const reply = this.pick(call, index);
+    let reply = this.pick(call, index);
+    while ('until' in reply) {
+      const held = reply;
+      // Nothing is sent until the test releases the request (or the client hangs up).
+      await Promise.race([held.until, new Promise((resolve) => res.on('close', resolve))]);
+      if (res.destroyed) return;
+      reply = held.then;
+    }
     await this.respond(call, reply, res);
     finished = true;
     if (!res.writableEnded) res.end();
   }
 
-  private async respond(call: RecordedCall, reply: Reply, res: ServerResponse): Promise<void> {
+  private async respond(call: RecordedCall, reply: Exclude<Reply, { until: Promise<unknown> }>, res: ServerResponse): Promise<void> {
     const id = `chatcmpl-${this.calls.length}`;
     const model = call.body.model;
     const created = Math.floor(Date.now() / 1000);

@@ -1,0 +1,18 @@
+/** Large values a run produces (long tool results), kept out of workflow history. */
+import { newId } from './time';
+import type { Queryable, Store } from './types';
+
+export function blobsRepository(db: Queryable): Store['blobs'] {
+  return {
+    async put(runId, content) {
+      const id = newId();
+      // PostgreSQL text cannot hold NUL characters (some scraped pages carry them).
+      await db.query('INSERT INTO blobs (id, run_id, content, create_time) VALUES ($1, $2, $3, $4)', [id, runId, content.split('\u0000').join(''), Date.now()]);
+      return id;
+    },
+    async get(id) {
+      const result = await db.query<{ content: string }>('SELECT content FROM blobs WHERE id = $1', [id]);
+      return result.rows[0]?.content ?? null;
+    },
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * The loop every run workflow runs (a canvas run, a sub-agent run): record the step's events,
+ * carry out its calls as activities, feed the results to the engine, until the run ends. It also
+ * owns the run's cancel signal, progress query and continue-as-new, so each workflow only says
+ * how its run starts and how it ends.
+ */
+import {
+  CancellationScope,
+  isCancellation,
+  proxyLocalActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/types';
+import { cancelRun, progressOf, resumeRun, type CompiledCanvas, type StepResult } from '../src/engine';
+import type { RunStatus } from '../src/engine/state';
+import { RUN_STATUS_KEY } from '../src/temporal/searchAttributes';
+import { executeCalls } from './calls';
+import { cancelSignal, progressQuery, type RunCheckpoint, type RunSettings } from './definitions';
+
+// Event writes are short database inserts: local activities, retried until the store answers.
+const local = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+});
+
+export interface RunLoopOptions<R> {
+  runId: string;
+  settings: RunSettings;
+  /** The status already recorded for the first step (a continued run), so it is not recorded twice. */
+  recordedStatus: RunStatus | null;
+  /** Ends the run with its final step (runs non-cancellable when the run was cancelled through Temporal). */
+  finalize: (step: StepResult) => Promise<R>;
+  /** Starts a fresh execution of this workflow from the checkpoint (never returns). */
+  continueAsNew: (checkpoint: RunCheckpoint) => Promise<never>;
+}
+
+function ended(step: StepResult): boolean {
+  return step.status === 'finished' || step.status === 'failed' || step.status === 'canceled';
+}
+
+/** The first step of a continued run: nothing new to record, the same calls to make. */
+export function resumedStep(checkpoint: RunCheckpoint): StepResult {
+  return { state: checkpoint.state, events: [], calls: checkpoint.calls, status: checkpoint.state.status };
+}
+
+/**
+ * Whether to hand over to a fresh execution before the next calls: when Temporal suggests it, or
+ * when the history passes the run's own event budget (it grows with every round of an agent).
+ */
+function historyFull(settings: RunSettings): boolean {
+  const info = workflowInfo();
+  return info.continueAsNewSuggested || info.historyLength >= settings.continueAsNewAfterEvents;
+}
+
+export async function runLoop<R>(canvas: CompiledCanvas, first: StepResult, options: RunLoopOptions<R>): Promise<R> {
+  const { runId, settings } = options;
+  const engineOptions = { maxSteps: settings.maxSteps };
+  let step = first;
+
+  let cancelReason: string | null = null;
+  const callScope = new CancellationScope();
+  setHandler(cancelSignal, (reason?: string) => {
+    if (cancelReason !== null) return; // a repeated cancel is harmless
+    cancelReason = reason?.trim() || 'canceled by request';
+    callScope.cancel();
+  });
+  setHandler(progressQuery, () => progressOf(step.state));
+
+  let recordedStatus = options.recordedStatus;
+  const record = async (s: StepResult) => {
+    const changed = s.status !== recordedStatus;
+    if (s.events.length > 0 || changed) await local.appendRunEvents({ runId, events: s.events, status: changed ? s.status : undefined });
+    if (changed) upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: s.status }]);
+    recordedStatus = s.status;
+  };
+
+  try {
+    for (;;) {
+      // The last events are written by finalize, after the session is handed back: a client
+      // that sees workflow_finished can start the next turn at once.
+      if (ended(step)) break;
+      await record(step);
+      if (step.status !== 'running' || step.calls.length === 0) break;
+      if (cancelReason !== null) {
+        step = cancelRun(canvas, step.state, cancelReason, Date.now());
+        continue;
+      }
+      if (historyFull(settings)) return await options.continueAsNew({ state: step.state, calls: step.calls });
+      let results;
+      try {
+        results = await callScope.run(() => executeCalls(step.calls, settings));
+      } catch (err) {
+        if (!(isCancellation(err) && cancelReason !== null)) throw err;
+        step = cancelRun(canvas, step.state, cancelReason, Date.now());
+        continue;
+      }
+      step = cancelReason !== null ? cancelRun(canvas, step.state, cancelReason, Date.now()) : resumeRun(canvas, step.state, results, Date.now(), engineOptions);
+    }
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    // Cancellation requested through Temporal (the UI, a parent run): record it, then end as Canceled.
+    await CancellationScope.nonCancellable(async () => {
+      step = cancelRun(canvas, step.state, 'the workflow was cancelled through Temporal', Date.now());
+      await options.finalize(step);
+    });
+    throw err;
+  }
+  upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: step.state.status }]);
+  return options.finalize(step);
+}
