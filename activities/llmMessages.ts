@@ -13,9 +13,8 @@ export async function expandBlobs(store: Store, messages: ChatMessage[]): Promis
   const ids = new Set<string>();
   for (const m of messages) for (const match of m.content.matchAll(BLOB_MARKER)) ids.add(match[1]!);
   if (ids.size === 0) return messages;
-  const texts = new Map<string, string>();
-  for (const id of ids) texts.set(id, (await store.blobs.get(id)) ?? `[stored result ${id} is no longer available]`);
-  return messages.map((m) => ({ ...m, content: m.content.replace(BLOB_MARKER, (_all, id: string) => texts.get(id) ?? '') }));
+  const texts = await store.blobs.getMany([...ids]);
+  return messages.map((m) => ({ ...m, content: m.content.replace(BLOB_MARKER, (_all, id: string) => texts.get(id) ?? `[stored result ${id} is no longer available]`) }));
 }
 
 export function toOpenAiMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {

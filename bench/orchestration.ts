@@ -4,33 +4,16 @@
  * worker. The model is the scripted OpenAI-compatible server with zero latency, so the numbers
  * are orchestration only. Prints a table; asserts nothing.
  */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
-import { createActivities } from '../activities';
 import { silentLogger } from '../activities/log';
 import { buildApp } from '../api/app';
 import { launchRun } from '../api/services/runLauncher';
 import type { LlmChatRequest } from '../src/components/calls';
 import { compileCanvas, runInProcess, type CallResult, type EngineCall } from '../src/engine';
-import { llmSettingsFromEnv } from '../src/llm/providers';
 import { DEFAULT_RUN_SETTINGS } from '../src/runSettings';
-import { openStore } from '../src/store/store';
-import { obtainTemporalCli } from '../src/temporal/cli';
-import { startDevServer } from '../src/temporal/devServer';
 import { dsl } from '../test/helpers/canvasKit';
-import { startScriptedLlm } from '../test/helpers/scriptedLlm';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const REPEATS = Number(process.env.BENCH_REPEATS ?? 15);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
+import { median, printTable, REPEATS, runBench, startBenchEnvironment } from './common';
 
 function chain(kind: 'activity' | 'inline', n: number): Record<string, unknown> {
   const nodes: Record<string, { name: string; params?: Record<string, unknown>; downstream?: string[] }> = { begin: { name: 'Begin', downstream: ['N:0'] } };
@@ -45,18 +28,9 @@ function chain(kind: 'activity' | 'inline', n: number): Record<string, unknown> 
 }
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const llm = await startScriptedLlm();
+  const bench = await startBenchEnvironment();
+  const { llm, store, client, worker, activities } = bench;
   llm.when(() => ({ content: 'ok' }));
-  const store = await openStore({});
-  await store.tenants.ensure('bench', 'bench');
-  const cli = await obtainTemporalCli({ projectRoot: root });
-  if (!cli) throw new Error('no Temporal CLI');
-  const server = await startDevServer({ cliPath: cli.path });
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection });
-  const activities = createActivities({ store, llm: llmSettingsFromEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: 'x' }), log: silentLogger });
-  const worker = await Worker.create({ connection: await NativeConnection.connect({ address: server.address }), taskQueue: 'bench', workflowsPath: path.join(root, 'workflows/index.ts'), activities, maxCachedWorkflows: 1000 });
   const deps = { store, client, taskQueue: 'bench', settings: DEFAULT_RUN_SETTINGS };
   const mockEnv = new MockActivityEnvironment();
   const exec = async (call: EngineCall): Promise<CallResult> => {
@@ -154,19 +128,8 @@ async function main(): Promise<void> {
     await app.close();
   });
 
-  const width = Math.max(...rows.map(([k]) => k.length));
-  process.stdout.write(`\nagent-canvas orchestration benchmark (${REPEATS} repeats, zero-latency scripted model, ${process.platform}/${process.arch}, node ${process.version})\n`);
-  for (const [k, v] of rows) process.stdout.write(`  ${k.padEnd(width)}  ${v}\n`);
-  await llm.stop();
-  await store.close();
-  await connection.close();
-  await server.stop();
+  printTable(`agent-canvas orchestration benchmark (${REPEATS} repeats, zero-latency scripted model)`, rows);
+  await bench.close();
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

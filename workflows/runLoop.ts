@@ -103,6 +103,7 @@ export async function runLoop<R>(canvas: CompiledCanvas, first: StepResult, opti
     // Cancellation requested through Temporal (the UI, a parent run): record it, then end as Canceled.
     await CancellationScope.nonCancellable(async () => {
       step = cancelRun(canvas, step.state, 'the workflow was cancelled through Temporal', Date.now());
+      upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: step.state.status }]);
       await options.finalize(step);
     });
     throw err;

@@ -45,7 +45,8 @@ export function createToolActivities(deps: ToolActivityDeps) {
           preview = text.slice(0, 1000);
           text = blobMarker(await deps.store.blobs.put(request.runId, text));
         }
-        return { ...result, text, ...(preview ? { preview } : {}), elapsedMs: Date.now() - started };
+        const outputs = request.asTool ? {} : result.outputs;
+        return { ...result, outputs, text, ...(preview ? { preview } : {}), elapsedMs: Date.now() - started };
       } catch (err) {
         if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
         const appErr = err instanceof AppError ? err : new AppError('TOOL_UNAVAILABLE', err instanceof Error ? err.message : String(err));

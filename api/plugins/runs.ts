@@ -13,7 +13,7 @@ import { eventId, followRunEvents, parseEventId } from '../services/eventStream'
 
 const TaskParams = z.object({ task_id: z.string().min(1) });
 
-function runView(run: RunRecord, progress: RunProgress | null): Record<string, unknown> {
+function runView(run: RunRecord, progress: RunProgress | null, children: RunRecord[]): Record<string, unknown> {
   const terminal = run.status === 'finished' || run.status === 'failed' || run.status === 'canceled';
   return {
     id: run.id,
@@ -22,6 +22,9 @@ function runView(run: RunRecord, progress: RunProgress | null): Record<string, u
     canvas_id: run.canvas_id,
     session_id: run.session_id,
     workflow_id: run.workflow_id,
+    parent_run_id: run.parent_run_id,
+    // Sub-agents this run called: each a run (and child workflow) of its own.
+    children: children.map((c) => ({ task_id: c.id, workflow_id: c.workflow_id, status: c.status })),
     create_time: run.create_time,
     update_time: run.update_time,
     finish_time: run.finish_time,
@@ -51,7 +54,7 @@ export async function runsPlugin(app: FastifyInstance, deps: AppDeps): Promise<v
     } catch (err) {
       deps.log.debug('progress query failed', { runId: run.id, error: err instanceof Error ? err.message : String(err) });
     }
-    return runView(run, progress);
+    return runView(run, progress, await store.runs.children(run.id));
   });
 
   app.get('/api/v1/runs/:task_id/events', { schema: { tags: ['runs'], summary: 'The run’s events as SSE, resumable with Last-Event-ID; ends with [DONE] once the run ended', params: TaskParams } }, async (request, reply) => {

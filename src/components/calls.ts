@@ -93,6 +93,8 @@ export interface ToolInvokeRequest {
   paramsPath: PathSegment[];
   /** Arguments from the model (or, for a canvas node, from its params). */
   args: Record<string, unknown>;
+  /** Called by an Agent: only what the model reads comes back (no node outputs in history). */
+  asTool?: boolean;
 }
 
 export interface ToolInvokeResult {

@@ -14,5 +14,10 @@ export function blobsRepository(db: Queryable): Store['blobs'] {
       const result = await db.query<{ content: string }>('SELECT content FROM blobs WHERE id = $1', [id]);
       return result.rows[0]?.content ?? null;
     },
+    async getMany(ids) {
+      if (ids.length === 0) return new Map();
+      const result = await db.query<{ id: string; content: string }>('SELECT id, content FROM blobs WHERE id = ANY($1::text[])', [ids]);
+      return new Map(result.rows.map((r) => [r.id, r.content]));
+    },
   };
 }

@@ -25,6 +25,11 @@ export function runsRepository(db: Queryable): Store['runs'] {
       return result.rows[0] ?? null;
     },
 
+    async children(parentRunId) {
+      const result = await db.query<RunRecord>(`SELECT ${RUN_COLUMNS} FROM runs WHERE parent_run_id = $1 ORDER BY create_time, id`, [parentRunId]);
+      return result.rows;
+    },
+
     async getById(id) {
       const result = await db.query<RunRecord>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [id]);
       return result.rows[0] ?? null;

@@ -247,6 +247,8 @@ export interface Store {
     setStatus(id: string, status: RunRecordStatus, extra?: { result?: Record<string, unknown> | null; error?: string | null }): Promise<void>;
     /** The run holding a session (running or paused), if any. */
     activeForSession(tenantId: string, sessionId: string): Promise<RunRecord | null>;
+    /** Runs a run started (its sub-agents), oldest first. */
+    children(parentRunId: string): Promise<RunRecord[]>;
   };
 
   events: {
@@ -271,6 +273,8 @@ export interface Store {
     /** Stores a large value produced by a run; returns its id. */
     put(runId: string, content: string): Promise<string>;
     get(id: string): Promise<string | null>;
+    /** Several at once (ids not found are absent from the map). */
+    getMany(ids: string[]): Promise<Map<string, string>>;
   };
 
   mcpServers: {

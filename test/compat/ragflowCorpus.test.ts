@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCanvasInput } from '../../src/dsl/input';
 import { compileCanvas } from '../../src/engine';
 import { api, parseSse, startHarness, type Harness } from '../helpers/appHarness';
+import type { RecordedCall } from '../helpers/scriptedLlm';
+import { startWebSearchServer, type WebSearchServer } from '../helpers/webSearchServer';
 
 const corpus = path.resolve(__dirname, '../../../shared/ragflow-dsl');
 const present = existsSync(corpus);
@@ -35,8 +37,10 @@ describe.skipIf(!present)('RAGFlow canvases', () => {
 
   describe('runs over HTTP', () => {
     let h: Harness;
+    let web: WebSearchServer;
     beforeAll(async () => {
-      h = await startHarness();
+      web = await startWebSearchServer();
+      h = await startHarness({ env: { TAVILY_BASE_URL: web.url, TAVILY_API_KEY: 'tvly-test' } });
       // The scripted model answers classification prompts by the words of the question.
       h.llm.whenPromptIncludes('You classify user questions', (call) => {
         const prompt = call.body.messages.map((m) => String(m.content)).join('\n');
@@ -49,7 +53,7 @@ describe.skipIf(!present)('RAGFlow canvases', () => {
         return { content: 'casual' };
       });
     });
-    afterAll(async () => h?.close());
+    afterAll(async () => Promise.all([h?.close(), web?.stop()]));
 
     async function create(file: string): Promise<string> {
       const exported = load(file);
@@ -97,6 +101,29 @@ describe.skipIf(!present)('RAGFlow canvases', () => {
       expect(second.text).toBe('谢谢，我马上加您。');
       const categorizeRuns = second.events.filter((e) => e.event === 'node_finished' && (e.data as { component_id: string }).component_id === 'categorize:1');
       expect(categorizeRuns).toHaveLength(1);
+    });
+
+    it('templates/deep_research.json: a lead agent runs three sub-agents that search and read the web', async () => {
+      const tc = (id: string, name: string, args: unknown) => ({ toolCalls: [{ id, name, arguments: JSON.stringify(args) }] });
+      const order = (user_prompt: string) => ({ user_prompt, reasoning: 'the plan needs it', context: 'a report on durable execution' });
+      const rounds = (call: RecordedCall) => call.body.messages.filter((m) => m.role === 'tool').length;
+      const system = (call: RecordedCall) => String(call.body.messages[0]?.content ?? '');
+      h.llm.when((call) => {
+        const s = system(call);
+        if (s.includes('You are a Web Search Specialist')) return rounds(call) === 0 ? tc('ws', 'tavily_search_0', { query: 'durable execution engines' }) : { content: 'URLs: https://example.test/a' };
+        if (s.includes('You are a Content Deep Reader')) return rounds(call) === 0 ? tc('rd', 'tavily_extract_0', { urls: ['https://example.test/a'] }) : { content: 'Extracted: engines replay history.' };
+        if (s.includes('You are a Research Synthesizer')) return { content: 'REPORT: durable execution replays history.' };
+        if (!s.includes('Strategy Research Director')) return undefined;
+        return [tc('l1', 'Web_Search_Specialist_0', order('find sources')), tc('l2', 'Content_Deep_Reader_1', order('read https://example.test/a')), tc('l3', 'Research_Synthesizer_2', order('write the report'))][rounds(call)] ?? { content: 'Final: durable execution replays history.' };
+      });
+      const before = web.calls.length;
+      const id = await create('templates/deep_research.json');
+      const t = await turn(id, { query: 'Research durable execution engines' });
+      expect(t.names.at(-1)).toBe('workflow_finished');
+      expect(t.text).toBe('Final: durable execution replays history.');
+      expect(web.calls.slice(before).map((c) => c.path)).toEqual(['/search', '/extract']);
+      const uses = t.events.filter((e) => e.event === 'tool_call').map((e) => (e.data as { tool_name: string }).tool_name);
+      expect(uses).toEqual(['Web Search Specialist', 'Content Deep Reader', 'Research Synthesizer']);
     });
   });
 });

@@ -3,56 +3,22 @@
  * streams. After a restart on the same data folder the run finishes, the model call that had
  * finished before the crash is not made again, and the status route reports the run finished.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseSse, streamSse, type SseMessage } from '../helpers/appHarness';
+import { freePort, startAppProcess, waitHealthy, type AppProcess } from '../helpers/appProcess';
 import { dsl } from '../helpers/canvasKit';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
 
-const root = path.resolve(__dirname, '../..');
 const KEY = `crash-key-${randomUUID()}`;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 let llm: ScriptedLlm;
 let dataDir: string;
 let port: number;
-let child: ChildProcess | null = null;
-let output = '';
-
-function startApp(env: Record<string, string>): ChildProcess {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  return proc;
-}
-
-async function waitHealthy(base: string, timeoutMs = 90_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    try {
-      const res = await fetch(`${base}/health`);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error(`the app did not become healthy:\n${output.slice(-3000)}`);
-}
+let child: AppProcess | null = null;
 
 beforeAll(async () => {
   llm = await startScriptedLlm();
@@ -61,7 +27,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  child?.kill('SIGKILL');
+  await child?.kill();
   await llm?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -86,8 +52,8 @@ describe('a crash of the API + worker process', () => {
     llm.whenPromptIncludes('First step.', { content: 'facts gathered' });
     llm.whenPromptIncludes('Second step.', { content: Array.from({ length: 60 }, (_, i) => `w${i}`).join(' '), delayMs: 60 });
 
-    child = startApp(env);
-    await waitHealthy(base);
+    child = startAppProcess(env);
+    await waitHealthy(base, child);
     const canvas = dsl({
       begin: { name: 'Begin', downstream: ['LLM:first'] },
       'LLM:first': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'First step.' }, downstream: ['LLM:second'] },
@@ -101,11 +67,10 @@ describe('a crash of the API + worker process', () => {
       m.json?.event === 'message' ? String((m.json.data as { content: string }).content).includes('w5') : false,
     );
     const runId = String(before.at(-1)!.json!.task_id);
-    child.kill('SIGKILL');
-    await new Promise((r) => child!.once('exit', r));
+    await child.kill();
 
-    child = startApp(env);
-    await waitHealthy(base);
+    child = startAppProcess(env);
+    await waitHealthy(base, child);
     const after: SseMessage[] = await streamSse(`${base}/api/v1/runs/${runId}/events`, { headers: { ...auth, 'last-event-id': before.at(-1)!.id! } }, () => false);
     expect(after.at(-1)!.data).toBe('[DONE]');
     expect(after.filter((m) => m.json).map((m) => m.json!.event)).toContain('workflow_finished');

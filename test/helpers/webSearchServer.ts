@@ -22,14 +22,16 @@ export interface WebSearchServer {
   stop(): Promise<void>;
 }
 
-function searchResults(query: string): Record<string, unknown> {
+function searchResults(query: string, padTo: number): Record<string, unknown> {
+  const content = (i: number) => `Finding ${i} about ${query}.`.padEnd(padTo, ' lorem ipsum');
   return {
     query,
-    results: [1, 2].map((i) => ({ title: `${query} — source ${i}`, url: `https://example.test/${encodeURIComponent(query)}/${i}`, content: `Finding ${i} about ${query}.`, score: 1 - i / 10 })),
+    results: [1, 2].map((i) => ({ title: `${query} — source ${i}`, url: `https://example.test/${encodeURIComponent(query)}/${i}`, content: content(i), score: 1 - i / 10 })),
   };
 }
 
-export async function startWebSearchServer(): Promise<WebSearchServer> {
+/** `contentChars`: length of each result's content (benchmarks use realistic sizes). */
+export async function startWebSearchServer(opts: { contentChars?: number } = {}): Promise<WebSearchServer> {
   const waiters: Array<{ n: number; resolve: () => void }> = [];
   const ws: WebSearchServer = {
     url: '',
@@ -62,7 +64,7 @@ export async function startWebSearchServer(): Promise<WebSearchServer> {
         if (ws.gate) await ws.gate;
         if (res.destroyed) return;
         if (!call.authorization) return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"detail":{"error":"Unauthorized: missing or invalid API key."}}');
-        if (req.url === '/search') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(searchResults(String(body.query ?? ''))));
+        if (req.url === '/search') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(searchResults(String(body.query ?? ''), opts.contentChars ?? 0)));
         if (req.url === '/extract') {
           const urls = Array.isArray(body.urls) ? body.urls.map(String) : [];
           return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: urls.map((u) => ({ url: u, raw_content: `Full text of ${u}.` })), failed_results: [] }));

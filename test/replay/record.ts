@@ -1,8 +1,10 @@
 /**
- * Records the workflow histories the replay test checks (test/fixtures/histories). Run it after a
- * deliberate, versioned change to the workflow:  npx tsx test/replay/record.ts
- * It starts its own Temporal dev server, store and scripted model, runs each scenario and saves
- * the history as JSON.
+ * Records the workflow histories the replay test checks (test/fixtures/histories). Record new
+ * scenarios as they are added; keep the old files, they stand for runs already in flight:
+ *   npx tsx test/replay/record.ts agent-tools sub-agent   (only these; no names: all)
+ * It starts its own Temporal dev server, store, scripted model and web-search stand-in, runs each
+ * scenario and saves the history as JSON (a sub-agent's child history and the first execution of
+ * a continued run too).
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,13 +16,14 @@ import { createActivities } from '../../activities';
 import { silentLogger } from '../../activities/log';
 import { launchRun } from '../../api/services/runLauncher';
 import { llmSettingsFromEnv } from '../../src/llm/providers';
-import { DEFAULT_RUN_SETTINGS } from '../../src/runSettings';
+import { DEFAULT_RUN_SETTINGS, type RunSettings } from '../../src/runSettings';
 import { openStore } from '../../src/store/store';
 import { obtainTemporalCli } from '../../src/temporal/cli';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/searchAttributes';
 import { cancelSignal } from '../../workflows/definitions';
 import { dsl } from '../helpers/canvasKit';
-import { startScriptedLlm } from '../helpers/scriptedLlm';
+import { startScriptedLlm, type RecordedCall } from '../helpers/scriptedLlm';
+import { startWebSearchServer } from '../helpers/webSearchServer';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const out = path.join(root, 'test/fixtures/histories');
@@ -31,12 +34,13 @@ async function main(): Promise<void> {
   const env = await TestWorkflowEnvironment.createLocal({ server: { executable: cli ? { type: 'existing-path', path: cli.path } : { type: 'cached-download' }, searchAttributes: [...SEARCH_ATTRIBUTE_KEYS] } });
   const store = await openStore({});
   const llm = await startScriptedLlm();
+  const web = await startWebSearchServer();
   const taskQueue = 'record';
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowsPath: path.join(root, 'workflows/index.ts'),
-    activities: createActivities({ store, llm: llmSettingsFromEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: 'x' }), log: silentLogger, heartbeatMs: 200 }),
+    activities: createActivities({ store, llm: llmSettingsFromEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: 'x' }), log: silentLogger, heartbeatMs: 200, env: { TAVILY_BASE_URL: web.url } }),
     maxHeartbeatThrottleInterval: '500 milliseconds',
   });
   const deps = { store, client: env.client, taskQueue, settings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000 } };
@@ -47,8 +51,17 @@ async function main(): Promise<void> {
   let flaky = 0;
   llm.whenPromptIncludes('Flaky.', () => (++flaky === 1 ? { status: 500 } : { content: 'recovered' }));
   llm.whenPromptIncludes('Endless.', { hang: true, content: 'la la ' });
+  const toolsDone = (call: RecordedCall) => call.body.messages.filter((m) => m.role === 'tool').length;
+  const tc = (id: string, name: string, args: unknown) => ({ id, name, arguments: JSON.stringify(args) });
+  llm.whenPromptIncludes('Parallel.', (call) => (toolsDone(call) === 0 ? { toolCalls: [tc('a', 'tavily_search_0', { query: 'x' }), tc('b', 'tavily_extract_1', { urls: ['https://x.test'] })] } : { content: 'both done' }));
+  llm.whenPromptIncludes('Lead.', (call) => (toolsDone(call) === 0 ? { toolCalls: [tc('s', 'Helper_0', { user_prompt: 'look it up', reasoning: 'r', context: 'c' })] } : { content: 'lead done' }));
+  llm.whenPromptIncludes('Helper.', (call) => (toolsDone(call) === 0 ? { toolCalls: [tc('h', 'tavily_search_0', { query: 'y' })] } : { content: 'helper done' }));
+  llm.whenPromptIncludes('Long.', (call) => (toolsDone(call) < 6 ? { toolCalls: [tc(`l${toolsDone(call)}`, 'tavily_search_0', { query: 'z' })] } : { content: 'long done' }));
+  const search = { component_name: 'TavilySearch', name: 'Search', params: { api_key: 'k' } };
+  const agent = (params: Record<string, unknown>) =>
+    dsl({ begin: { name: 'Begin', downstream: ['Agent:a'] }, 'Agent:a': { name: 'Agent', params: { ...model, ...params }, downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: ['{Agent:a@content}'] } } });
 
-  const scenarios: Record<string, { canvas: Record<string, unknown>; cancel?: boolean }> = {
+  const scenarios: Record<string, { canvas: Record<string, unknown>; cancel?: boolean; settings?: Partial<RunSettings> }> = {
     'categorize-stream': {
       canvas: dsl({
         begin: { name: 'Begin', downstream: ['Categorize:c'] },
@@ -65,12 +78,23 @@ async function main(): Promise<void> {
       canvas: dsl({ begin: { name: 'Begin', downstream: ['LLM:e'] }, 'LLM:e': { name: 'LLM', params: { ...model, sys_prompt: 'Endless.' }, downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: ['{LLM:e@content}'] } } }),
       cancel: true,
     },
+    'agent-tools': { canvas: agent({ sys_prompt: 'Parallel.', tools: [search, { component_name: 'TavilyExtract', name: 'Reader', params: { api_key: 'k' } }] }) },
+    'sub-agent': { canvas: agent({ sys_prompt: 'Lead.', tools: [{ component_name: 'Agent', name: 'Helper', params: { ...model, sys_prompt: 'Helper.', tools: [search] } }] }) },
+    'continue-as-new': { canvas: agent({ sys_prompt: 'Long.', tools: [search], max_rounds: 6 }), settings: { continueAsNewAfterEvents: 30 } },
+  };
+  const only = process.argv.slice(2);
+  const save = (name: string, workflowId: string, runId?: string) => {
+    // The CLI writes the history in the JSON form `historyFromJSON` reads back.
+    const json = execFileSync(cli!.path, ['workflow', 'show', '--workflow-id', workflowId, ...(runId ? ['--run-id', runId] : []), '--address', env.address, '--output', 'json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    writeFileSync(path.join(out, `${name}.json`), json);
+    process.stdout.write(`recorded ${name}: ${(JSON.parse(json) as { events: unknown[] }).events.length} events\n`);
   };
 
   await worker.runUntil(async () => {
     for (const [name, s] of Object.entries(scenarios)) {
+      if (only.length > 0 && !only.includes(name)) continue;
       const canvas = await store.canvases.create({ tenantId: 't', title: name, dsl: s.canvas });
-      const run = await launchRun(deps, { tenantId: 't', canvas, sessionId: null, query: 'I want a refund', inputs: null, files: [], userId: 'u', session: null });
+      const run = await launchRun({ ...deps, settings: { ...deps.settings, ...s.settings } }, { tenantId: 't', canvas, sessionId: null, query: 'I want a refund', inputs: null, files: [], userId: 'u', session: null });
       const handle = env.client.workflow.getHandle(run.workflowId);
       if (s.cancel) {
         await llm.waitForCalls(llm.calls.length + 1);
@@ -78,13 +102,15 @@ async function main(): Promise<void> {
         await handle.signal(cancelSignal, 'recorded cancel');
       }
       await handle.result();
-      // The CLI writes the history in the JSON form `historyFromJSON` reads back.
-      const json = execFileSync(cli!.path, ['workflow', 'show', '--workflow-id', run.workflowId, '--address', env.address, '--output', 'json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-      writeFileSync(path.join(out, `${name}.json`), json);
-      process.stdout.write(`recorded ${name}: ${(JSON.parse(json) as { events: unknown[] }).events.length} events\n`);
+      const described = await handle.describe();
+      const firstRunId = described.raw.workflowExecutionInfo?.firstRunId;
+      if (firstRunId && firstRunId !== described.runId) save(`${name}-first-execution`, run.workflowId, firstRunId);
+      save(name, run.workflowId);
+      for (const child of await store.runs.children(run.runId)) save(`${name}-child`, child.workflow_id);
     }
   });
   await llm.stop();
+  await web.stop();
   await store.close();
   await env.teardown();
 }

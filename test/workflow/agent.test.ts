@@ -59,9 +59,9 @@ function agentCanvas(agent: Record<string, unknown>): Record<string, unknown> {
   });
 }
 
-async function run(title: string, canvas: Record<string, unknown>, query: string) {
+async function run(title: string, canvas: Record<string, unknown>, query: string, settings: Partial<LaunchDeps['settings']> = {}) {
   const saved: CanvasRecord = await store.canvases.create({ tenantId, title: `${title} ${Date.now()}`, dsl: canvas });
-  const launched = await launchRun(deps, { tenantId, canvas: saved, sessionId: null, query, inputs: null, files: [], userId: 'u1', session: null });
+  const launched = await launchRun({ ...deps, settings: { ...deps.settings, ...settings } }, { tenantId, canvas: saved, sessionId: null, query, inputs: null, files: [], userId: 'u1', session: null });
   const handle = temporal.client.workflow.getHandle(launched.workflowId);
   const result = (await handle.result()) as CanvasRunResult;
   const events = await store.events.list(launched.runId, null, 10_000);
@@ -168,5 +168,31 @@ describe('an Agent with tools, as a workflow', () => {
     expect(toolMessages).toEqual(['order A-1 (via stdio): shipped on 2026-11-02', 'order B-2 (via http): shipped on 2026-11-02', 'Error: MCP server error: the warehouse is offline']);
     expect(mcpHttp.calls).toContainEqual({ name: 'lookup_order', arguments: { order_id: 'B-2' } });
     expect(mcpHttp.headers.every((h) => h.authorization === 'Bearer mcp-token')).toBe(true);
+  });
+
+  it('continues as new when the history passes its event budget, and the run reads as one', async () => {
+    let modelCalls = 0;
+    llm.when((call) => {
+      if (!call.body.messages.some((m) => typeof m.content === 'string' && m.content.includes('MARK-long'))) return undefined;
+      modelCalls++;
+      const done = call.body.messages.filter((m) => m.role === 'tool').length;
+      return done < 12 ? { toolCalls: [tc(`c${done}`, 'tavily_search_0', { query: `topic ${done}` })] } : { content: 'Twelve searches later.' };
+    });
+    const r = await run('long agent', agentCanvas({ sys_prompt: 'MARK-long', tools: [search], max_rounds: 12 }), 'dig deep', { continueAsNewAfterEvents: 40 });
+    expect(modelCalls).toBe(13);
+    expect(r.result).toMatchObject({ status: 'finished', content: 'Twelve searches later.' });
+
+    // Several executions, one run: the last continued from a checkpoint of the one before.
+    const description = await r.handle.describe();
+    expect(description.runId).not.toBe(description.raw.workflowExecutionInfo?.firstRunId);
+    expect(description.historyLength).toBeLessThan(80);
+
+    // One event log without gaps or repeats: twelve tool calls, one start, one finish.
+    const seqs = r.events.filter((e) => e.sub === 0).map((e) => e.seq);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(r.events.filter((e) => e.event === 'tool_call')).toHaveLength(12);
+    expect(r.events.filter((e) => e.event === 'workflow_started')).toHaveLength(1);
+    expect(r.events.filter((e) => e.event === 'workflow_finished')).toHaveLength(1);
+    expect(r.result.usage.calls).toBe(13);
   });
 });

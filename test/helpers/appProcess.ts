@@ -1,0 +1,58 @@
+/**
+ * agent-canvas as a separate process (`src/main.ts`, what `npm start` runs), for tests that kill
+ * it: a free port, start, wait until healthy, and the output kept for failure messages.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface AppProcess {
+  proc: ChildProcess;
+  output(): string;
+  /** SIGKILL, and wait until the process is gone. */
+  kill(): Promise<void>;
+}
+
+export function startAppProcess(env: Record<string, string>): AppProcess {
+  let output = '';
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  return {
+    proc,
+    output: () => output,
+    kill: async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = new Promise((r) => proc.once('exit', r));
+      proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+export async function waitHealthy(base: string, app: AppProcess, timeoutMs = 90_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(`${base}/health`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`the app did not become healthy:\n${app.output().slice(-3000)}`);
+}
