@@ -97,7 +97,8 @@ export async function mcpServersPlugin(app: FastifyInstance, deps: AppDeps): Pro
 
   app.get('/api/v1/mcp/servers', { config: ragflow, schema: { tags: ['mcp'], summary: 'List MCP servers' } }, async (request) => {
     const q = request.query as Record<string, string | undefined>;
-    const paging = pageParams({ ...q, page_size: q.page_size ?? '0' }, 'create_time');
+    // RAGFlow lists everything unless a page size is given.
+    const paging = pageParams(q, 'create_time');
     const ids = (q.mcp_ids ?? q.mcp_id ?? '').split(',').filter(Boolean);
     const keywords = (q.keywords ?? '').toLowerCase();
     let servers = (await store.mcpServers.list(request.tenantId)).filter((s) => (ids.length === 0 || ids.includes(s.id)) && (!keywords || s.name.toLowerCase().includes(keywords)));

@@ -27,7 +27,20 @@ export const McpSpecSchema = z.looseObject({
   tools: z.preprocess((v) => (v === null || v === undefined ? {} : v), z.record(z.string(), z.unknown())),
 });
 
-export const AgentParams = z.looseObject({
+/**
+ * Early RAGFlow agent canvases list tools under `llm_enabled_tools` (the shipped example
+ * `categorize_and_agent_with_tavily` does); they are read as `tools`, and `tools_key` remembers
+ * where they sit so tool activities find their stored params.
+ */
+function legacyTools(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null) return raw;
+  const r = raw as Record<string, unknown>;
+  const hasTools = Array.isArray(r.tools) && r.tools.length > 0;
+  if (hasTools || !Array.isArray(r.llm_enabled_tools) || r.llm_enabled_tools.length === 0) return raw;
+  return { ...r, tools: r.llm_enabled_tools, tools_key: 'llm_enabled_tools' };
+}
+
+const AgentParamsShape = z.looseObject({
   ...llmParamsShape,
   tools: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(ToolSpecSchema)),
   mcp: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(McpSpecSchema)),
@@ -38,7 +51,10 @@ export const AgentParams = z.looseObject({
   strategy: z.preprocess((v) => (v === null || v === undefined || v === '' ? 'auto' : v), z.enum(['auto', 'function_calling', 'react'], { message: "strategy must be 'auto', 'function_calling' or 'react'" })),
   /** Seconds an MCP tool call may take (RAGFlow hard-codes 10). */
   mcp_timeout: z.preprocess((v) => (v === null || v === undefined || v === '' ? 60 : v), z.number().positive('must be more than 0')),
+  tools_key: z.enum(['tools', 'llm_enabled_tools']).default('tools'),
 });
+
+export const AgentParams = z.preprocess(legacyTools, AgentParamsShape);
 
 export type AgentParams = z.infer<typeof AgentParams>;
 
@@ -55,7 +71,7 @@ function begin(p: AgentParams, memo: AgentMemo): Outcome {
 }
 
 function start(p: AgentParams, ctx: ComponentContext): Outcome {
-  const catalog = buildCatalog(ctx, p.tools, p.mcp);
+  const catalog = buildCatalog(ctx, p.tools, p.mcp, {}, p.tools_key);
   if (catalog.entries.length === 0 && catalog.unlisted.length === 0) {
     const plain = planModelCall(p, ctx);
     return catalog.problems.length > 0 && plain.kind === 'error' ? { kind: 'error', message: `${plain.message}; ${catalog.problems.join('; ')}` } : plain;
@@ -94,7 +110,7 @@ function start(p: AgentParams, ctx: ComponentContext): Outcome {
 }
 
 function onListed(p: AgentParams, ctx: ComponentContext, memo: AgentMemo, outcomes: CallOutcome[]): Outcome {
-  const unlisted = buildCatalog(ctx, p.tools, p.mcp).unlisted;
+  const unlisted = buildCatalog(ctx, p.tools, p.mcp, {}, p.tools_key).unlisted;
   const listed: Record<string, McpToolInfo[]> = { ...memo.listed };
   const problems = [...memo.problems];
   unlisted.forEach((mcpId, i) => {
@@ -105,7 +121,7 @@ function onListed(p: AgentParams, ctx: ComponentContext, memo: AgentMemo, outcom
       problems.push(`MCP server ${mcpId}: ${o ? o.error : 'no answer'}`);
     }
   });
-  const catalog = buildCatalog(ctx, p.tools, p.mcp, listed);
+  const catalog = buildCatalog(ctx, p.tools, p.mcp, listed, p.tools_key);
   return begin(p, { ...memo, listed, catalog: catalog.entries, problems: [...problems, ...catalog.problems] });
 }
 
@@ -117,7 +133,7 @@ export const Agent: ComponentDef<AgentParams> = {
   streamsContent: (p) => structuredSchema(p.outputs) === null,
   outputNames: (p) => (structuredSchema(p.outputs) ? ['content', 'structured', 'use_tools'] : ['content', 'use_tools']),
   inputRefs: (p) => llmInputRefs(p),
-  nested: (p) => p.tools.map((t, i) => ({ path: ['tools', i], componentName: t.component_name, params: t.params })),
+  nested: (p) => p.tools.map((t, i) => ({ path: [p.tools_key, i], componentName: t.component_name, params: t.params })),
   thoughts: (p, ctx) => llmThoughts(buildPrompt(p, ctx)),
   run: (p, ctx) => start(p, ctx),
   onResult(p, ctx, result, memo) {

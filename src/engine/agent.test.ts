@@ -67,6 +67,31 @@ describe('Agent with function calling', () => {
     expect(call.call.request).toMatchObject({ componentName: 'TavilySearch', args: { query: 'x' }, paramsPath: ['components', 'Agent:a', 'obj', 'params', 'tools', 0, 'params'] });
   });
 
+  it('reads the tools of early RAGFlow canvases from llm_enabled_tools', async () => {
+    const canvas = agentCanvas({ llm_enabled_tools: [search] });
+    const d = driver({ 'Agent:a': [{ toolCalls: [{ name: 'tavily_search_0', arguments: { query: 'x' } }] }, 'ok'], 'Agent:a:toolInvoke': [toolText('r')] });
+    await d.run(canvas);
+    expect(llmRequest(d.calls[0]!).tools!.map((t) => t.function.name)).toEqual(['tavily_search_0']);
+    expect(d.calls[1]!.call.request).toMatchObject({ paramsPath: ['components', 'Agent:a', 'obj', 'params', 'llm_enabled_tools', 0, 'params'] });
+  });
+
+  it('answers with the structured output, reformatting a non-JSON answer once', async () => {
+    const canvas = agentCanvas({ tools: [search], max_retries: 1, outputs: { structured: { type: 'object', properties: { year: { type: 'number' } } } } });
+    const d = driver({ 'Agent:a': ['The year is 2019.', '{"year": 2019,}'] });
+    const { state } = await d.run(canvas);
+    expect(state.status).toBe('finished');
+    expect(state.outputs['Agent:a']!.structured).toEqual({ year: 2019 });
+    expect(llmRequest(d.calls[1]!)).toMatchObject({ json: true, show: false });
+  });
+
+  it('fails cleanly when the structured answer stays unreadable after max_retries', async () => {
+    const canvas = agentCanvas({ tools: [search], max_retries: 1, outputs: { structured: { type: 'object', properties: { year: { type: 'number' } } } } });
+    const d = driver({ 'Agent:a': ['no json', 'still no json'] });
+    const { state } = await d.run(canvas);
+    expect(state.status).toBe('failed');
+    expect(state.error).toMatch(/could not be parsed as JSON after 2 attempt/);
+  });
+
   it('forces an answer without tools once max_rounds is used up', async () => {
     const canvas = agentCanvas({ tools: [search], max_rounds: 1 });
     const loop: Answer = { toolCalls: [{ name: 'tavily_search_0', arguments: { query: 'again' } }] };

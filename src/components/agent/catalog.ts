@@ -71,12 +71,12 @@ export interface Catalog {
  * Builds the catalog. `listed` holds tool lists fetched from MCP servers that the DSL did not
  * describe; without them those servers are reported in `unlisted`.
  */
-export function buildCatalog(ctx: ComponentContext, tools: ToolSpec[], mcp: McpSpec[], listed: Record<string, McpToolInfo[]> = {}): Catalog {
+export function buildCatalog(ctx: ComponentContext, tools: ToolSpec[], mcp: McpSpec[], listed: Record<string, McpToolInfo[]> = {}, toolsKey = 'tools'): Catalog {
   const entries: CatalogEntry[] = [];
   const problems: string[] = [];
   const unlisted: string[] = [];
   tools.forEach((t, i) => {
-    const paramsPath: PathSegment[] = [...ctx.paramsPath, 'tools', i, 'params'];
+    const paramsPath: PathSegment[] = [...ctx.paramsPath, toolsKey, i, 'params'];
     if (t.component_name === 'Agent') {
       const label = (t.name ?? 'agent').trim() || 'agent';
       const fn = `${functionName(label.replace(/ /g, '_'))}_${i}`;
