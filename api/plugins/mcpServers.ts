@@ -89,6 +89,14 @@ export async function mcpServersPlugin(app: FastifyInstance, deps: AppDeps): Pro
     }
   }
 
+  type Definition = Parameters<typeof toolsOf>[0];
+  /** The stored fields of a definition, with its tools listed into `variables.tools` (RAGFlow's cache). */
+  async function listedRecord(def: Definition, timeoutS: number | undefined) {
+    const tools = await toolsOf(def, timeoutS ?? 10);
+    const { server_type, ...rest } = def;
+    return { ...rest, serverType: server_type, variables: { ...def.variables, tools: Object.fromEntries(tools.map((t) => [t.name, t])) } };
+  }
+
   const checkName = async (tenantId: string, name: string, except?: string) => {
     if (!name || Buffer.byteLength(name, 'utf8') > 255) throw dataError(`Invalid MCP name or length is ${name.length} which is large than 255.`, 'name');
     const clash = (await store.mcpServers.list(tenantId)).find((s) => s.name.toLowerCase() === name.toLowerCase() && s.id !== except);
@@ -128,19 +136,7 @@ export async function mcpServersPlugin(app: FastifyInstance, deps: AppDeps): Pro
     const variables = { ...(b.variables ?? {}) };
     delete variables.tools;
     const def = { name, server_type: b.server_type!, url: b.url ?? null, command: b.command ?? null, args: b.args ?? [], env: b.env ?? {}, headers: (b.headers ?? {}) as Record<string, string>, variables };
-    const tools = await toolsOf(def, b.timeout ?? 10);
-    const created = await store.mcpServers.create({
-      tenantId: request.tenantId,
-      name,
-      serverType: def.server_type,
-      url: def.url,
-      command: def.command,
-      args: def.args,
-      env: def.env,
-      headers: def.headers,
-      variables: { ...variables, tools: Object.fromEntries(tools.map((t) => [t.name, t])) },
-      description: b.description ?? null,
-    });
+    const created = await store.mcpServers.create({ tenantId: request.tenantId, ...(await listedRecord(def, b.timeout)), description: b.description ?? null });
     return ragflowJson(mcpServerView(created));
   });
 
@@ -163,18 +159,7 @@ export async function mcpServersPlugin(app: FastifyInstance, deps: AppDeps): Pro
       headers: (b.headers ?? current.headers) as Record<string, string>,
       variables,
     };
-    const tools = await toolsOf(def, b.timeout ?? 10);
-    const updated = await store.mcpServers.update(request.tenantId, mcp_id, {
-      name,
-      serverType: def.server_type,
-      url: def.url,
-      command: def.command,
-      args: def.args,
-      env: def.env,
-      headers: def.headers,
-      variables: { ...variables, tools: Object.fromEntries(tools.map((t) => [t.name, t])) },
-      ...(b.description !== undefined ? { description: b.description } : {}),
-    });
+    const updated = await store.mcpServers.update(request.tenantId, mcp_id, { ...(await listedRecord(def, b.timeout)), ...(b.description !== undefined ? { description: b.description } : {}) });
     if (!updated) throw dataError('Failed to updated MCP server.');
     return ragflowJson(mcpServerView(updated));
   });

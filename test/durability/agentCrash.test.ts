@@ -10,7 +10,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { streamSse } from '../helpers/appHarness';
-import { freePort, startAppProcess, waitHealthy, type AppProcess } from '../helpers/appProcess';
+import { appEnv, freePort, startAppProcess, waitHealthy, type AppProcess } from '../helpers/appProcess';
 import { dsl } from '../helpers/canvasKit';
 import { startScriptedLlm, type RecordedCall, type ScriptedLlm } from '../helpers/scriptedLlm';
 import { startWebSearchServer, type WebSearchServer } from '../helpers/webSearchServer';
@@ -44,20 +44,7 @@ const search = (id: string, query: string) => ({ id, name: 'tavily_search_0', ar
 describe('a crash of the worker process in the middle of an agent run', () => {
   it('finishes the run after a restart without repeating finished rounds or tool calls', async () => {
     const port = await freePort();
-    const env = {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      API_KEY: KEY,
-      LLM_BASE_URL: llm.url,
-      LLM_API_KEY: 'test',
-      TAVILY_BASE_URL: web.url,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TASK_QUEUE: `agent-crash-${randomUUID()}`,
-      ACTIVITY_HEARTBEAT_TIMEOUT_MS: '2000',
-      LOAD_EXAMPLES: 'false',
-      LOG_LEVEL: 'warn',
-    };
+    const env = appEnv({ port, dataDir, apiKey: KEY, llmUrl: llm.url, temporalAddress: inject('temporalAddress'), extra: { TAVILY_BASE_URL: web.url } });
     const base = `http://127.0.0.1:${port}`;
     const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseSse, streamSse, type SseMessage } from '../helpers/appHarness';
-import { freePort, startAppProcess, waitHealthy, type AppProcess } from '../helpers/appProcess';
+import { appEnv, freePort, startAppProcess, waitHealthy, type AppProcess } from '../helpers/appProcess';
 import { dsl } from '../helpers/canvasKit';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
 
@@ -34,19 +34,7 @@ afterAll(async () => {
 
 describe('a crash of the API + worker process', () => {
   it('resumes the run after a restart without repeating the finished model call', async () => {
-    const env = {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      API_KEY: KEY,
-      LLM_BASE_URL: llm.url,
-      LLM_API_KEY: 'test',
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TASK_QUEUE: `crash-${randomUUID()}`,
-      ACTIVITY_HEARTBEAT_TIMEOUT_MS: '2000',
-      LOAD_EXAMPLES: 'false',
-      LOG_LEVEL: 'warn',
-    };
+    const env = appEnv({ port, dataDir, apiKey: KEY, llmUrl: llm.url, temporalAddress: inject('temporalAddress') });
     const base = `http://127.0.0.1:${port}`;
     const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
     llm.whenPromptIncludes('First step.', { content: 'facts gathered' });

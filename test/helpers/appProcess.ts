@@ -3,6 +3,7 @@
  * it: a free port, start, wait until healthy, and the output kept for failure messages.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,4 +56,23 @@ export async function waitHealthy(base: string, app: AppProcess, timeoutMs = 90_
     await new Promise((r) => setTimeout(r, 300));
   }
   throw new Error(`the app did not become healthy:\n${app.output().slice(-3000)}`);
+}
+
+/** The environment of a test app process: its own port, data folder, key and task queue, the shared dev server. */
+export function appEnv(opts: { port: number; dataDir: string; apiKey: string; llmUrl: string; temporalAddress: string; extra?: Record<string, string> }): Record<string, string> {
+  return {
+    PORT: String(opts.port),
+    HOST: '127.0.0.1',
+    DATA_DIR: opts.dataDir,
+    API_KEY: opts.apiKey,
+    LLM_BASE_URL: opts.llmUrl,
+    LLM_API_KEY: 'test',
+    TEMPORAL_ADDRESS: opts.temporalAddress,
+    TASK_QUEUE: `app-${randomUUID()}`,
+    // A killed worker's calls are retried elsewhere within two seconds.
+    ACTIVITY_HEARTBEAT_TIMEOUT_MS: '2000',
+    LOAD_EXAMPLES: 'false',
+    LOG_LEVEL: 'warn',
+    ...opts.extra,
+  };
 }
