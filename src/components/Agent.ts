@@ -6,7 +6,7 @@
  * state in the run, so a crash repeats at most the call in flight.
  */
 import { z } from 'zod';
-import { planModelCall, readModelAnswer } from './LLM';
+import { hasLegacyStructure, planModelCall, readModelAnswer } from './LLM';
 import type { McpToolInfo } from './calls';
 import { nonNegInt, str } from './common';
 import { buildPrompt, llmInputRefs, llmParamsShape, llmThoughts, promptProblem, structuredOutputInstructions, structuredSchema } from './llmPrompt';
@@ -131,7 +131,7 @@ export const Agent: ComponentDef<AgentParams> = {
   role: 'plain',
   execution: 'activity',
   streamsContent: (p) => structuredSchema(p.outputs) === null,
-  outputNames: (p) => (structuredSchema(p.outputs) ? ['content', 'structured', 'use_tools'] : ['content', 'use_tools']),
+  outputNames: (p) => [...(structuredSchema(p.outputs) ? ['content', 'structured', 'use_tools'] : ['content', 'use_tools']), ...(hasLegacyStructure(p) ? ['structured_content'] : [])],
   inputRefs: (p) => llmInputRefs(p),
   nested: (p) => p.tools.map((t, i) => ({ path: [p.tools_key, i], componentName: t.component_name, params: t.params })),
   thoughts: (p, ctx) => llmThoughts(buildPrompt(p, ctx)),

@@ -1,6 +1,6 @@
 /** Bing: web search through Bing's search API. Params follow RAGFlow's BingParam. */
 import { z } from 'zod';
-import { executionParamsShape, num, str } from './common';
+import { executionParamsShape, num, str, paramText } from './common';
 import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './types';
 
@@ -31,6 +31,6 @@ export const Bing: ComponentDef<BingParams> = {
     }),
   },
   thoughts: () => 'Searching the web with Bing...',
-  run: (p, ctx) => runToolNode('Bing', ctx, { query: ctx.render(p.query) }),
+  run: (p, ctx) => runToolNode('Bing', ctx, { query: paramText(ctx, p.query) }),
   onResult: (_p, _ctx, result) => readToolNodeResult(result),
 };

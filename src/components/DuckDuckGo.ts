@@ -1,6 +1,6 @@
 /** DuckDuckGo: web search through DuckDuckGo. Params follow RAGFlow's DuckDuckGoParam. */
 import { z } from 'zod';
-import { executionParamsShape, num, str } from './common';
+import { executionParamsShape, num, str, paramText } from './common';
 import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './types';
 
@@ -28,6 +28,6 @@ export const DuckDuckGo: ComponentDef<DuckDuckGoParams> = {
     }),
   },
   thoughts: () => 'Searching the web with DuckDuckGo...',
-  run: (p, ctx) => runToolNode('DuckDuckGo', ctx, { query: ctx.render(p.query) }),
+  run: (p, ctx) => runToolNode('DuckDuckGo', ctx, { query: paramText(ctx, p.query) }),
   onResult: (_p, _ctx, result) => readToolNodeResult(result),
 };

@@ -1,6 +1,6 @@
 /** Google: web search through Google's search API. Params follow RAGFlow's GoogleParam. */
 import { z } from 'zod';
-import { executionParamsShape, num, str } from './common';
+import { executionParamsShape, num, str, paramText } from './common';
 import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './types';
 
@@ -30,6 +30,6 @@ export const Google: ComponentDef<GoogleParams> = {
     }),
   },
   thoughts: () => 'Searching the web with Google...',
-  run: (p, ctx) => runToolNode('Google', ctx, { query: ctx.render(p.query) }),
+  run: (p, ctx) => runToolNode('Google', ctx, { query: paramText(ctx, p.query) }),
   onResult: (_p, _ctx, result) => readToolNodeResult(result),
 };

@@ -55,7 +55,7 @@ export function planModelCall(p: LlmParams, ctx: ComponentContext, extraVars: Re
 export function readModelAnswer(p: LlmParams, result: unknown, memo: unknown): Outcome {
   const answer = result as LlmChatResult;
   const m = memo as StructuredMemo | undefined;
-  if (!m) return { kind: 'done', outputs: { content: answer.content } };
+  if (!m) return { kind: 'done', outputs: { content: answer.content, ...legacyStructured(p, answer.content) } };
   const parsed = parseModelJson(answer.content);
   if (parsed.ok) return { kind: 'done', outputs: { structured: parsed.value, content: answer.content } };
   if (m.attempt > p.max_retries) {
@@ -66,13 +66,28 @@ export function readModelAnswer(p: LlmParams, result: unknown, memo: unknown): O
   return { kind: 'call', call: { activity: 'llmChat', request: chatRequest(p, m.system, messages, true) }, summary: `structured answer, attempt ${next.attempt}`, memo: next };
 }
 
+/**
+ * Early agent canvases give an answer format by example (`output_structure`) and read the
+ * parsed answer as `structured_content` (examples/iteration.json iterates over it).
+ */
+export function hasLegacyStructure(p: object): boolean {
+  const example = (p as { output_structure?: unknown }).output_structure;
+  return example !== undefined && example !== null && example !== '' && !(Array.isArray(example) && example.length === 0);
+}
+
+function legacyStructured(p: object, content: string): Record<string, unknown> {
+  if (!hasLegacyStructure(p)) return {};
+  const parsed = parseModelJson(content);
+  return { structured_content: parsed.ok ? parsed.value : null };
+}
+
 export const LLM: ComponentDef<LlmComponentParams> = {
   name: 'LLM',
   params: LlmParamsWithStructure,
   role: 'plain',
   execution: 'activity',
   streamsContent: (p) => structuredSchema(p.outputs) === null,
-  outputNames: (p) => (structuredSchema(p.outputs) ? ['content', 'structured'] : ['content']),
+  outputNames: (p) => [...(structuredSchema(p.outputs) ? ['content', 'structured'] : ['content']), ...(hasLegacyStructure(p) ? ['structured_content'] : [])],
   inputRefs: (p) => llmInputRefs(p),
   thoughts: (p, ctx) => llmThoughts(buildPrompt(p, ctx)),
   run: (p, ctx) => planModelCall(p, ctx),

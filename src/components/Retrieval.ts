@@ -3,7 +3,7 @@
  * arrives with the knowledge issue.
  */
 import { z } from 'zod';
-import { bareRef, bool, executionParamsShape, num, str, unitFloat } from './common';
+import { bareRef, bool, executionParamsShape, num, str, unitFloat, paramText } from './common';
 import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './types';
 
@@ -43,6 +43,6 @@ export const Retrieval: ComponentDef<RetrievalParams> = {
     }),
   },
   thoughts: () => 'Searching the knowledge base...',
-  run: (p, ctx) => runToolNode('Retrieval', ctx, { query: ctx.render(p.query) }),
+  run: (p, ctx) => runToolNode('Retrieval', ctx, { query: paramText(ctx, p.query) }),
   onResult: (_p, _ctx, result) => readToolNodeResult(result),
 };

@@ -3,7 +3,7 @@
  * an Agent tool (query from the model). Params follow RAGFlow's TavilySearchParam.
  */
 import { z } from 'zod';
-import { bool, executionParamsShape, num, str } from './common';
+import { bool, executionParamsShape, num, str, paramText } from './common';
 import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './types';
 
@@ -45,7 +45,7 @@ export const TavilySearch: ComponentDef<TavilySearchParams> = {
       },
     }),
   },
-  thoughts: (p, ctx) => `Keywords: ${ctx.render(p.query)}\nLooking for the most relevant articles.`,
-  run: (p, ctx) => runToolNode('TavilySearch', ctx, { query: ctx.render(p.query) }),
+  thoughts: (p, ctx) => `Keywords: ${paramText(ctx, p.query)}\nLooking for the most relevant articles.`,
+  run: (p, ctx) => runToolNode('TavilySearch', ctx, { query: paramText(ctx, p.query) }),
   onResult: (_p, _ctx, result) => readToolNodeResult(result),
 };

@@ -1,8 +1,12 @@
-/** UserFillUp: pauses the run until a person fills in a form (RAGFlow's "Await response"). */
+/**
+ * UserFillUp ("Await response"): the run pauses until a person fills in the form. The engine
+ * pauses before it runs (RAGFlow's look-ahead after a batch) and emits `user_inputs`; when the
+ * run resumes, the component runs with the submitted values as its outputs.
+ */
 import { z } from 'zod';
 import { FormFieldSchema } from './Begin';
-import { bool, executionParamsShape, notRunnableYet, str, templateRefs } from './common';
-import type { ComponentDef } from './types';
+import { bool, executionParamsShape, str, templateRefs } from './common';
+import type { ComponentContext, ComponentDef } from './types';
 
 const UserFillUpParams = z.looseObject({
   ...executionParamsShape,
@@ -14,13 +18,29 @@ const UserFillUpParams = z.looseObject({
 
 export type UserFillUpParams = z.infer<typeof UserFillUpParams>;
 
+/** The tips shown with the form, references rendered (lists joined by commas, as RAGFlow does). */
+export function renderTips(p: UserFillUpParams, ctx: ComponentContext): string {
+  if (!p.enable_tips) return '';
+  return ctx.render(p.tips);
+}
+
 export const UserFillUp: ComponentDef<UserFillUpParams> = {
   name: 'UserFillUp',
   params: UserFillUpParams,
-  role: 'plain',
+  role: 'form',
   execution: 'inline',
   outputNames: (p) => ['tips', ...Object.keys(p.inputs)],
   inputRefs: (p) => templateRefs(p.tips),
   thoughts: () => 'Waiting for your input...',
-  run: () => notRunnableYet('UserFillUp'),
+  form: (p, ctx) => ({ fields: p.inputs, tips: renderTips(p, ctx) }),
+  run(p, ctx) {
+    if (ctx.form.expired) {
+      return { kind: 'error', message: `No input arrived${ctx.form.waitedS !== null ? ` within ${ctx.form.waitedS} s` : ''}: the wait for the form timed out` };
+    }
+    const submitted = ctx.form.values ?? {};
+    const outputs: Record<string, unknown> = {};
+    if (p.enable_tips) outputs.tips = renderTips(p, ctx);
+    for (const key of Object.keys(p.inputs)) if (key in submitted) outputs[key] = submitted[key];
+    return { kind: 'done', outputs, inputs: Object.fromEntries(Object.keys(p.inputs).filter((k) => k in submitted).map((k) => [k, submitted[k]])) };
+  },
 };

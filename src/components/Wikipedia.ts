@@ -1,6 +1,6 @@
 /** Wikipedia: web search through Wikipedia's API. Params follow RAGFlow's WikipediaParam. */
 import { z } from 'zod';
-import { executionParamsShape, num, str } from './common';
+import { executionParamsShape, num, str, paramText } from './common';
 import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './types';
 
@@ -28,6 +28,6 @@ export const Wikipedia: ComponentDef<WikipediaParams> = {
     }),
   },
   thoughts: () => 'Searching the web with Wikipedia...',
-  run: (p, ctx) => runToolNode('Wikipedia', ctx, { query: ctx.render(p.query) }),
+  run: (p, ctx) => runToolNode('Wikipedia', ctx, { query: paramText(ctx, p.query) }),
   onResult: (_p, _ctx, result) => readToolNodeResult(result),
 };

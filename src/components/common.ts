@@ -116,3 +116,20 @@ export function declaredOutputs(outputs: Record<string, unknown>): string[] {
 export function notRunnableYet(componentName: string): { kind: 'error'; message: string } {
   return { kind: 'error', message: `${componentName} cannot run in this build yet: the canvas validates, but the ${componentName} executor is not available` };
 }
+
+/**
+ * A text param that may be a bare reference (`sys.query`, `iterationitem:0@result`, as RAGFlow's
+ * older canvases write search queries) or a template: the referenced value as text, or the
+ * rendered template.
+ */
+export function paramText(ctx: { canvas: { has(id: string): boolean }; resolve(ref: VariableRef): unknown; render(text: string): string }, text: string): string {
+  const t = text.trim();
+  if (t && !t.includes('{')) {
+    const ref = parseRef(t);
+    if (ref && (ref.kind === 'global' || ctx.canvas.has(ref.componentId))) {
+      const v = ctx.resolve(ref);
+      return v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+    }
+  }
+  return ctx.render(text);
+}

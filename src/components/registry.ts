@@ -10,11 +10,14 @@ import { Bing } from './Bing';
 import { Categorize } from './Categorize';
 import { DuckDuckGo } from './DuckDuckGo';
 import { ExeSQL } from './ExeSQL';
+import { ExitLoop } from './ExitLoop';
 import { Generate } from './Generate';
 import { Google } from './Google';
 import { Iteration } from './Iteration';
 import { IterationItem } from './IterationItem';
 import { LLM } from './LLM';
+import { Loop } from './Loop';
+import { LoopItem } from './LoopItem';
 import { Message } from './Message';
 import { Retrieval } from './Retrieval';
 import { Switch } from './Switch';
@@ -37,11 +40,14 @@ const definitions = {
   Categorize,
   DuckDuckGo,
   ExeSQL,
+  ExitLoop,
   Generate,
   Google,
   Iteration,
   IterationItem,
   LLM,
+  Loop,
+  LoopItem,
   Message,
   Retrieval,
   Switch,

@@ -19,6 +19,14 @@ export type ComponentRole =
   | 'answer'
   /** Picks its successors itself through the `_next` output (Categorize, Switch). */
   | 'router'
+  /** Pauses the run for a person's input (UserFillUp). */
+  | 'form'
+  /** Starts a loop whose body are the components with this one as `parent_id` (Iteration, Loop). */
+  | 'container'
+  /** The start of a loop body, run once per pass; ends the loop (IterationItem, LoopItem). */
+  | 'loopItem'
+  /** Leaves the enclosing Loop (ExitLoop). */
+  | 'exitLoop'
   /** Anything else. */
   | 'plain';
 
@@ -32,6 +40,8 @@ export interface CanvasView {
   downstream(id: string): readonly string[];
   upstream(id: string): readonly string[];
   parentId(id: string): string | null;
+  /** Components whose `parent_id` is `id` (a loop's body). */
+  childrenOf(id: string): readonly string[];
   roleOf(id: string): ComponentRole;
   /** Begin's prologue (the greeting a new session starts with). */
   prologue(): string;
@@ -59,8 +69,16 @@ export interface ComponentContext {
   readonly position: number;
   /** Outputs of another component. */
   outputsOf(id: string): Readonly<Record<string, unknown>>;
+  /** The parsed params of another component (a loop item reads its loop's). */
+  paramsOf(id: string): Readonly<Record<string, unknown>>;
   /** Whether the model calls tools natively (an Agent's `auto` strategy). */
   supportsToolCalling(llmId: string): boolean;
+  /** A loop item: the passes made so far in the current run of its loop. */
+  readonly loopPass: number;
+  /** A form (UserFillUp): the values a person submitted for it, or that the wait expired. */
+  readonly form: { values: Readonly<Record<string, unknown>> | null; expired: boolean; waitedS: number | null };
+  /** The webhook request a Webhook-mode run was started by (`query`, `headers`, `body`, `input`). */
+  readonly webhook: Readonly<Record<string, unknown>> | null;
   /** The function description of a tool component, as a model sees it. */
   describeTool(componentName: string, params: unknown): { meta: ToolMeta } | { error: string };
 }
@@ -79,6 +97,17 @@ export interface ToolParamSpec {
   enum?: string[];
   items?: Record<string, unknown>;
   required?: boolean;
+}
+
+/** One field of an input form: RAGFlow's `{name, type, optional, options, value}` and more. */
+export interface FormFieldSpec {
+  type: string;
+  optional: boolean;
+  options: unknown[];
+  name?: string;
+  key?: string;
+  value?: unknown;
+  [extra: string]: unknown;
 }
 
 /** A write to a variable (VariableAssigner). */
@@ -117,6 +146,8 @@ export type Outcome =
       /** Successors chosen by a router (also kept as the `_next` output). */
       next?: string[];
       writes?: VariableWrite[];
+      /** A loop item: the loop is over (no more items, a termination condition, the pass limit). */
+      loopEnd?: boolean;
     })
   | (OutcomeExtras & { kind: 'error'; message: string })
   /** One call; a failure fails the node (after the call's own retries). */
@@ -188,6 +219,11 @@ export interface ComponentDef<P extends ExecutionParams = ExecutionParams> {
   paramRefs?(params: P): ParamRef[];
   /** Component ids the params route to (Categorize `to`, Switch `to`...), for validation. */
   targets?(params: P): ParamTarget[];
+  /**
+   * Form components (UserFillUp): the fields a person must fill in and the tips shown with them.
+   * The engine pauses the run before the component runs and asks for them.
+   */
+  form?(params: P, ctx: ComponentContext): { fields: Record<string, FormFieldSpec>; tips: string };
   /** Present on components an Agent can call as a tool. */
   readonly tool?: {
     /** The function the model sees. */

@@ -12,7 +12,9 @@ export type VariableRef =
   | { kind: 'component'; componentId: string; output: string; path: string[]; expr: string }
   | { kind: 'global'; name: string; expr: string };
 
-const REF_BODY = String.raw`[a-zA-Z0-9_:]+@[A-Za-z0-9_.-]+|sys\.[A-Za-z0-9_.]+|env\.[A-Za-z0-9_.]+`;
+// RAGFlow's pattern, except that an output name may contain ':' — early canvases read an
+// Iteration's collected outputs by body component id (`{iteration:0@generate:1}`).
+const REF_BODY = String.raw`[a-zA-Z0-9_:]+@[A-Za-z0-9_][A-Za-z0-9_.:-]*|sys\.[A-Za-z0-9_.]+|env\.[A-Za-z0-9_.]+`;
 const REF_IN_TEXT = String.raw`\{[\{ ]*(${REF_BODY})[ \}]*\}`;
 
 /** Returns a fresh global regex matching references inside a template string. */

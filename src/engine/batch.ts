@@ -42,6 +42,14 @@ function invoke(step: Step, id: string, position: number): void {
     failNode(step, id, err instanceof Error ? err.message : String(err));
     return;
   }
+  if (node.role === 'loopItem' && outcome.kind === 'done') {
+    // The pass counter lives in the run state; -1 marks the loop as over for post-processing.
+    state.loops[id] = outcome.loopEnd ? -1 : Math.max(0, state.loops[id] ?? 0) + 1;
+  }
+  if (node.role === 'container') {
+    // A loop entered (again) starts from its first pass.
+    for (const child of canvas.view.childrenOf(id)) if (canvas.nodes[child]?.role === 'loopItem') delete state.loops[child];
+  }
   if ((outcome.kind === 'call' || outcome.kind === 'calls') && canvas.streaming.has(id)) {
     // Planned now, with the values of now (RAGFlow captures the prompt in a partial); carried
     // out when the Message that shows it renders.
@@ -62,16 +70,24 @@ export function startBatch(step: Step): number {
     step.sink.emit('node_started', nodeStartedData(canvas, id, thoughts(step, id, i), step.now));
   }
   let i = state.idx;
+  let formsRan = false;
   while (i < to) {
     const id = state.path[i]!;
     const role = canvas.nodes[id]!.role;
-    if (role !== 'begin' && !inputsReady(step, id, i)) {
+    // Begin and forms take the run's inputs, not other components' outputs: never deferred.
+    if (role !== 'begin' && role !== 'form' && !inputsReady(step, id, i)) {
       state.path.splice(i, 1);
       to -= 1;
       continue;
     }
     invoke(step, id, i);
+    if (role === 'form') formsRan = true;
     i += 1;
+  }
+  if (formsRan) {
+    // The submitted values (or the expiry) were for this pause only; a later pass asks again.
+    state.fillInputs = null;
+    state.fillExpired = null;
   }
   return to;
 }

@@ -38,7 +38,30 @@ export interface CompiledCanvas {
    * a sub-agent's synthetic canvas points back into its parent's DSL (`_origins` in the DSL).
    */
   readonly origins: Readonly<Record<string, PathSegment[]>>;
+  /** Loop (Iteration, Loop) → the item its body starts with (IterationItem, LoopItem). */
+  readonly loopStarts: Readonly<Record<string, string>>;
   readonly view: CanvasView;
+}
+
+const LOOP_ITEM_OF: Readonly<Record<string, string>> = { Iteration: 'IterationItem', Loop: 'LoopItem' };
+
+/** Each loop has exactly one item of its kind; items and ExitLoops sit inside the right loop. */
+function checkLoops(nodes: Record<string, CompiledNode>, at: (id: string, ...rest: PathSegment[]) => string): { starts: Record<string, string>; problems: Problem[] } {
+  const starts: Record<string, string> = {};
+  const problems: Problem[] = [];
+  for (const node of Object.values(nodes)) {
+    if (node.role === 'container') {
+      const kind = LOOP_ITEM_OF[node.type];
+      const items = Object.values(nodes).filter((n) => n.parentId === node.id && n.type === kind);
+      if (items.length !== 1) problems.push({ path: at(node.id), message: `${node.type} "${node.id}" needs exactly one ${kind} with parent_id "${node.id}", found ${items.length}` });
+      else starts[node.id] = items[0]!.id;
+    } else if (node.role === 'loopItem' || node.role === 'exitLoop') {
+      const parent = node.parentId ? nodes[node.parentId] : undefined;
+      const wanted = node.type === 'IterationItem' ? ['Iteration'] : node.type === 'LoopItem' ? ['Loop'] : ['Loop'];
+      if (!parent || !wanted.includes(parent.type)) problems.push({ path: at(node.id, 'parent_id'), message: `${node.type} "${node.id}" must be inside a ${wanted.join(' or ')} (its parent_id)` });
+    }
+  }
+  return { starts, problems };
 }
 
 export type CompileResult = { ok: true; canvas: CompiledCanvas } | { ok: false; problems: Problem[] };
@@ -198,6 +221,8 @@ function streamingProducers(nodes: Record<string, CompiledNode>): Set<string> {
 }
 
 function makeView(nodes: Readonly<Record<string, CompiledNode>>): CanvasView {
+  const children = new Map<string, string[]>();
+  for (const node of Object.values(nodes)) if (node.parentId) children.set(node.parentId, [...(children.get(node.parentId) ?? []), node.id]);
   const raw = (nodes.begin?.params as { prologue?: unknown } | undefined)?.prologue;
   const prologue = typeof raw === 'string' ? raw : '';
   return {
@@ -207,6 +232,7 @@ function makeView(nodes: Readonly<Record<string, CompiledNode>>): CanvasView {
     downstream: (id) => nodes[id]?.downstream ?? [],
     upstream: (id) => nodes[id]?.upstream ?? [],
     parentId: (id) => nodes[id]?.parentId ?? null,
+    childrenOf: (id) => children.get(id) ?? [],
     roleOf: (id) => nodes[id]?.role ?? 'plain',
     prologue: () => prologue,
   };
@@ -229,6 +255,8 @@ export function compileCanvas(input: unknown, options: CompileOptions = {}): Com
   const dsl = parsed.data;
   const { nodes, problems } = checkComponents(dsl, base, root);
   problems.push(...findCycleProblems(dsl, nodes, base));
+  const loops = checkLoops(nodes, (id, ...rest) => formatJsonPath([...base, 'components', id, ...rest], root));
+  problems.push(...loops.problems);
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
@@ -238,6 +266,7 @@ export function compileCanvas(input: unknown, options: CompileOptions = {}): Com
       streaming: streamingProducers(nodes),
       envDefaults: envDefaults(dsl),
       origins: readOrigins(dsl),
+      loopStarts: loops.starts,
       view: makeView(nodes),
     },
   };

@@ -55,12 +55,16 @@ export function makeContext(canvas: CompiledCanvas, state: RunState, id: string,
     path: state.path,
     position,
     outputsOf: (other) => state.outputs[other] ?? {},
+    paramsOf: (other) => (canvas.nodes[other]?.params ?? {}) as unknown as Readonly<Record<string, unknown>>,
     supportsToolCalling: (llmId) => {
       const table = state.toolCalling;
       if (!table) return true;
       return table.byFactory[factoryOf(llmId.trim() || table.defaultModelId, table.defaultFactory)] ?? true;
     },
     describeTool: (componentName, params) => describeTool(componentName, params),
+    loopPass: Math.max(0, state.loops[id] ?? 0),
+    form: { values: state.fillInputs, expired: state.fillExpired !== null, waitedS: state.fillExpired?.waitedS ?? null },
+    webhook: state.webhook,
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import type { CompiledCanvas } from './compile';
 import type { RunEvent } from './events';
-import { resumeRun, startRun, type EngineOptions, type RunStartInput } from './run';
+import { resumeRun, startRun, type EngineOptions, type RunStartInput, type StepResult } from './run';
 import type { RunState } from './state';
 import type { CallResult, EngineCall } from './step';
 
@@ -40,8 +40,17 @@ async function runAll(calls: EngineCall[], exec: CallExecutor, limit: number): P
 
 export async function runInProcess(canvas: CompiledCanvas, input: RunStartInput, exec: CallExecutor, options: InProcessOptions = {}): Promise<InProcessResult> {
   const now = options.now ?? Date.now;
+  return continueInProcess(canvas, startRun(canvas, input, now(), options), exec, options);
+}
+
+/**
+ * Carries a run on from a step (a start, a resume with form inputs) until it pauses or ends:
+ * the workflow's loop, without Temporal.
+ */
+export async function continueInProcess(canvas: CompiledCanvas, first: StepResult, exec: CallExecutor, options: InProcessOptions = {}): Promise<InProcessResult> {
+  const now = options.now ?? Date.now;
   const events: RunEvent[] = [];
-  let step = startRun(canvas, input, now(), options);
+  let step = first;
   for (;;) {
     events.push(...step.events);
     await options.onEvents?.(step.events);

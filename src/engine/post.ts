@@ -145,21 +145,47 @@ function postOne(step: Step, i: number, phase: { cursor: MessageCursor | null })
     } else {
       state.partials.push(id);
     }
-  } else {
+  } else if (node.role !== 'container' || ns.status === 'failed') {
+    // A loop's node_finished comes when the loop is over (RAGFlow), unless it could not start.
     emitFinished(step, id);
   }
 
   if (otherBranch) return 'done';
-  if (node.role === 'router') {
+  extendPath(step, id, ns.status === 'failed');
+  return 'done';
+}
+
+/** Ends the loop `loopId`: its node_finished, then the run goes on with its downstream. */
+function leaveLoop(step: Step, loopId: string): void {
+  const { canvas, state } = step;
+  for (const child of canvas.view.childrenOf(loopId)) if (canvas.nodes[child]?.role === 'loopItem') state.loops[child] = -1;
+  emitFinished(step, loopId);
+  for (const d of canvas.nodes[loopId]!.downstream) appendPath(step, d);
+}
+
+/** Where the path goes after `id`: RAGFlow's rules, loops included. */
+function extendPath(step: Step, id: string, failed: boolean): void {
+  const { canvas, state } = step;
+  const node = canvas.nodes[id]!;
+  const parent = node.parentId;
+  if (node.role === 'loopItem' && state.loops[id] === -1) {
+    if (parent && canvas.nodes[parent]) leaveLoop(step, parent);
+  } else if (node.role === 'router') {
     const next = state.outputs[id]?._next;
     for (const n of Array.isArray(next) ? next : []) if (typeof n === 'string') appendPath(step, n);
+  } else if (node.role === 'container') {
+    if (!failed && canvas.loopStarts[id]) appendPath(step, canvas.loopStarts[id]!);
+  } else if (node.role === 'exitLoop' && parent && canvas.nodes[parent]?.type === 'Loop') {
+    leaveLoop(step, parent);
   } else if (node.role === 'answer') {
     // The turn ends here; the next turn of the conversation starts at the downstream.
     state.continueAt = [...node.downstream];
+  } else if (node.downstream.length === 0 && parent && canvas.loopStarts[parent]) {
+    // The end of a loop body: the next pass.
+    appendPath(step, canvas.loopStarts[parent]!);
   } else {
     for (const d of node.downstream) appendPath(step, d);
   }
-  return 'done';
 }
 
 /** Post-processes the current batch from the phase's cursor on. */

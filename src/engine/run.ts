@@ -12,6 +12,8 @@ import type { CompiledCanvas } from './compile';
 import { nodeFinishedData, publicOutputs, type RunEvent } from './events';
 import { postProcess } from './post';
 import { emptySession, ZERO_USAGE, type RunState, type RunStatus, type SessionState } from './state';
+import { checkPauseInputs, maybePause, pendingInputsOf } from './pause';
+import { describeFieldProblems } from '../components/forms';
 import { newStep, receiveResult, type CallResult, type EngineCall, type Step } from './step';
 
 /** Guard against canvases that loop without end (component executions per run). */
@@ -36,6 +38,8 @@ export interface RunStartInput {
   nested?: boolean;
   /** Which model factories call tools natively (for an Agent's `auto` strategy). */
   toolCalling?: ToolCallingTable;
+  /** A webhook call (Begin in Webhook mode): `{query, headers, body, input}`. */
+  webhook?: Record<string, unknown>;
 }
 
 export interface StepResult {
@@ -110,6 +114,11 @@ function initialState(canvas: CompiledCanvas, input: RunStartInput, now: number)
     runInputs: input.inputs ?? {},
     inputsEcho: input.inputs ?? null,
     createdAt: Math.floor(now / 1000),
+    pause: null,
+    fillInputs: null,
+    fillExpired: null,
+    loops: {},
+    webhook: input.webhook ?? null,
   };
 }
 
@@ -151,6 +160,7 @@ function drive(step: Step, maxSteps: number): void {
   while (state.status === 'running') {
     const phase = state.phase;
     if (phase.kind === 'next') {
+      if (maybePause(step)) return;
       if (state.idx >= state.path.length) return finish(step);
       if (state.steps >= maxSteps) return fail(step, `The run stopped after ${maxSteps} component executions: the canvas seems to loop without end`);
       const to = startBatch(step);
@@ -195,6 +205,50 @@ export function resumeRun(canvas: CompiledCanvas, prev: RunState, results: CallR
   return result(step);
 }
 
+/** What a person submits to a paused run. */
+export interface InputsSubmission {
+  inputs: Record<string, unknown>;
+  /** Text sent along (RAGFlow's query on the resuming request): becomes `sys.query` and a user turn. */
+  query?: unknown;
+}
+
+/**
+ * Resumes a paused run with the submitted form values. The caller checks them first with
+ * {@link checkPauseInputs}; values that do not fit the form are refused here too.
+ */
+export function submitInputs(canvas: CompiledCanvas, prev: RunState, submission: InputsSubmission, now: number, options: EngineOptions = {}): StepResult | { error: string } {
+  const check = checkPauseInputs(prev, submission.inputs);
+  if (!check.ok) return { error: describeFieldProblems(check.problems) };
+  const state = clone(prev);
+  const step = newStep(canvas, state, now);
+  state.fillInputs = check.values;
+  state.pause = null;
+  state.status = 'running';
+  const query = submission.query;
+  if (query !== undefined && query !== null && query !== '') {
+    state.globals['sys.query'] = query;
+    state.history.push(['user', queryText(query)]);
+    (state.globals['sys.history'] as unknown[]).push(`user: ${queryText(query)}`);
+  }
+  drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
+  return result(step);
+}
+
+/**
+ * The wait of a paused run expired: its form components fail with a timeout, and their
+ * exception handling decides (`goto`, a default value, or the run fails).
+ */
+export function expirePause(canvas: CompiledCanvas, prev: RunState, waitedS: number | null, now: number, options: EngineOptions = {}): StepResult {
+  const state = clone(prev);
+  const step = newStep(canvas, state, now);
+  if (state.status !== 'paused') return result(step);
+  state.fillExpired = { waitedS };
+  state.pause = null;
+  state.status = 'running';
+  drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
+  return result(step);
+}
+
 export const CANCELED_MESSAGE = 'Task has been canceled';
 
 /**
@@ -218,6 +272,7 @@ export function cancelRun(canvas: CompiledCanvas, prev: RunState, reason: string
   state.groups = {};
   state.deferred = {};
   state.partials = [];
+  state.pause = null;
   step.sink.emit('run_canceled', { reason });
   step.sink.emit('workflow_finished', {
     inputs: state.inputsEcho,
@@ -243,7 +298,7 @@ export interface RunProgress {
 }
 
 export function progressOf(state: RunState): RunProgress {
-  return { status: state.status, path: [...state.path], nodes: state.nodes, pendingInputs: null, usage: state.usage, error: state.error };
+  return { status: state.status, path: [...state.path], nodes: state.nodes, pendingInputs: pendingInputsOf(state), usage: state.usage, error: state.error };
 }
 
 /**

@@ -3,7 +3,7 @@
  * workflow state and across continue-as-new). Nothing here reads a clock or makes an id.
  */
 import type { ActivityCall, TokenUsage } from '../components/calls';
-import type { Outcome } from '../components/types';
+import type { FormFieldSpec, Outcome } from '../components/types';
 import type { ToolCallingTable } from '../runSettings';
 import type { TemplatePart } from '../dsl/refs';
 
@@ -137,6 +137,28 @@ export interface RunState {
   inputsEcho: unknown;
   /** Unix seconds of the run start: RAGFlow stamps every event envelope with it. */
   createdAt: number;
+  /** The form the run waits for (a UserFillUp pause); null when not paused. */
+  pause: PauseState | null;
+  /** Values submitted for the paused form, consumed by the UserFillUp(s) when they run. */
+  fillInputs: Record<string, unknown> | null;
+  /** The wait expired: the UserFillUp(s) fail when they run (their exception handling applies). */
+  fillExpired: { waitedS: number | null } | null;
+  /** Loop items: passes made in the current run of their loop, -1 once the loop ended. */
+  loops: Record<string, number>;
+  /** Webhook request (Begin in Webhook mode): `query`, `headers`, `body`, and the raw `input`. */
+  webhook: Record<string, unknown> | null;
+}
+
+/** A run paused at one or more UserFillUps (RAGFlow merges their forms into one). */
+export interface PauseState {
+  componentIds: string[];
+  /** Field key → field definition (type, options, optional...). */
+  form: Record<string, FormFieldSpec>;
+  tips: string;
+  /** Sequence number of the `user_inputs` event (identifies this pause). */
+  seq: number;
+  /** Seconds the run waits before the forms time out; null: no limit of its own. */
+  timeoutS: number | null;
 }
 
 export const ZERO_USAGE: Readonly<RunUsage> = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, calls: 0 });

@@ -125,5 +125,22 @@ describe.skipIf(!present)('RAGFlow canvases', () => {
       const uses = t.events.filter((e) => e.event === 'tool_call').map((e) => (e.data as { tool_name: string }).tool_name);
       expect(uses).toEqual(['Web Search Specialist', 'Content Deep Reader', 'Research Synthesizer']);
     });
+
+    it('examples/iteration.json: splits a topic into sub-topics, searches and writes about each, and shows every report', async () => {
+      const system = (call: RecordedCall) => String(call.body.messages[0]?.content ?? '');
+      h.llm.when((call) => {
+        const s = system(call);
+        if (s.includes('decompose user') && s.includes('durable workflows')) return { content: '["retries", "replay"]' };
+        const topic = /answer the following question or topic: "(retries|replay) "/.exec(s);
+        if (topic) return { content: `Report on ${topic[1]}.` };
+        return undefined;
+      });
+      const before = web.calls.length;
+      const id = await create('examples/iteration.json');
+      const t = await turn(id, { query: 'durable workflows' });
+      expect(t.names.at(-1)).toBe('workflow_finished');
+      expect(web.calls.slice(before).map((c) => c.body.query)).toEqual(['retries', 'replay']);
+      expect(t.text).toBe('["Report on retries.", "Report on replay."]');
+    });
   });
 });

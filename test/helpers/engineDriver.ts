@@ -4,7 +4,7 @@
  * tests use the real activities against the scripted OpenAI-compatible HTTP server instead.)
  */
 import type { LlmChatRequest, LlmChatResult, ToolCallRequest } from '../../src/components/calls';
-import { runInProcess, type CallResult, type EngineCall, type RunStartInput } from '../../src/engine';
+import { continueInProcess, expirePause, runInProcess, submitInputs, type CallResult, type EngineCall, type InputsSubmission, type RunStartInput, type RunState } from '../../src/engine';
 import type { CompiledCanvas } from '../../src/engine';
 import type { RunEvent } from '../../src/engine/events';
 
@@ -19,6 +19,10 @@ export type Answer =
 export interface Driver {
   calls: EngineCall[];
   run(canvas: CompiledCanvas, input?: Partial<RunStartInput>): ReturnType<typeof runInProcess>;
+  /** Submits form values to a paused run and carries it on (throws when the engine refuses them). */
+  submit(canvas: CompiledCanvas, state: RunState, submission: InputsSubmission): ReturnType<typeof runInProcess>;
+  /** The pause expired; the run goes on. */
+  expire(canvas: CompiledCanvas, state: RunState): ReturnType<typeof runInProcess>;
 }
 
 export function answerResult(content: string, toolCalls: ToolCallRequest[] = []): LlmChatResult {
@@ -58,6 +62,12 @@ export function driver(script: Record<string, Answer[]>): Driver {
   return {
     calls,
     run: (canvas, input = {}) => runInProcess(canvas, { runId: 'run1', messageId: 'msg1', query: 'hello', ...input }, exec, { now: () => (clock += 1000) }),
+    submit: async (canvas, state, submission) => {
+      const step = submitInputs(canvas, state, submission, (clock += 1000));
+      if ('error' in step) throw new Error(step.error);
+      return continueInProcess(canvas, step, exec, { now: () => (clock += 1000) });
+    },
+    expire: (canvas, state) => continueInProcess(canvas, expirePause(canvas, state, 30, (clock += 1000)), exec, { now: () => (clock += 1000) }),
   };
 }
 

@@ -1,0 +1,19 @@
+/** ExitLoop: leaves the enclosing Loop; the run goes on with the Loop's downstream. */
+import { z } from 'zod';
+import { executionParamsShape } from './common';
+import type { ComponentDef } from './types';
+
+const ExitLoopParams = z.looseObject({ ...executionParamsShape });
+
+export type ExitLoopParams = z.infer<typeof ExitLoopParams>;
+
+export const ExitLoop: ComponentDef<ExitLoopParams> = {
+  name: 'ExitLoop',
+  params: ExitLoopParams,
+  role: 'exitLoop',
+  execution: 'inline',
+  outputNames: () => [],
+  inputRefs: () => [],
+  thoughts: () => '',
+  run: () => ({ kind: 'done', outputs: {} }),
+};
