@@ -17,6 +17,8 @@ export interface RunSettings {
    * (its history limit is 51,200 events / 50 MB; the server suggests a hand-over from ~4 MB).
    */
   continueAsNewAfterEvents: number;
+  /** Seconds a run waits at a UserFillUp without a `timeout` of its own; null: as long as it takes. */
+  pauseTimeoutS?: number | null;
 }
 
 export interface ToolCallingTable {

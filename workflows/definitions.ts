@@ -2,7 +2,8 @@
  * The run workflow's contract with its callers: input, result, signals and queries. The API
  * imports these definitions (they carry no workflow code).
  */
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { InputsSubmission } from '../src/engine/run';
 import type { RunProgress } from '../src/engine/run';
 import type { RunSettings } from '../src/runSettings';
 import type { EngineCall } from '../src/engine/step';
@@ -50,6 +51,21 @@ export interface CanvasRunResult {
 /** Cancels the run: in-flight calls are cancelled, nothing further starts. */
 export const cancelSignal = defineSignal<[reason?: string]>('cancel');
 export const progressQuery = defineQuery<RunProgress>('progress');
+
+/** What the inputs update answers: the pause it resumed (events after `seq` are the continuation). */
+export interface InputsAccepted {
+  seq: number;
+}
+
+/**
+ * Submits form values to a run paused at a UserFillUp. A validator checks them against the form
+ * first: a bad submission is rejected (the update never enters history) with an
+ * ApplicationFailure of type `FORM_INVALID` whose details hold the field problems.
+ */
+export const submitInputsUpdate = defineUpdate<InputsAccepted, [InputsSubmission]>('submitInputs');
+
+/** The failure type of a rejected submission. */
+export const FORM_INVALID = 'FORM_INVALID';
 
 export function workflowIdFor(canvasId: string, runId: string): string {
   return `canvas-${canvasId}-run-${runId}`;

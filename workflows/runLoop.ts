@@ -5,7 +5,9 @@
  * how its run starts and how it ends.
  */
 import {
+  ApplicationFailure,
   CancellationScope,
+  condition,
   isCancellation,
   proxyLocalActivities,
   setHandler,
@@ -13,11 +15,12 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
-import { cancelRun, progressOf, resumeRun, type CompiledCanvas, type StepResult } from '../src/engine';
+import { cancelRun, checkPauseInputs, expirePause, progressOf, resumeRun, submitInputs, type CompiledCanvas, type InputsSubmission, type StepResult } from '../src/engine';
+import { describeFieldProblems } from '../src/components/forms';
 import type { RunStatus } from '../src/engine/state';
 import { RUN_STATUS_KEY } from '../src/temporal/searchAttributes';
 import { executeCalls } from './calls';
-import { cancelSignal, progressQuery, type RunCheckpoint, type RunSettings } from './definitions';
+import { cancelSignal, FORM_INVALID, progressQuery, submitInputsUpdate, type RunCheckpoint, type RunSettings } from './definitions';
 
 // Event writes are short database inserts: local activities, retried until the store answers.
 const local = proxyLocalActivities<Activities>({
@@ -68,6 +71,37 @@ export async function runLoop<R>(canvas: CompiledCanvas, first: StepResult, opti
   });
   setHandler(progressQuery, () => progressOf(step.state));
 
+  // Form values for a pause: checked by the validator (a bad submission never enters history),
+  // then taken by the loop. One submission per pause: a repeat is refused, not applied twice.
+  let submission: InputsSubmission | null = null;
+  setHandler(
+    submitInputsUpdate,
+    (s) => {
+      submission = s;
+      return { seq: step.state.pause?.seq ?? step.state.seq };
+    },
+    {
+      validator: (s) => {
+        if (submission !== null) throw ApplicationFailure.create({ type: FORM_INVALID, nonRetryable: true, message: 'inputs for this pause were already submitted' });
+        const check = checkPauseInputs(step.state, s.inputs ?? {});
+        if (!check.ok) throw ApplicationFailure.create({ type: FORM_INVALID, nonRetryable: true, message: describeFieldProblems(check.problems), details: [check.problems] });
+      },
+    },
+  );
+
+  /** Waits at a pause for inputs, a cancel or the timeout; returns the step that follows. */
+  const waitForInputs = async (paused: StepResult): Promise<StepResult> => {
+    const timeoutS = paused.state.pause?.timeoutS ?? settings.pauseTimeoutS ?? null;
+    const ready = () => submission !== null || cancelReason !== null;
+    const arrived = timeoutS !== null ? await condition(ready, timeoutS * 1000) : (await condition(ready), true);
+    if (cancelReason !== null) return paused;
+    if (!arrived) return expirePause(canvas, paused.state, timeoutS, Date.now(), engineOptions);
+    const s = submission!;
+    submission = null;
+    const next = submitInputs(canvas, paused.state, s, Date.now(), engineOptions);
+    return 'error' in next ? paused : next;
+  };
+
   let recordedStatus = options.recordedStatus;
   const record = async (s: StepResult) => {
     const changed = s.status !== recordedStatus;
@@ -82,11 +116,16 @@ export async function runLoop<R>(canvas: CompiledCanvas, first: StepResult, opti
       // that sees workflow_finished can start the next turn at once.
       if (ended(step)) break;
       await record(step);
-      if (step.status !== 'running' || step.calls.length === 0) break;
       if (cancelReason !== null) {
         step = cancelRun(canvas, step.state, cancelReason, Date.now());
         continue;
       }
+      if (step.status === 'paused') {
+        // A pause of seconds or days: the workflow waits here, holding no activity or worker.
+        step = await waitForInputs(step);
+        continue;
+      }
+      if (step.status !== 'running' || step.calls.length === 0) break;
       if (historyFull(settings)) return await options.continueAsNew({ state: step.state, calls: step.calls });
       let results;
       try {

@@ -9,9 +9,17 @@ import { progressQuery, type RunProgress } from '../../workflows/definitions';
 import type { AppDeps } from '../deps';
 import { openSse } from '../sse';
 import { cancelRunById } from '../services/cancel';
+import { submitRunInputs } from '../services/inputs';
 import { eventId, followRunEvents, parseEventId } from '../services/eventStream';
 
 const TaskParams = z.object({ task_id: z.string().min(1) });
+
+const InputsBody = z.object({
+  /** Field key → value, or RAGFlow's `{value, type...}` objects. */
+  inputs: z.record(z.string(), z.unknown()),
+  /** Text sent along: becomes `sys.query` and a user turn of the conversation. */
+  query: z.unknown().optional(),
+});
 
 function runView(run: RunRecord, progress: RunProgress | null, children: RunRecord[]): Record<string, unknown> {
   const terminal = run.status === 'finished' || run.status === 'failed' || run.status === 'canceled';
@@ -75,6 +83,26 @@ export async function runsPlugin(app: FastifyInstance, deps: AppDeps): Promise<v
     if (!sse.signal.aborted) sse.done();
     return reply;
   });
+
+  app.post(
+    '/api/v1/runs/:task_id/inputs',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'Submit the form a paused run waits for (UserFillUp); 400 names each bad field and the run stays paused',
+        params: TaskParams,
+        body: InputsBody,
+      },
+    },
+    async (request, reply) => {
+      const { task_id } = request.params as z.infer<typeof TaskParams>;
+      const body = request.body as z.infer<typeof InputsBody>;
+      const run = await findRun(request.tenantId, task_id);
+      const resumed = await submitRunInputs(deps, run, { inputs: body.inputs, ...(body.query !== undefined ? { query: body.query } : {}) });
+      // Follow the continuation on /events with Last-Event-ID: resumed_after.
+      return reply.status(202).send({ id: run.id, task_id: run.id, status: 'running', resumed_after: eventId(resumed.after) });
+    },
+  );
 
   app.post('/api/v1/runs/:task_id/cancel', { schema: { tags: ['runs'], summary: 'Cancel a run', params: TaskParams } }, async (request, reply) => {
     const { task_id } = request.params as z.infer<typeof TaskParams>;

@@ -6,12 +6,13 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../src/errors';
-import type { CanvasRecord, SessionRecord, StoredEvent } from '../../src/store/types';
+import type { CanvasRecord, EventCursor, SessionRecord, StoredEvent } from '../../src/store/types';
 import type { AppDeps } from '../deps';
 import { openSse } from '../sse';
 import { eventId, followRunEvents } from './eventStream';
 import { collect, newCollector, openAiChunkFor, openAiFinalChunk, openAiReply, ragflowReply, type Collected } from './replies';
 import type { LaunchDeps } from './runLauncher';
+import { currentPause, submitRunInputs } from './inputs';
 import { createSession, startTurn } from './sessions';
 
 export interface CompletionRequest {
@@ -50,18 +51,39 @@ async function resolveSession(deps: AppDeps, tenantId: string, canvas: CanvasRec
   return createSession(launchDeps(deps), { tenantId, canvas, name, userId: req.userId ?? tenantId, withPrologue: false });
 }
 
+/**
+ * The session's next turn — or, when its run waits at a UserFillUp, that run resumed with the
+ * submitted `inputs` (RAGFlow's way to answer a form). A request without inputs to a paused
+ * session gets the pending form again, as RAGFlow asks again.
+ */
+async function turnOrResume(deps: AppDeps, tenantId: string, canvas: CanvasRecord, session: SessionRecord, req: CompletionRequest): Promise<{ run: { runId: string }; after: EventCursor | null }> {
+  const active = await deps.store.runs.activeForSession(tenantId, session.id);
+  if (active?.status === 'paused') {
+    const query = typeof req.query === 'string' ? req.query : req.query === null || req.query === undefined ? '' : JSON.stringify(req.query);
+    if (req.inputs && Object.keys(req.inputs).length > 0) {
+      const resumed = await submitRunInputs(deps, active, { inputs: req.inputs, ...(query ? { query } : {}) });
+      if (query) await deps.store.sessions.appendMessages(session.id, [{ role: 'user', content: query, created_at: Date.now() / 1000 }]);
+      return { run: { runId: active.id }, after: resumed.after };
+    }
+    const pause = await currentPause(deps, active);
+    return { run: { runId: active.id }, after: { seq: pause.seq - 1, sub: 2_147_483_647 } };
+  }
+  const run = await startTurn(launchDeps(deps), { tenantId, canvas, session, query: req.query, inputs: req.inputs, files: req.files, userId: req.userId ?? tenantId });
+  return { run, after: null };
+}
+
 export async function runCompletion(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, req: CompletionRequest): Promise<unknown> {
   const tenantId = request.tenantId;
   const canvas = await deps.store.canvases.get(tenantId, req.agentId);
   if (!canvas) throw new AppError('NO_PERMISSION', 'Make sure you have permission to access the agent.');
   const session = await resolveSession(deps, tenantId, canvas, req);
-  const run = await startTurn(launchDeps(deps), { tenantId, canvas, session, query: req.query, inputs: req.inputs, files: req.files, userId: req.userId ?? tenantId });
+  const { run, after } = await turnOrResume(deps, tenantId, canvas, session, req);
   const collected = newCollector();
 
   if (req.stream) {
     const sse = openSse(request, reply, { dataPrefix: req.format === 'openai' ? 'data: ' : 'data:' });
     try {
-      for await (const e of followRunEvents(deps.store, run.runId, { after: null, signal: sse.signal, stopAfter: endsReply })) {
+      for await (const e of followRunEvents(deps.store, run.runId, { after, signal: sse.signal, stopAfter: endsReply })) {
         collect(collected, e, req.returnTrace);
         if (req.format === 'ragflow') sse.send(publicEvent(e, session.id), eventId(e));
         else {
@@ -83,7 +105,7 @@ export async function runCompletion(deps: AppDeps, request: FastifyRequest, repl
   request.raw.on('close', () => {
     if (!reply.sent) aborted.abort();
   });
-  for await (const e of followRunEvents(deps.store, run.runId, { after: null, signal: aborted.signal, stopAfter: endsReply })) collect(collected, e, req.returnTrace);
+  for await (const e of followRunEvents(deps.store, run.runId, { after, signal: aborted.signal, stopAfter: endsReply })) collect(collected, e, req.returnTrace);
   return finalReply(req, collected, session.id, canvas.id, run.runId);
 }
 

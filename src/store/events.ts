@@ -168,6 +168,15 @@ export function eventsRepository(db: Db): Store['events'] {
       return result.rows[0]?.n ?? 0;
     },
 
+    async lastNamed(runId, event) {
+      const result = await db.query<EventRow>(
+        `SELECT seq, sub, event, message_id, created_at, task_id, data, terminal FROM run_events
+         WHERE run_id = $1 AND event = $2 AND NOT superseded ORDER BY seq DESC, sub DESC LIMIT 1`,
+        [runId, event],
+      );
+      return result.rows[0] ? toStoredEvent(result.rows[0]) : null;
+    },
+
     async lastSub(runId, seq) {
       // Superseded rows count: a new attempt must write above them, not over them.
       const result = await db.query<{ n: number }>('SELECT coalesce(max(sub), 0)::int AS n FROM run_events WHERE run_id = $1 AND seq = $2', [

@@ -261,6 +261,8 @@ export interface Store {
     list(runId: string, after: EventCursor | null, limit: number): Promise<StoredEvent[]>;
     /** Hides the tokens of an earlier attempt of a stream slot (a retried streaming call). */
     supersede(runId: string, seq: number): Promise<number>;
+    /** The last event of a run with this name (e.g. the `user_inputs` of the current pause). */
+    lastNamed(runId: string, event: string): Promise<StoredEvent | null>;
     /** Highest sub stored for a stream slot (0 when none). */
     lastSub(runId: string, seq: number): Promise<number>;
     /** Events named `event` carrying `messageId`, from runs of one canvas of one tenant, in order. */
