@@ -30,7 +30,7 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
     ? resumedStep(input.checkpoint)
     : startRun(
         canvas,
-        { runId: input.runId, messageId: input.messageId, query: input.query, inputs: input.inputs, files: input.files, userId: input.userId, session: input.session, toolCalling: settings.toolCalling },
+        { runId: input.runId, messageId: input.messageId, query: input.query, inputs: input.inputs, files: input.files, userId: input.userId, session: input.session, toolCalling: settings.toolCalling, ...(input.webhook ? { webhook: input.webhook } : {}) },
         Date.now(),
         { maxSteps: settings.maxSteps },
       );

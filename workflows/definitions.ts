@@ -37,6 +37,8 @@ export interface CanvasRunInput {
   settings: RunSettings;
   /** Set when the run continues as a new execution (long agent runs): where it picks up. */
   checkpoint?: RunCheckpoint;
+  /** A webhook call (Begin in Webhook mode): `{query, headers, body, input}`. */
+  webhook?: Record<string, unknown>;
 }
 
 export interface CanvasRunResult {

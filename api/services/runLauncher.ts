@@ -29,6 +29,8 @@ export interface LaunchRequest {
   session: SessionState | null;
   /** A run id chosen by the caller (e.g. to claim a session with it first). */
   runId?: string;
+  /** A webhook call (Begin in Webhook mode): `{query, headers, body, input}`. */
+  webhook?: Record<string, unknown>;
 }
 
 export interface LaunchedRun {
@@ -61,6 +63,7 @@ export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<L
     userId: req.userId,
     session: req.session,
     settings: deps.settings,
+    ...(req.webhook ? { webhook: req.webhook } : {}),
   };
   try {
     await deps.client.workflow.start('canvasRun', {

@@ -58,6 +58,11 @@ export const Begin: ComponentDef<BeginParams> = {
   inputRefs: () => [],
   thoughts: () => '',
   run(p, ctx) {
+    if (ctx.webhook) {
+      // Webhook mode: the request's parts are Begin's outputs (`{begin@body.order_id}`).
+      const { input, ...parts } = ctx.webhook;
+      return { kind: 'done', outputs: { ...parts }, inputs: { request: input ?? null } };
+    }
     let submitted: Record<string, unknown> = { ...ctx.runInputs };
     if (Object.keys(submitted).length === 0) {
       const fields = Object.keys(p.inputs);
