@@ -19,6 +19,7 @@ import { openAiPlugin } from './plugins/openai';
 import { runsPlugin } from './plugins/runs';
 import { sessionsPlugin } from './plugins/sessions';
 import { tasksPlugin } from './plugins/tasks';
+import { webhookPlugin } from './plugins/webhook';
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 
@@ -47,7 +48,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps.log.debug('request', { method: request.method, url: request.url.split('?')[0], ms: Number(process.hrtime.bigint() - started) / 1e6 });
     });
   });
-  const plugins = [healthPlugin, metaPlugin, canvasesPlugin, agentsPlugin, sessionsPlugin, completionsPlugin, tasksPlugin, runsPlugin, openAiPlugin, mcpServersPlugin];
+  const plugins = [healthPlugin, metaPlugin, canvasesPlugin, agentsPlugin, sessionsPlugin, completionsPlugin, tasksPlugin, runsPlugin, openAiPlugin, mcpServersPlugin, webhookPlugin];
   for (const plugin of plugins) await app.register(async (scope) => plugin(scope, deps));
   if (deps.demoModel) await app.register(async (scope) => demoModelPlugin(scope));
   return app;

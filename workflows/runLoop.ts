@@ -17,7 +17,7 @@ import {
 import type { Activities } from '../activities/types';
 import { cancelRun, checkPauseInputs, expirePause, progressOf, resumeRun, submitInputs, type CompiledCanvas, type InputsSubmission, type StepResult } from '../src/engine';
 import { describeFieldProblems } from '../src/components/forms';
-import type { RunStatus } from '../src/engine/state';
+import { upgradeState, type RunStatus } from '../src/engine/state';
 import { RUN_STATUS_KEY } from '../src/temporal/searchAttributes';
 import { executeCalls } from './calls';
 import { cancelSignal, FORM_INVALID, progressQuery, submitInputsUpdate, type RunCheckpoint, type RunSettings } from './definitions';
@@ -45,7 +45,8 @@ function ended(step: StepResult): boolean {
 
 /** The first step of a continued run: nothing new to record, the same calls to make. */
 export function resumedStep(checkpoint: RunCheckpoint): StepResult {
-  return { state: checkpoint.state, events: [], calls: checkpoint.calls, status: checkpoint.state.status };
+  const state = upgradeState(checkpoint.state);
+  return { state, events: [], calls: checkpoint.calls, status: state.status };
 }
 
 /**

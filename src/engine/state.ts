@@ -161,6 +161,16 @@ export interface PauseState {
   timeoutS: number | null;
 }
 
+/**
+ * A state from an earlier build (a continue-as-new checkpoint written before fields were added)
+ * brought up to this one: missing fields get their initial values. Replay tests over stored
+ * histories keep this honest.
+ */
+export function upgradeState(raw: RunState): RunState {
+  const defaults: Pick<RunState, 'pause' | 'fillInputs' | 'fillExpired' | 'loops' | 'webhook' | 'toolCalling'> = { pause: null, fillInputs: null, fillExpired: null, loops: {}, webhook: null, toolCalling: null };
+  return { ...defaults, ...raw };
+}
+
 export const ZERO_USAGE: Readonly<RunUsage> = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, calls: 0 });
 
 export function emptySession(): SessionState {

@@ -53,6 +53,11 @@ export function canvasesRepository(db: Db): Store['canvases'] {
       return result.rows[0] ?? null;
     },
 
+    async getById(id) {
+      const result = await db.query<CanvasRecord>(`SELECT ${CANVAS_COLUMNS} FROM canvases WHERE id = $1`, [id]);
+      return result.rows[0] ?? null;
+    },
+
     async findByTitle(tenantId, title) {
       const result = await db.query<CanvasRecord>(
         `SELECT ${CANVAS_COLUMNS} FROM canvases WHERE tenant_id = $1 AND lower(title) = lower($2)

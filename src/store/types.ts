@@ -209,6 +209,8 @@ export interface Store {
   canvases: {
     create(input: NewCanvas): Promise<CanvasRecord>;
     get(tenantId: string, id: string): Promise<CanvasRecord | null>;
+    /** A canvas by id in any tenant: only for routes whose caller has no API key (webhooks). */
+    getById(id: string): Promise<CanvasRecord | null>;
     /** Case-insensitive title lookup within a tenant. */
     findByTitle(tenantId: string, title: string): Promise<CanvasRecord | null>;
     list(tenantId: string, filter: CanvasListFilter): Promise<{ items: CanvasRecord[]; total: number }>;

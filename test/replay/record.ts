@@ -20,7 +20,7 @@ import { DEFAULT_RUN_SETTINGS, type RunSettings } from '../../src/runSettings';
 import { openStore } from '../../src/store/store';
 import { obtainTemporalCli } from '../../src/temporal/cli';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/searchAttributes';
-import { cancelSignal } from '../../workflows/definitions';
+import { cancelSignal, progressQuery, submitInputsUpdate } from '../../workflows/definitions';
 import { dsl } from '../helpers/canvasKit';
 import { startScriptedLlm, type RecordedCall } from '../helpers/scriptedLlm';
 import { startWebSearchServer } from '../helpers/webSearchServer';
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   const agent = (params: Record<string, unknown>) =>
     dsl({ begin: { name: 'Begin', downstream: ['Agent:a'] }, 'Agent:a': { name: 'Agent', params: { ...model, ...params }, downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: ['{Agent:a@content}'] } } });
 
-  const scenarios: Record<string, { canvas: Record<string, unknown>; cancel?: boolean; settings?: Partial<RunSettings> }> = {
+  const scenarios: Record<string, { canvas: Record<string, unknown>; cancel?: boolean; inputs?: Record<string, unknown>; query?: unknown; settings?: Partial<RunSettings> }> = {
     'categorize-stream': {
       canvas: dsl({
         begin: { name: 'Begin', downstream: ['Categorize:c'] },
@@ -80,6 +80,27 @@ async function main(): Promise<void> {
     },
     'agent-tools': { canvas: agent({ sys_prompt: 'Parallel.', tools: [search, { component_name: 'TavilyExtract', name: 'Reader', params: { api_key: 'k' } }] }) },
     'sub-agent': { canvas: agent({ sys_prompt: 'Lead.', tools: [{ component_name: 'Agent', name: 'Helper', params: { ...model, sys_prompt: 'Helper.', tools: [search] } }] }) },
+    'user-fill-up': {
+      canvas: dsl({
+        begin: { name: 'Begin', downstream: ['UserFillUp:f'] },
+        'UserFillUp:f': { name: 'UserFillUp', params: { tips: 'Name?', inputs: { name: { type: 'line' } } }, downstream: ['Message:m'] },
+        'Message:m': { name: 'Message', params: { content: ['Hello {UserFillUp:f@name}'] } },
+      }),
+      inputs: { name: 'Ada' },
+    },
+    'iteration-and-loop': {
+      canvas: dsl({
+        begin: { name: 'Begin', downstream: ['Iteration:it'] },
+        'Iteration:it': { name: 'Iteration', params: { items_ref: 'sys.query', outputs: { out: { ref: 'LLM:b@content' } } }, downstream: ['Loop:l'] },
+        'IterationItem:i': { name: 'IterationItem', parent_id: 'Iteration:it', downstream: ['LLM:b'] },
+        'LLM:b': { name: 'LLM', parent_id: 'Iteration:it', params: { ...model, sys_prompt: 'Refunds.' } },
+        'Loop:l': { name: 'Loop', params: { loop_variables: [{ variable: 'n', input_mode: 'constant', type: 'number', value: 0 }], maximum_loop_count: 3 }, downstream: ['Message:m'] },
+        'LoopItem:li': { name: 'LoopItem', parent_id: 'Loop:l', downstream: ['VariableAssigner:v'] },
+        'VariableAssigner:v': { name: 'VariableAssigner', parent_id: 'Loop:l', params: { variables: [{ variable: 'Loop:l@n', operator: '+=', parameter: 1 }] } },
+        'Message:m': { name: 'Message', params: { content: ['{Iteration:it@out} n={Loop:l@n}'] } },
+      }),
+      query: ['a', 'b'],
+    },
     'continue-as-new': { canvas: agent({ sys_prompt: 'Long.', tools: [search], max_rounds: 6 }), settings: { continueAsNewAfterEvents: 30 } },
   };
   const only = process.argv.slice(2);
@@ -94,12 +115,16 @@ async function main(): Promise<void> {
     for (const [name, s] of Object.entries(scenarios)) {
       if (only.length > 0 && !only.includes(name)) continue;
       const canvas = await store.canvases.create({ tenantId: 't', title: name, dsl: s.canvas });
-      const run = await launchRun({ ...deps, settings: { ...deps.settings, ...s.settings } }, { tenantId: 't', canvas, sessionId: null, query: 'I want a refund', inputs: null, files: [], userId: 'u', session: null });
+      const run = await launchRun({ ...deps, settings: { ...deps.settings, ...s.settings } }, { tenantId: 't', canvas, sessionId: null, query: s.query ?? 'I want a refund', inputs: null, files: [], userId: 'u', session: null });
       const handle = env.client.workflow.getHandle(run.workflowId);
       if (s.cancel) {
         await llm.waitForCalls(llm.calls.length + 1);
         await new Promise((r) => setTimeout(r, 500));
         await handle.signal(cancelSignal, 'recorded cancel');
+      }
+      if (s.inputs) {
+        while (!(await handle.query(progressQuery)).pendingInputs) await new Promise((r) => setTimeout(r, 100));
+        await handle.executeUpdate(submitInputsUpdate, { args: [{ inputs: s.inputs }] });
       }
       await handle.result();
       const described = await handle.describe();
