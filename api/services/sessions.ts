@@ -4,6 +4,8 @@
  * counter, variables, memory) travels into each run and comes back when the run finishes.
  */
 import { compileCanvas, emptySession, sessionAfter, startRun, type SessionState } from '../../src/engine';
+import { checkForm, describeFieldProblems } from '../../src/components/forms';
+import type { FormFieldSpec } from '../../src/components/types';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord, SessionMessage, SessionRecord } from '../../src/store/types';
 import { launchRun, newId, type LaunchDeps, type LaunchedRun } from './runLauncher';
@@ -62,8 +64,28 @@ export interface TurnRequest {
   userId: string;
 }
 
+/**
+ * Checks the Begin inputs a turn sends against Begin's form (types, required fields); keys the
+ * form does not declare pass through, as Begin hands every input on. No inputs: nothing to check
+ * (a chat turn sends its query; Begin may take it as its single field).
+ */
+export function checkBeginInputs(canvas: CanvasRecord, inputs: Record<string, unknown> | null): void {
+  if (!inputs || Object.keys(inputs).length === 0) return;
+  const compiled = compileCanvas(canvas.dsl);
+  if (!compiled.ok) return; // the run reports an invalid canvas with every problem
+  const form = (compiled.canvas.nodes.begin?.params as { inputs?: Record<string, FormFieldSpec> } | undefined)?.inputs ?? {};
+  const check = checkForm(form, inputs, { allowUnknown: true });
+  if (!check.ok) {
+    throw new AppError('BAD_REQUEST', `Invalid inputs: ${describeFieldProblems(check.problems)}`, {
+      problems: check.problems.map((p) => ({ path: `$.inputs.${p.field}`, message: p.message })),
+      ragflowHttpStatus: 400,
+    });
+  }
+}
+
 /** Starts the session's next turn as a run; refuses while another run holds the session. */
 export async function startTurn(deps: LaunchDeps, t: TurnRequest): Promise<LaunchedRun> {
+  checkBeginInputs(t.canvas, t.inputs);
   const runId = newId();
   if (!(await deps.store.sessions.claim(t.session.id, runId))) {
     const active = await deps.store.runs.activeForSession(t.tenantId, t.session.id);

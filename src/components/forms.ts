@@ -89,8 +89,10 @@ function describe(v: unknown): string {
 }
 
 export interface FormCheckOptions {
-  /** Fields absent from the submission are not an error (Begin: a chat turn may send none). */
+  /** Fields absent from the submission are not an error. */
   requiredOptional?: boolean;
+  /** Keys the form does not declare pass through unchecked (Begin hands every input on). */
+  allowUnknown?: boolean;
 }
 
 /**
@@ -102,7 +104,9 @@ export function checkForm(form: Readonly<Record<string, FormField>>, submitted: 
   const problems: FieldProblem[] = [];
   const values: Record<string, unknown> = {};
   for (const key of Object.keys(submitted)) {
-    if (!(key in form)) problems.push({ field: key, message: `is not a field of this form (fields: ${Object.keys(form).join(', ') || 'none'})` });
+    if (key in form) continue;
+    if (options.allowUnknown) values[key] = submitted[key];
+    else problems.push({ field: key, message: `is not a field of this form (fields: ${Object.keys(form).join(', ') || 'none'})` });
   }
   for (const [key, field] of Object.entries(form)) {
     const v = rawValue(submitted[key]);
