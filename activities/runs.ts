@@ -3,8 +3,9 @@
  * run (its result, and the session's next turn). Both are idempotent, so retries are harmless.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import type { CanvasRunResult } from '../workflows/definitions';
-import type { RunEvent } from '../src/engine/events';
+import { redactSecrets, slimForRun } from '../src/dsl/secrets';
+import { workflowIdFor, type CanvasRunResult } from '../workflows/definitions';
+import { nestEvents, type NestTarget, type RunEvent } from '../src/engine/events';
 import type { RunStatus, SessionState } from '../src/engine/state';
 import type { Store } from '../src/store/types';
 import type { Logger } from './log';
@@ -14,6 +15,8 @@ export interface AppendRunEventsInput {
   events: RunEvent[];
   /** Set when the run's status changed with these events. */
   status?: RunStatus;
+  /** A child run (InvokeCanvas): also mirror the events into the parent's log. */
+  mirror?: NestTarget;
 }
 
 export interface FinalizeRunInput {
@@ -26,11 +29,27 @@ export interface FinalizeRunInput {
   session: SessionState | null;
   /** The run's last events, written after everything else so readers see a settled run. */
   events: RunEvent[];
+  mirror?: NestTarget;
 }
 
 export interface RegisterChildRunInput {
   runId: string;
   parentRunId: string;
+  workflowId: string;
+}
+
+export interface PrepareChildCanvasInput {
+  parentRunId: string;
+  childRunId: string;
+  canvasId: string;
+}
+
+/** What a child canvas run starts with (the rest comes from its parent). */
+export interface PreparedChildCanvas {
+  tenantId: string;
+  title: string;
+  /** The normalized DSL, credential params redacted, editor layout left out. */
+  dsl: unknown;
   workflowId: string;
 }
 
@@ -54,9 +73,24 @@ export function createRunActivities(deps: RunActivityDeps) {
       await store.runs.create({ id: input.runId, tenantId: parent.tenant_id, canvasId: parent.canvas_id, sessionId: null, workflowId: input.workflowId, canvasVersionId: parent.canvas_version_id, parentRunId: parent.id });
     },
 
+    /**
+     * Records a child canvas run (InvokeCanvas) under its parent and reads the canvas it runs:
+     * the parent's tenant's only. Idempotent.
+     */
+    async prepareChildCanvasRun(input: PrepareChildCanvasInput): Promise<PreparedChildCanvas> {
+      const parent = await store.runs.getById(input.parentRunId);
+      if (!parent) throw ApplicationFailure.nonRetryable(`the parent run ${input.parentRunId} does not exist`, 'NOT_FOUND');
+      const canvas = await store.canvases.get(parent.tenant_id, input.canvasId);
+      if (!canvas) throw ApplicationFailure.nonRetryable(`InvokeCanvas: no agent ${input.canvasId} for this tenant`, 'NOT_FOUND');
+      const workflowId = workflowIdFor(canvas.id, input.childRunId);
+      await store.runs.create({ id: input.childRunId, tenantId: parent.tenant_id, canvasId: canvas.id, sessionId: null, workflowId, canvasVersionId: canvas.version_id, parentRunId: parent.id });
+      return { tenantId: parent.tenant_id, title: canvas.title, dsl: redactSecrets(slimForRun(canvas.dsl)), workflowId };
+    },
+
     /** Appends events to the run's log and updates its status. */
     async appendRunEvents(input: AppendRunEventsInput): Promise<void> {
       if (input.events.length > 0) await store.events.append(input.runId, input.events);
+      if (input.mirror && input.events.length > 0) await store.events.append(input.mirror.runId, nestEvents(input.mirror, input.events));
       if (input.status && input.status !== 'finished' && input.status !== 'failed' && input.status !== 'canceled') {
         await store.runs.setStatus(input.runId, input.status);
       }
@@ -78,6 +112,7 @@ export function createRunActivities(deps: RunActivityDeps) {
         }
       }
       await store.events.append(input.runId, input.events);
+      if (input.mirror) await store.events.append(input.mirror.runId, nestEvents(input.mirror, input.events));
       log.info('run ended', { runId: input.runId, status: result.status, calls: result.usage.calls, tokens: result.usage.total_tokens });
       deps.onRunFinished?.(input.runId);
     },

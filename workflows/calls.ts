@@ -13,11 +13,14 @@ import {
   executeChild,
   isCancellation,
   proxyActivities,
+  uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
 import type { CallResult, EngineCall } from '../src/engine';
-import type { RunSettings } from './definitions';
+import type { InvokeCanvasRequest, InvokeCanvasResult } from '../src/components/calls';
+import type { canvasRun } from './canvasRun';
+import type { CanvasRunInput, RunSettings } from './definitions';
 import type { subAgentRun } from './subAgent';
 
 const acts = proxyActivities<Activities>({
@@ -70,6 +73,12 @@ async function execute(call: EngineCall, settings: RunSettings): Promise<CallRes
       case 'mcpListTools':
         value = await acts.mcpListTools.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries }]);
         break;
+      case 'invokeCanvas': {
+        const r = await invokeCanvas(c.request, call, settings);
+        if ('error' in r) return { callId: call.callId, ok: false, error: r.error };
+        value = r.value;
+        break;
+      }
       case 'subAgent':
         // A sub-agent is a run of its own: a child workflow, visible as such in the Temporal UI.
         value = await executeChild<typeof subAgentRun>('subAgentRun', {
@@ -87,6 +96,51 @@ async function execute(call: EngineCall, settings: RunSettings): Promise<CallRes
     if (isCancellation(err)) throw err;
     return { callId: call.callId, ok: false, ...failureMessage(err) };
   }
+}
+
+/** Another canvas runs nested this deep at most (a canvas that invokes itself stops here). */
+const MAX_NESTING = 5;
+
+const bookkeeping = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: ['NOT_FOUND'] },
+});
+
+/** InvokeCanvas: the other canvas runs as a child canvasRun, its events mirrored into our slot. */
+async function invokeCanvas(request: InvokeCanvasRequest, call: EngineCall, settings: RunSettings): Promise<{ value: InvokeCanvasResult } | { error: string }> {
+  const depth = (settings.nestingDepth ?? 0) + 1;
+  if (depth > MAX_NESTING) return { error: `agents invoke each other more than ${MAX_NESTING} deep; stopped (does a canvas invoke itself?)` };
+  const started = Date.now();
+  const runId = uuid4().replace(/-/g, '');
+  const prepared = await bookkeeping.prepareChildCanvasRun({ parentRunId: request.parentRunId, childRunId: runId, canvasId: request.canvasId });
+  const input: CanvasRunInput = {
+    runId,
+    messageId: runId,
+    tenantId: prepared.tenantId,
+    canvasId: request.canvasId,
+    sessionId: null,
+    title: prepared.title,
+    dsl: prepared.dsl,
+    query: request.query,
+    inputs: Object.keys(request.inputs).length > 0 ? request.inputs : null,
+    files: [],
+    userId: prepared.tenantId,
+    session: null,
+    settings: { ...settings, nestingDepth: depth },
+    ...(request.nest ? { nest: { ...request.nest, componentId: request.componentId } } : {}),
+  };
+  const result = await executeChild<typeof canvasRun>('canvasRun', {
+    workflowId: prepared.workflowId,
+    args: [input],
+    cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+    staticSummary: call.summary,
+    memo: { title: prepared.title },
+    typedSearchAttributes: workflowInfo().typedSearchAttributes,
+  });
+  if (result.status !== 'finished') return { error: `the agent ${request.canvasId} ${result.status}${result.error ? `: ${result.error}` : ''} (task_id ${runId})` };
+  return {
+    value: { text: result.content, outputs: { content: result.content, outputs: result.outputs, task_id: runId }, elapsedMs: Date.now() - started, taskId: runId, usage: result.usage },
+  };
 }
 
 /**

@@ -21,7 +21,7 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
     const error = describeProblems('The canvas is invalid', compiled.problems);
     const result: CanvasRunResult = { status: 'failed', content: '', outputs: null, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, calls: 0 }, error };
     upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: 'failed' }]);
-    await bookkeeping.finalizeRun({ runId: input.runId, tenantId: input.tenantId, sessionId: input.sessionId, messageId: input.messageId, result, session: null, events: rejectRun(input, error, Date.now()) });
+    await bookkeeping.finalizeRun({ runId: input.runId, tenantId: input.tenantId, sessionId: input.sessionId, messageId: input.messageId, result, session: null, events: rejectRun(input, error, Date.now()), ...(input.nest ? { mirror: input.nest } : {}) });
     return result;
   }
   const canvas = compiled.canvas;
@@ -38,6 +38,7 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
     runId: input.runId,
     settings,
     recordedStatus: input.checkpoint ? input.checkpoint.state.status : null,
+    ...(input.nest ? { mirror: input.nest } : {}),
     finalize: (step) => finalize(input, step),
     // The conversation state moves with the checkpoint; the session input is only for the start.
     continueAsNew: (checkpoint) => continueAsNew<typeof canvasRun>({ ...input, session: null, checkpoint }),
@@ -62,6 +63,7 @@ async function finalize(input: CanvasRunInput, step: StepResult): Promise<Canvas
     result,
     session: state.status === 'finished' ? sessionAfter(state) : null,
     events: step.events,
+    ...(input.nest ? { mirror: input.nest } : {}),
   });
   return result;
 }

@@ -6,6 +6,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { InputsSubmission } from '../src/engine/run';
 import type { RunProgress } from '../src/engine/run';
 import type { RunSettings } from '../src/runSettings';
+import type { NestTarget } from '../src/engine/events';
 import type { EngineCall } from '../src/engine/step';
 import type { RunState, RunStatus, RunUsage, SessionState } from '../src/engine/state';
 
@@ -39,6 +40,8 @@ export interface CanvasRunInput {
   checkpoint?: RunCheckpoint;
   /** A webhook call (Begin in Webhook mode): `{query, headers, body, input}`. */
   webhook?: Record<string, unknown>;
+  /** A child run (InvokeCanvas): where its events are mirrored in the parent's log. */
+  nest?: NestTarget;
 }
 
 export interface CanvasRunResult {

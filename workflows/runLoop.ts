@@ -17,6 +17,7 @@ import {
 import type { Activities } from '../activities/types';
 import { cancelRun, checkPauseInputs, expirePause, progressOf, resumeRun, submitInputs, type CompiledCanvas, type InputsSubmission, type StepResult } from '../src/engine';
 import { describeFieldProblems } from '../src/components/forms';
+import type { NestTarget } from '../src/engine/events';
 import { upgradeState, type RunStatus } from '../src/engine/state';
 import { RUN_STATUS_KEY } from '../src/temporal/searchAttributes';
 import { executeCalls } from './calls';
@@ -33,6 +34,8 @@ export interface RunLoopOptions<R> {
   settings: RunSettings;
   /** The status already recorded for the first step (a continued run), so it is not recorded twice. */
   recordedStatus: RunStatus | null;
+  /** A child run: its events are mirrored into this slot of the parent's log too. */
+  mirror?: NestTarget;
   /** Ends the run with its final step (runs non-cancellable when the run was cancelled through Temporal). */
   finalize: (step: StepResult) => Promise<R>;
   /** Starts a fresh execution of this workflow from the checkpoint (never returns). */
@@ -106,7 +109,7 @@ export async function runLoop<R>(canvas: CompiledCanvas, first: StepResult, opti
   let recordedStatus = options.recordedStatus;
   const record = async (s: StepResult) => {
     const changed = s.status !== recordedStatus;
-    if (s.events.length > 0 || changed) await local.appendRunEvents({ runId, events: s.events, status: changed ? s.status : undefined });
+    if (s.events.length > 0 || changed) await local.appendRunEvents({ runId, events: s.events, status: changed ? s.status : undefined, ...(options.mirror ? { mirror: options.mirror } : {}) });
     if (changed) upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: s.status }]);
     recordedStatus = s.status;
   };

@@ -29,11 +29,11 @@ const bad = (message: string) => new AppError('BAD_REQUEST', message);
 /** The webhook part of a Webhook-mode Begin's params (unknown keys are RAGFlow's, kept as they are). */
 const WebhookConfig = z.looseObject({
   methods: z.array(z.unknown()).catch([]).default([]).transform((m) => m.map((x) => String(x).toUpperCase())),
-  security: z.unknown(),
+  security: z.unknown().optional(),
   content_types: z.union([z.string(), z.array(z.string())]).optional().catch(undefined),
-  schema: z.unknown(),
-  execution_mode: z.unknown(),
-  response: z.unknown(),
+  schema: z.unknown().optional(),
+  execution_mode: z.unknown().optional(),
+  response: z.unknown().optional(),
 });
 type WebhookConfig = z.infer<typeof WebhookConfig>;
 

@@ -152,6 +152,24 @@ export interface SubAgentResult {
   elapsedMs: number;
 }
 
+/** Another canvas run as a child run (InvokeCanvas, as a node or as an Agent's tool). */
+export interface InvokeCanvasRequest {
+  parentRunId: string;
+  /** The invoking component (its node shows the child's events nested under it). */
+  componentId: string;
+  canvasId: string;
+  query: string;
+  inputs: Record<string, unknown>;
+  /** Set by the engine: the slot of the parent's event log the child's events are mirrored into. */
+  nest?: { runId: string; seq: number; createdAt: number; messageId: string };
+}
+
+/** Shaped like a tool result, so an Agent reads it as it reads any tool's. */
+export interface InvokeCanvasResult extends ToolInvokeResult {
+  taskId: string;
+  usage: TokenUsage & { calls: number };
+}
+
 /** Every call a component can ask for, keyed by what carries it out. */
 export interface CallMap {
   llmChat: { request: LlmChatRequest; result: LlmChatResult };
@@ -159,6 +177,7 @@ export interface CallMap {
   mcpCall: { request: McpCallRequest; result: McpCallResult };
   mcpListTools: { request: McpListRequest; result: { tools: McpToolInfo[] } };
   subAgent: { request: SubAgentRequest; result: SubAgentResult };
+  invokeCanvas: { request: InvokeCanvasRequest; result: InvokeCanvasResult };
 }
 
 export type CallName = keyof CallMap;

@@ -13,6 +13,7 @@ import { ExeSQL } from './ExeSQL';
 import { ExitLoop } from './ExitLoop';
 import { Generate } from './Generate';
 import { Google } from './Google';
+import { InvokeCanvas } from './InvokeCanvas';
 import { Iteration } from './Iteration';
 import { IterationItem } from './IterationItem';
 import { LLM } from './LLM';
@@ -43,6 +44,7 @@ const definitions = {
   ExitLoop,
   Generate,
   Google,
+  InvokeCanvas,
   Iteration,
   IterationItem,
   LLM,

@@ -81,6 +81,8 @@ export interface ComponentContext {
   readonly webhook: Readonly<Record<string, unknown>> | null;
   /** The function description of a tool component, as a model sees it. */
   describeTool(componentName: string, params: unknown): { meta: ToolMeta } | { error: string };
+  /** The call a tool use makes when the tool has its own (else null: the generic `toolInvoke`). */
+  toolCall(componentName: string, params: unknown, args: Record<string, unknown>): ActivityCall | null;
 }
 
 /** A tool's description for the model (RAGFlow's ToolMeta). */
@@ -228,6 +230,11 @@ export interface ComponentDef<P extends ExecutionParams = ExecutionParams> {
   readonly tool?: {
     /** The function the model sees. */
     meta(params: P): ToolMeta;
+    /**
+     * The call a tool use makes, when it is not the generic `toolInvoke` activity (InvokeCanvas
+     * runs a child canvas). `params` are the tool's params as the DSL lists them.
+     */
+    call?(params: P, args: Record<string, unknown>, ctx: ComponentContext): ActivityCall;
   };
   /** Components embedded in params (an Agent's tools), validated like canvas components. */
   nested?(params: P): NestedComponent[];

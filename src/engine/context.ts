@@ -42,7 +42,7 @@ export function historyWindow(state: RunState, windowSize: number): ChatMessage[
 
 export function makeContext(canvas: CompiledCanvas, state: RunState, id: string, position: number): ComponentContext {
   const resolve = (ref: VariableRef) => resolveRef(canvas, state, ref);
-  return {
+  const ctx: ComponentContext = {
     id,
     runId: state.runId,
     paramsPath: canvas.origins[id] ?? ['components', id, 'obj', 'params'],
@@ -65,7 +65,13 @@ export function makeContext(canvas: CompiledCanvas, state: RunState, id: string,
     loopPass: Math.max(0, state.loops[id] ?? 0),
     form: { values: state.fillInputs, expired: state.fillExpired !== null, waitedS: state.fillExpired?.waitedS ?? null },
     webhook: state.webhook,
+    toolCall: (componentName, params, args) => {
+      const def = componentDef(componentName);
+      const parsed = def?.tool?.call ? def.params.safeParse(params ?? {}) : null;
+      return parsed?.success ? def!.tool!.call!(parsed.data, args, ctx) : null;
+    },
   };
+  return ctx;
 }
 
 /** A tool component's description for the model, or why it cannot be a tool. */

@@ -8,7 +8,7 @@ import type { RunState } from './state';
 
 export const RAGFLOW_EVENTS = ['workflow_started', 'node_started', 'node_finished', 'message', 'message_end', 'user_inputs', 'workflow_finished'] as const;
 /** Our additions, documented as extensions. */
-export const EXTENSION_EVENTS = ['run_failed', 'run_canceled', 'message_retry', 'tool_call', 'agent_step'] as const;
+export const EXTENSION_EVENTS = ['run_failed', 'run_canceled', 'message_retry', 'tool_call', 'agent_step', 'child_event'] as const;
 
 export type RunEventName = (typeof RAGFLOW_EVENTS)[number] | (typeof EXTENSION_EVENTS)[number];
 
@@ -22,6 +22,34 @@ export interface RunEvent {
   created_at: number;
   task_id: string;
   data: Record<string, unknown>;
+}
+
+/** Where a child run's events are mirrored: a slot of its parent's log (InvokeCanvas). */
+export interface NestTarget {
+  runId: string;
+  seq: number;
+  createdAt: number;
+  messageId: string;
+  componentId: string;
+}
+
+/**
+ * A child run's event as its parent's stream shows it: wrapped (so the child's
+ * `workflow_finished` never reads as the parent's), at the parent's slot, ordered by the child's
+ * own sequence. Streamed tokens (sub > 0) stay in the child's log.
+ */
+export function nestEvents(target: NestTarget, events: RunEvent[]): RunEvent[] {
+  return events
+    .filter((e) => e.sub === 0)
+    .map((e) => ({
+      seq: target.seq,
+      sub: e.seq,
+      event: 'child_event' as const,
+      message_id: target.messageId,
+      created_at: target.createdAt,
+      task_id: target.runId,
+      data: { component_id: target.componentId, task_id: e.task_id, event: e.event, data: e.data },
+    }));
 }
 
 /** Events after which a run produces nothing more. */

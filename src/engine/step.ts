@@ -114,6 +114,10 @@ function registerGroup(step: Step, id: string, planned: PlannedCall[], memo: unk
     if (kind === 'stream' && call.activity === 'llmChat' && call.request.show !== false) {
       call = { ...call, request: { ...call.request, stream: { runId: state.runId, messageId: state.messageId, seq: step.sink.reserve(), componentId: id, createdAt: state.createdAt } } };
     }
+    // A child canvas's events go into a slot of this run's log, where this node stands.
+    if (call.activity === 'invokeCanvas') {
+      call = { ...call, request: { ...call.request, nest: { runId: state.runId, seq: step.sink.reserve(), createdAt: state.createdAt, messageId: state.messageId } } };
+    }
     step.calls.push({ callId, componentId: id, call, summary: `${id}: ${p.summary}`, policy: policyOf(step, id) });
   });
 }
@@ -150,11 +154,11 @@ export function applyOutcome(step: Step, id: string, outcome: Outcome, kind: Cal
 function countUsage(step: Step, id: string, call: ActivityCall['activity'], value: unknown): void {
   const ns = step.state.nodes[id];
   if (ns) ns.calls += 1;
-  // A sub-agent's model calls count toward the Agent that called it, and the run.
-  if (call !== 'llmChat' && call !== 'subAgent') return;
+  // A sub-agent's or an invoked canvas's model calls count toward the node that called it, and the run.
+  if (call !== 'llmChat' && call !== 'subAgent' && call !== 'invokeCanvas') return;
   const usage = (value as LlmChatResult | SubAgentResult | undefined)?.usage;
   if (!usage) return;
-  const calls = call === 'subAgent' ? ((usage as SubAgentResult['usage']).calls ?? 0) : 1;
+  const calls = call === 'llmChat' ? 1 : ((usage as SubAgentResult['usage']).calls ?? 0);
   const add = (u: TokenUsage) => {
     u.prompt_tokens += usage.prompt_tokens ?? 0;
     u.completion_tokens += usage.completion_tokens ?? 0;

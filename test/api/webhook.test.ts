@@ -18,11 +18,11 @@ const TOKEN = { auth_type: 'token', token: { token_header: 'X-Token', token_valu
 const ORDER_SCHEMA = { body: { properties: { order_id: { type: 'number' }, note: { type: 'string' } }, required: ['order_id'] } };
 
 let seq = 0;
-/** Creates a Webhook-mode agent Begin → LLM (prompt naming `mark` and the order id) → Message. */
+/** Creates a Webhook-mode agent Begin → LLM (system prompt `mark`, user prompt from the body) → Message. */
 async function webhookAgent(mark: string, begin: Record<string, unknown>, message: Record<string, unknown> = {}): Promise<string> {
   const canvas = dsl({
     begin: { name: 'Begin', params: { mode: 'Webhook', methods: ['POST'], security: TOKEN, schema: ORDER_SCHEMA, execution_mode: 'Deferred', ...begin }, downstream: ['LLM:a'] },
-    'LLM:a': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: `${mark} Order {begin@body.order_id} ({begin@body.note})` }, downstream: ['Message:m'] },
+    'LLM:a': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: mark, prompts: [{ role: 'user', content: 'Order {begin@body.order_id} ({begin@body.note})' }] }, downstream: ['Message:m'] },
     'Message:m': { name: 'Message', params: { content: ['Reply: {LLM:a@content}'], ...message } },
   });
   const res = await api(h, 'POST', '/api/v1/agents', { body: { title: `webhook ${mark} ${++seq}`, dsl: canvas } });
@@ -45,7 +45,7 @@ describe('webhook trigger', () => {
     expect(res.body).toEqual({ message: 'Reply: Order confirmed.', success: true, code: 200 });
     const call = h.llm.calls.find((c) => JSON.stringify(c.body.messages).includes('MARK-wh-sync'))!;
     // The declared field arrives typed; an optional one missing gets its type's default.
-    expect(JSON.stringify(call.body.messages)).toContain('MARK-wh-sync Order 42 ()');
+    expect(JSON.stringify(call.body.messages)).toContain('Order 42 ()');
   });
 
   it('casts strings to the declared type and answers with the Message’s status', async () => {
@@ -54,7 +54,8 @@ describe('webhook trigger', () => {
     const res = await hook(id, { raw: 'order_id=7&note=rush', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.status, res.text).toBe(202);
     expect(res.body).toEqual({ message: 'Reply: Accepted.', success: true, code: 202 });
-    expect(JSON.stringify(h.llm.calls.map((c) => c.body.messages))).toContain('MARK-wh-cast Order 7 (rush)');
+    const call = h.llm.calls.find((c) => JSON.stringify(c.body.messages).includes('MARK-wh-cast'))!;
+    expect(JSON.stringify(call.body.messages)).toContain('Order 7 (rush)');
   });
 
   it('answers at once in Immediately mode and the run still finishes', async () => {
@@ -68,7 +69,8 @@ describe('webhook trigger', () => {
     expect(res.body).toEqual({ accepted: true });
     const runId = res.headers.get('x-task-id')!;
     await h.llm.waitForCalls(before + 1);
-    expect(JSON.stringify(h.llm.calls.at(-1)!.body.messages)).toContain('MARK-wh-now Order 9');
+    const call = h.llm.calls.find((c) => JSON.stringify(c.body.messages).includes('MARK-wh-now'))!;
+    expect(JSON.stringify(call.body.messages)).toContain('Order 9 ()');
     release();
     const deadline = Date.now() + 30_000;
     let status = '';
@@ -86,6 +88,26 @@ describe('webhook trigger', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/plain');
     expect(res.text).toBe('thanks');
+  });
+
+  it('accepts any method when `methods` is empty and casts query fields; the route is documented', async () => {
+    h.llm.whenPromptIncludes('MARK-wh-any', { content: 'ok' });
+    const schema = { query: { properties: { order_id: { type: 'number' }, urgent: { type: 'boolean' }, tags: { type: 'array<string>' } }, required: ['order_id'] } };
+    const canvas = dsl({
+      begin: { name: 'Begin', params: { mode: 'webhook', methods: [], security: TOKEN, schema, execution_mode: 'Deferred' }, downstream: ['LLM:a'] },
+      'LLM:a': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'MARK-wh-any', prompts: [{ role: 'user', content: 'Order {begin@query.order_id} urgent={begin@query.urgent} tags={begin@query.tags}' }] }, downstream: ['Message:m'] },
+      'Message:m': { name: 'Message', params: { content: ['{LLM:a@content}'] } },
+    });
+    const id = ((await api(h, 'POST', '/api/v1/agents', { body: { title: `webhook any ${++seq}`, dsl: canvas } })).body as { data: { id: string } }).data.id;
+    const res = await hook(id, { method: 'GET', query: '?order_id=12&urgent=true&tags=%5B%22a%22%5D' });
+    expect(res.body).toEqual({ message: 'ok', success: true, code: 200 });
+    const call = h.llm.calls.find((c) => JSON.stringify(c.body.messages).includes('MARK-wh-any'))!;
+    expect(JSON.stringify(call.body.messages)).toContain('Order 12 urgent=true tags=');
+    expect((await hook(id, { method: 'HEAD', query: '?order_id=13' })).status).toBe(200);
+    expect((await hook(id, { method: 'DELETE', query: '?urgent=maybe&order_id=1' })).body).toEqual(refused("query.urgent auto-cast failed: Cannot convert 'maybe' to boolean"));
+
+    const doc = (await api(h, 'GET', '/api/v1/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(doc.paths['/api/v1/agents/{agent_id}/webhook'] ?? {})).toEqual(expect.arrayContaining(['post', 'get']));
   });
 
   it('refuses bad calls with RAGFlow’s messages and HTTP 400', async () => {

@@ -18,6 +18,8 @@ export interface CatalogEntry {
   componentName?: string;
   /** Where the tool's params sit in the stored canvas (component tools and sub-agents). */
   paramsPath?: PathSegment[];
+  /** A component tool's params as the DSL lists them (secrets redacted). */
+  toolParams?: Record<string, unknown>;
   /** A sub-agent's params and its RAGFlow nested id (`Agent:Lead-->Web_Search_Specialist`). */
   agentParams?: Record<string, unknown>;
   nestedId?: string;
@@ -89,7 +91,7 @@ export function buildCatalog(ctx: ComponentContext, tools: ToolSpec[], mcp: McpS
       return;
     }
     const fn = `${functionName(described.meta.name)}_${i}`;
-    entries.push({ fn, schema: toolSchema(fn, described.meta), kind: 'component', name: t.name ?? t.component_name, componentName: t.component_name, paramsPath });
+    entries.push({ fn, schema: toolSchema(fn, described.meta), kind: 'component', name: t.name ?? t.component_name, componentName: t.component_name, paramsPath, toolParams: t.params });
   });
   let index = tools.length;
   for (const server of mcp) {

@@ -73,7 +73,9 @@ export function prepareCalls(requested: RequestedCall[], catalog: CatalogEntry[]
 export function callFor(entry: CatalogEntry, args: Record<string, unknown>, ctx: ComponentContext, mcpTimeoutMs: number): ActivityCall {
   switch (entry.kind) {
     case 'component':
-      return { activity: 'toolInvoke', request: { runId: ctx.runId, componentName: entry.componentName!, paramsPath: entry.paramsPath!, args, asTool: true } };
+      return (
+        ctx.toolCall(entry.componentName!, entry.toolParams ?? {}, args) ?? { activity: 'toolInvoke', request: { runId: ctx.runId, componentName: entry.componentName!, paramsPath: entry.paramsPath!, args, asTool: true } }
+      );
     case 'mcp':
       return { activity: 'mcpCall', request: { runId: ctx.runId, mcpId: entry.mcpId!, tool: entry.mcpTool!, args, timeoutMs: mcpTimeoutMs } };
     case 'agent':
