@@ -13,6 +13,7 @@ import { llmSettingsFromEnv } from '../src/llm/providers';
 import { openStore } from '../src/store/store';
 import type { Store } from '../src/store/types';
 import { obtainTemporalCli } from '../src/temporal/cli';
+import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../src/temporal/bundle';
 import { startDevServer } from '../src/temporal/devServer';
 import { startScriptedLlm, type ScriptedLlm } from '../test/helpers/scriptedLlm';
 
@@ -50,7 +51,7 @@ export async function startBenchEnvironment(env: Record<string, string> = {}): P
   const client = new Client({ connection });
   const activities = createActivities({ store, llm: llmSettingsFromEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: 'x' }), log: silentLogger, env });
   const taskQueue = 'bench';
-  const worker = await Worker.create({ connection: await NativeConnection.connect({ address: server.address }), taskQueue, workflowsPath: path.join(root, 'workflows/index.ts'), activities, maxCachedWorkflows: 1000 });
+  const worker = await Worker.create({ connection: await NativeConnection.connect({ address: server.address }), taskQueue, workflowsPath: workflowsPath(root), bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] }, activities, maxCachedWorkflows: 1000 });
   return {
     llm,
     store,

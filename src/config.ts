@@ -25,6 +25,8 @@ const EnvSchema = z.object({
   RUN_MAX_STEPS: z.coerce.number().int().min(10).default(DEFAULT_RUN_SETTINGS.maxSteps),
   RUN_CONTINUE_AS_NEW_EVENTS: z.coerce.number().int().min(100).max(50_000).default(DEFAULT_RUN_SETTINGS.continueAsNewAfterEvents),
   MCP_STDIO_COMMANDS: z.string().default(''),
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2, 'must be at least 2').default(200),
+  RUN_PAUSE_TIMEOUT: z.coerce.number().positive().optional(),
   TAVILY_BASE_URL: z.url('must be a URL').optional(),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
   LOAD_EXAMPLES: z.enum(['true', 'false', '1', '0']).default('true'),
@@ -41,6 +43,8 @@ export interface AppConfig {
   role: 'all' | 'api' | 'worker';
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   runSettings: RunSettings;
+  /** Workflows a worker keeps in memory between tasks; paused runs beyond it leave the worker. */
+  workerMaxCachedWorkflows: number;
   maxBodyBytes: number;
   loadExamples: boolean;
   projectRoot: string;
@@ -70,7 +74,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): AppConf
       infraRetries: DEFAULT_RUN_SETTINGS.infraRetries,
       maxSteps: e.RUN_MAX_STEPS,
       continueAsNewAfterEvents: e.RUN_CONTINUE_AS_NEW_EVENTS,
+      pauseTimeoutS: e.RUN_PAUSE_TIMEOUT ?? null,
     },
+    workerMaxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
     maxBodyBytes: e.MAX_BODY_BYTES,
     loadExamples: e.LOAD_EXAMPLES === 'true' || e.LOAD_EXAMPLES === '1',
     projectRoot,

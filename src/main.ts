@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;
   if (config.role !== 'api') {
-    ({ worker } = await createWorker({ address: temporalServer.address, namespace: temporalServer.namespace, taskQueue: config.taskQueue, projectRoot: root, activities: { store, llm, log, env: process.env, mcpPool } }));
+    ({ worker } = await createWorker({ address: temporalServer.address, namespace: temporalServer.namespace, taskQueue: config.taskQueue, projectRoot: root, activities: { store, llm, log, env: process.env, mcpPool }, maxCachedWorkflows: config.workerMaxCachedWorkflows }));
     workerRun = worker.run().catch((err: unknown) => {
       log.error('worker stopped', { error: err instanceof Error ? err.stack : String(err) });
       process.exit(1);

@@ -11,6 +11,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { obtainTemporalCli } from '../src/temporal/cli';
+import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../src/temporal/bundle';
 import { DEV_SERVER_TUNING } from '../src/temporal/devServer';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/searchAttributes';
 
@@ -41,7 +42,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const address = env.connection.options.address ?? '';
   const started = Date.now();
-  const bundle = await bundleWorkflowCode({ workflowsPath: path.join(root, 'workflows/index.ts'), logger: new DefaultLogger('WARN') });
+  const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(root), preloadModules: [...WORKFLOW_PRELOAD_MODULES], logger: new DefaultLogger('WARN') });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-wf-'));
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);

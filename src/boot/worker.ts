@@ -1,7 +1,7 @@
 /** The Temporal worker: the run workflow plus the activities, with heartbeats frequent enough for prompt cancels. */
-import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
+import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../temporal/bundle';
 
 /**
  * The SDK logs through its own runtime logger; keep it at warnings (the bundler's build report
@@ -15,14 +15,18 @@ export function quietTemporalRuntime(level: LogLevel = 'WARN'): void {
   }
 }
 
-export async function createWorker(opts: { address: string; namespace: string; taskQueue: string; projectRoot: string; activities: ActivityDeps }): Promise<{ worker: Worker; connection: NativeConnection }> {
+export async function createWorker(opts: { address: string; namespace: string; taskQueue: string; projectRoot: string; activities: ActivityDeps; maxCachedWorkflows?: number }): Promise<{ worker: Worker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: opts.address });
   const worker = await Worker.create({
     connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
-    workflowsPath: path.join(opts.projectRoot, 'workflows/index.ts'),
+    workflowsPath: workflowsPath(opts.projectRoot),
+    bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] },
     activities: createActivities(opts.activities),
+    // A cached workflow costs ~2 MB of worker memory (its own copy of the engine's modules);
+    // bounding the cache bounds memory: a paused run that leaves it is replayed when it resumes.
+    ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     // A cancel reaches a running activity on its next heartbeat: keep them about a second apart.
     maxHeartbeatThrottleInterval: '1 second',
     defaultHeartbeatThrottleInterval: '1 second',

@@ -223,8 +223,9 @@ function streamingProducers(nodes: Record<string, CompiledNode>): Set<string> {
 function makeView(nodes: Readonly<Record<string, CompiledNode>>): CanvasView {
   const children = new Map<string, string[]>();
   for (const node of Object.values(nodes)) if (node.parentId) children.set(node.parentId, [...(children.get(node.parentId) ?? []), node.id]);
-  const raw = (nodes.begin?.params as { prologue?: unknown } | undefined)?.prologue;
-  const prologue = typeof raw === 'string' ? raw : '';
+  const begin = nodes.begin?.params as { prologue?: unknown; enablePrologue?: unknown } | undefined;
+  // The editor's switch turns the greeting off without deleting its text.
+  const prologue = typeof begin?.prologue === 'string' && begin.enablePrologue !== false ? begin.prologue : '';
   return {
     has: (id) => Object.prototype.hasOwnProperty.call(nodes, id),
     typeOf: (id) => nodes[id]?.type ?? '',

@@ -19,6 +19,7 @@ import { llmSettingsFromEnv } from '../../src/llm/providers';
 import { DEFAULT_RUN_SETTINGS, type RunSettings } from '../../src/runSettings';
 import { openStore } from '../../src/store/store';
 import { obtainTemporalCli } from '../../src/temporal/cli';
+import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../../src/temporal/bundle';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/temporal/searchAttributes';
 import { cancelSignal, progressQuery, submitInputsUpdate } from '../../workflows/definitions';
 import { dsl } from '../helpers/canvasKit';
@@ -39,7 +40,8 @@ async function main(): Promise<void> {
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
-    workflowsPath: path.join(root, 'workflows/index.ts'),
+    workflowsPath: workflowsPath(root),
+    bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] },
     activities: createActivities({ store, llm: llmSettingsFromEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: 'x' }), log: silentLogger, heartbeatMs: 200, env: { TAVILY_BASE_URL: web.url } }),
     maxHeartbeatThrottleInterval: '500 milliseconds',
   });

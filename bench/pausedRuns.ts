@@ -1,0 +1,119 @@
+/**
+ * Paused runs benchmark (`npm run bench -- paused`): the memory of a worker process with 1,000
+ * runs waiting at a UserFillUp versus none — with a cache as large as the SDK would size it here,
+ * and with our default bound (WORKER_MAX_CACHED_WORKFLOWS=200), where paused runs leave the worker —
+ * and how long
+ * answering the 1,000 pauses takes. The worker is `src/main.ts` in worker role on PostgreSQL
+ * (started here with the test helper), so its memory is the worker's alone. Prints numbers.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { launchRun } from '../api/services/runLauncher';
+import { DEFAULT_RUN_SETTINGS } from '../src/runSettings';
+import { openStore } from '../src/store/store';
+import type { Store } from '../src/store/types';
+import { obtainTemporalCli } from '../src/temporal/cli';
+import { startDevServer } from '../src/temporal/devServer';
+import { dsl } from '../test/helpers/canvasKit';
+import { startPostgres } from '../test/helpers/postgres';
+import { submitInputsUpdate } from '../workflows/definitions';
+import { printTable, root, runBench } from './common';
+
+const RUNS = Number(process.env.BENCH_PAUSED_RUNS ?? 1000);
+
+/** Resident memory of a process, MiB (Linux /proc). */
+function rssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  return Number(line?.replace(/\D+/g, '') ?? 0) / 1024;
+}
+
+function startWorker(env: Record<string, string>): Promise<ChildProcess> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('agent-canvas is running')) resolve(proc);
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${out.slice(-2000)}`)));
+  });
+}
+
+async function pauseMany(store: Store, client: Client, taskQueue: string, n: number): Promise<string[]> {
+  const canvas = await store.canvases.create({
+    tenantId: 'bench',
+    title: `paused ${taskQueue} ${n} ${Date.now()}`,
+    dsl: dsl({
+      begin: { name: 'Begin', downstream: ['UserFillUp:ok'] },
+      'UserFillUp:ok': { name: 'UserFillUp', params: { tips: 'Approve?', inputs: { approved: { type: 'boolean' } } }, downstream: ['Message:m'] },
+      'Message:m': { name: 'Message', params: { content: ['approved: {UserFillUp:ok@approved}'] } },
+    }),
+  });
+  const deps = { store, client, taskQueue, settings: DEFAULT_RUN_SETTINGS };
+  const ids: string[] = [];
+  for (let i = 0; i < n; i += 50) {
+    const batch = await Promise.all(Array.from({ length: Math.min(50, n - i) }, () => launchRun(deps, { tenantId: 'bench', canvas, sessionId: null, query: '', inputs: null, files: [], userId: 'u', session: null })));
+    ids.push(...batch.map((b) => b.runId));
+  }
+  for (const id of ids) while ((await store.runs.getById(id))?.status !== 'paused') await new Promise((r) => setTimeout(r, 50));
+  return ids;
+}
+
+async function main(): Promise<void> {
+  const pg = await startPostgres();
+  if ('skipped' in pg) throw new Error(`this benchmark needs PostgreSQL: ${pg.skipped}`);
+  const cli = await obtainTemporalCli({ projectRoot: root });
+  if (!cli) throw new Error('no Temporal CLI');
+  const server = await startDevServer({ cliPath: cli.path });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection });
+  const store = await openStore({ databaseUrl: pg.url });
+  await store.tenants.ensure('bench', 'bench');
+  const rows: Array<[string, string]> = [];
+  for (const cache of [2000, 200] as const) {
+    const taskQueue = `paused-${randomUUID()}`;
+    const label = cache === 200 ? 'workflow cache 200 (the default)' : `workflow cache ${cache} (≈ the SDK's default here)`;
+    const worker = await startWorker({
+      AGENT_CANVAS_ROLE: 'worker',
+      DATABASE_URL: pg.url,
+      TEMPORAL_ADDRESS: server.address,
+      TASK_QUEUE: taskQueue,
+      LOAD_EXAMPLES: 'false',
+      LOG_LEVEL: 'warn',
+      API_KEY: 'bench-paused-key',
+      WORKER_MAX_CACHED_WORKFLOWS: String(cache),
+    });
+    await pauseMany(store, client, taskQueue, 20); // warm-up: the workflow bundle is loaded
+    await new Promise((r) => setTimeout(r, 2000));
+    const before = rssMiB(worker.pid!);
+    const ids = await pauseMany(store, client, taskQueue, RUNS);
+    await new Promise((r) => setTimeout(r, 2000));
+    const after = rssMiB(worker.pid!);
+    rows.push([`worker RSS, no paused runs → ${RUNS} paused (${label}), MiB`, `${before.toFixed(0)} → ${after.toFixed(0)}`]);
+    rows.push([`worker memory per paused run (${label}), KiB`, (((after - before) * 1024) / RUNS).toFixed(0)]);
+    const t = performance.now();
+    for (let i = 0; i < ids.length; i += 50) {
+      await Promise.all(
+        ids.slice(i, i + 50).map(async (id) => {
+          const handle = client.workflow.getHandle((await store.runs.getById(id))!.workflow_id);
+          await handle.executeUpdate(submitInputsUpdate, { args: [{ inputs: { approved: true } }] });
+          await handle.result();
+        }),
+      );
+    }
+    rows.push([`answering ${RUNS} pauses until every run finished (${label}), s`, ((performance.now() - t) / 1000).toFixed(1)]);
+    worker.kill('SIGTERM');
+    await new Promise((r) => worker.once('exit', r));
+  }
+  printTable(`agent-canvas paused-runs benchmark (${RUNS} runs waiting at a UserFillUp; worker process on PostgreSQL)`, rows);
+  await store.close();
+  await connection.close();
+  await server.stop();
+  await pg.stop();
+}
+
+runBench(main);
