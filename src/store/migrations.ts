@@ -145,6 +145,70 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE UNIQUE INDEX mcp_servers_tenant_name ON mcp_servers (tenant_id, lower(name))',
     ],
   },
+  {
+    version: 3,
+    name: 'datasets, documents and their chunks (full-text indexed; embeddings as real[])',
+    statements: [
+      `CREATE TABLE datasets (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        name text NOT NULL,
+        description text,
+        avatar text,
+        embedding_model text NOT NULL,
+        chunk_method text NOT NULL,
+        parser_config jsonb NOT NULL DEFAULT '{}'::jsonb,
+        permission text NOT NULL DEFAULT 'me',
+        create_time double precision NOT NULL,
+        update_time double precision NOT NULL,
+        create_date text NOT NULL,
+        update_date text NOT NULL
+      )`,
+      'CREATE UNIQUE INDEX datasets_tenant_name ON datasets (tenant_id, lower(name))',
+      `CREATE TABLE documents (
+        id text PRIMARY KEY,
+        dataset_id text NOT NULL REFERENCES datasets (id) ON DELETE CASCADE,
+        tenant_id text NOT NULL,
+        name text NOT NULL,
+        type text NOT NULL,
+        size int NOT NULL,
+        run text NOT NULL DEFAULT 'UNSTART',
+        progress double precision NOT NULL DEFAULT 0,
+        progress_msg text NOT NULL DEFAULT '',
+        chunk_count int NOT NULL DEFAULT 0,
+        token_count int NOT NULL DEFAULT 0,
+        meta_fields jsonb NOT NULL DEFAULT '{}'::jsonb,
+        process_begin_at double precision,
+        process_duration double precision NOT NULL DEFAULT 0,
+        create_time double precision NOT NULL,
+        update_time double precision NOT NULL,
+        create_date text NOT NULL,
+        update_date text NOT NULL
+      )`,
+      'CREATE INDEX documents_by_dataset ON documents (dataset_id)',
+      `CREATE TABLE document_files (
+        document_id text PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,
+        content bytea NOT NULL
+      )`,
+      `CREATE TABLE chunks (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        dataset_id text NOT NULL REFERENCES datasets (id) ON DELETE CASCADE,
+        document_id text NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+        document_name text NOT NULL,
+        content text NOT NULL,
+        section text NOT NULL DEFAULT '',
+        position int NOT NULL,
+        tokens int NOT NULL,
+        embedding real[] NOT NULL,
+        tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', content)) STORED,
+        create_time double precision NOT NULL
+      )`,
+      'CREATE INDEX chunks_by_dataset ON chunks (dataset_id)',
+      'CREATE INDEX chunks_by_document ON chunks (document_id, position)',
+      'CREATE INDEX chunks_tsv ON chunks USING gin (tsv)',
+    ],
+  },
 ];
 
 /**

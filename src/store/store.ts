@@ -1,6 +1,8 @@
 /** The store: repositories over one Db, opened and migrated in one call. */
 import { blobsRepository } from './blobs';
 import { canvasesRepository } from './canvases';
+import { chunksRepository, prepareVectorColumn } from './chunks';
+import { datasetsRepository, documentsRepository } from './datasets';
 import { openDb } from './db';
 import { eventsRepository } from './events';
 import { mcpServersRepository } from './mcpServers';
@@ -20,7 +22,8 @@ export interface OpenStoreOptions {
 }
 
 /** Repositories over an already migrated `db`; `close()` closes the db. */
-export function createStore(db: Db): Store {
+export function createStore(db: Db, opts: { vector?: boolean } = {}): Store {
+  const vector = opts.vector ?? false;
   return {
     db,
     tenants: tenantsRepository(db),
@@ -30,6 +33,7 @@ export function createStore(db: Db): Store {
     events: eventsRepository(db),
     blobs: blobsRepository(db),
     mcpServers: mcpServersRepository(db),
+    knowledge: { datasets: datasetsRepository(db), documents: documentsRepository(db), chunks: chunksRepository(db, vector), vectorSearch: vector ? 'pgvector' : 'sql' },
     close: () => db.close(),
   };
 }
@@ -43,9 +47,10 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   const db = await openDb(opts);
   try {
     await migrate(db);
+    if (db.hasVector) await prepareVectorColumn(db);
   } catch (err) {
     await db.close().catch(() => {});
     throw err;
   }
-  return createStore(db);
+  return createStore(db, { vector: db.hasVector });
 }

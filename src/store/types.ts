@@ -6,6 +6,7 @@
  * Times are milliseconds since epoch (RAGFlow's `create_time`/`update_time`); dates are
  * `YYYY-MM-DD HH:MM:SS` strings in UTC (RAGFlow's `create_date`/`update_date`).
  */
+import type { KnowledgeStore } from './knowledgeTypes';
 import type { RunEvent } from '../engine/events';
 import type { SessionState } from '../engine/state';
 
@@ -288,6 +289,9 @@ export interface Store {
     update(tenantId: string, id: string, patch: Partial<Omit<NewMcpServer, 'tenantId'>>): Promise<McpServerRecord | null>;
     delete(tenantId: string, id: string): Promise<boolean>;
   };
+
+  /** Datasets, documents and chunks (knowledge bases). */
+  knowledge: KnowledgeStore;
 
   close(): Promise<void>;
 }

@@ -15,6 +15,7 @@ import { canvasCases, tenantCases } from './cases/canvasCases';
 import type { StoreContext } from './cases/context';
 import { dbCases } from './cases/dbCases';
 import { eventCases } from './cases/eventCases';
+import { knowledgeCases } from './cases/knowledgeCases';
 import { runCases, sessionCases } from './cases/sessionRunCases';
 
 const postgres = await startPostgres();
@@ -69,6 +70,7 @@ describe.each(backends)('store on %s', (_name, backend) => {
     describe('sessions', () => sessionCases(ctx));
     describe('runs', () => runCases(ctx));
     describe('events', () => eventCases(ctx));
+    describe('knowledge', () => knowledgeCases(ctx));
   });
 });
 

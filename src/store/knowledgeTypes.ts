@@ -1,0 +1,112 @@
+/** Datasets, documents and chunks (RAGFlow's knowledge bases), as stored. */
+import type { ChunkHit } from '../knowledge/hybrid';
+
+/** RAGFlow's document run states. */
+export type DocumentRun = 'UNSTART' | 'RUNNING' | 'CANCEL' | 'DONE' | 'FAIL';
+
+export interface DatasetRecord {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: string | null;
+  avatar: string | null;
+  embedding_model: string;
+  chunk_method: string;
+  parser_config: Record<string, unknown>;
+  permission: string;
+  document_count: number;
+  chunk_count: number;
+  token_num: number;
+  create_time: number;
+  update_time: number;
+  create_date: string;
+  update_date: string;
+}
+
+export interface NewDataset {
+  tenantId: string;
+  name: string;
+  description?: string | null;
+  avatar?: string | null;
+  embeddingModel: string;
+  chunkMethod: string;
+  parserConfig: Record<string, unknown>;
+}
+
+export interface DocumentRecord {
+  id: string;
+  dataset_id: string;
+  tenant_id: string;
+  name: string;
+  type: string;
+  size: number;
+  run: DocumentRun;
+  progress: number;
+  progress_msg: string;
+  chunk_count: number;
+  token_count: number;
+  meta_fields: Record<string, unknown>;
+  process_begin_at: number | null;
+  process_duration: number;
+  create_time: number;
+  update_time: number;
+  create_date: string;
+  update_date: string;
+}
+
+export interface NewChunk {
+  id: string;
+  content: string;
+  section: string;
+  position: number;
+  tokens: number;
+  embedding: number[];
+}
+
+export interface ChunkSearch {
+  tenantId: string;
+  datasetIds: string[];
+  /** Restrict to these documents (a metadata filter's result); undefined: all. */
+  documentIds?: string[];
+  query: string;
+  embedding: number[];
+  /** Candidates per method (RAGFlow's `top_k`). */
+  topK: number;
+}
+
+export interface KnowledgeStore {
+  datasets: {
+    create(input: NewDataset): Promise<DatasetRecord>;
+    get(tenantId: string, id: string): Promise<DatasetRecord | null>;
+    /** By id, or by name (case-insensitive), within the tenant. */
+    find(tenantId: string, idOrName: string): Promise<DatasetRecord | null>;
+    list(tenantId: string, opts: { page: number; pageSize: number; orderby: string; desc: boolean; name?: string; id?: string }): Promise<{ items: DatasetRecord[]; total: number }>;
+    update(tenantId: string, id: string, patch: Partial<Pick<NewDataset, 'name' | 'description' | 'avatar' | 'chunkMethod' | 'parserConfig'>>): Promise<DatasetRecord | null>;
+    delete(tenantId: string, ids: string[]): Promise<string[]>;
+  };
+  documents: {
+    create(input: { tenantId: string; datasetId: string; name: string; type: string; content: Uint8Array; metaFields?: Record<string, unknown> }): Promise<DocumentRecord>;
+    get(tenantId: string, id: string): Promise<DocumentRecord | null>;
+    list(tenantId: string, datasetId: string, opts: { page: number; pageSize: number; orderby: string; desc: boolean; keywords?: string; id?: string; name?: string }): Promise<{ items: DocumentRecord[]; total: number }>;
+    /** The uploaded file. */
+    content(id: string): Promise<Uint8Array | null>;
+    setProgress(id: string, p: { run?: DocumentRun; progress?: number; msg?: string; chunkCount?: number; tokenCount?: number; begin?: boolean }): Promise<void>;
+    update(tenantId: string, id: string, patch: { name?: string; metaFields?: Record<string, unknown> }): Promise<DocumentRecord | null>;
+    delete(tenantId: string, datasetId: string, ids: string[]): Promise<string[]>;
+    /** Metadata of the datasets' documents, for filters. */
+    metas(tenantId: string, datasetIds: string[]): Promise<Array<{ id: string; meta_fields: Record<string, unknown> }>>;
+  };
+  chunks: {
+    /** Replaces a document's chunks (idempotent: a re-run writes the same ids). */
+    replace(doc: Pick<DocumentRecord, 'id' | 'tenant_id' | 'dataset_id' | 'name'>, chunks: NewChunk[]): Promise<void>;
+    /** Appends chunks of a document (ids already present are left as they are). */
+    add(doc: Pick<DocumentRecord, 'id' | 'tenant_id' | 'dataset_id' | 'name'>, chunks: NewChunk[]): Promise<void>;
+    deleteForDocument(documentId: string): Promise<void>;
+    list(tenantId: string, documentId: string, opts: { page: number; pageSize: number; keywords?: string }): Promise<{ items: ChunkHit[]; total: number }>;
+    /** Candidates by vector similarity and by full text (each up to `topK`), with their cosine similarity. */
+    candidates(search: ChunkSearch): Promise<ChunkHit[]>;
+    count(tenantId: string, datasetIds: string[]): Promise<number>;
+  };
+  /** Whether candidates use pgvector (else an exact SQL fallback). */
+  readonly vectorSearch: 'pgvector' | 'sql';
+}
