@@ -1,14 +1,23 @@
-/** Wikipedia: web search through Wikipedia's API. Params follow RAGFlow's WikipediaParam. */
+/**
+ * Wikipedia: searches one language edition and returns the introductions of the best-matching
+ * articles, as a canvas node or as an Agent tool. Params follow RAGFlow's WikipediaParam
+ * (`language`, `top_n`).
+ */
 import { z } from 'zod';
 import { executionParamsShape, num, str, paramText } from './common';
+import { textInputRefs } from './toolInputs';
 import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './types';
 
 const WikipediaParams = z.looseObject({
   ...executionParamsShape,
   query: str('{sys.query}'),
-  language: str('en'),
-  top_n: num(10),
+  // A subdomain of wikipedia.org (`en`, `zh-yue`, `simple`): checked so it cannot change the host.
+  language: z.preprocess(
+    (v) => (v == null || v === '' ? 'en' : typeof v === 'string' ? v.trim().toLowerCase() : v),
+    z.string().regex(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/, 'language must be a Wikipedia language code such as en, de or zh').max(20),
+  ),
+  top_n: num(10).refine((n) => Number.isInteger(n) && n > 0, 'top_n must be a positive integer'),
 });
 
 export type WikipediaParams = z.infer<typeof WikipediaParams>;
@@ -19,15 +28,17 @@ export const Wikipedia: ComponentDef<WikipediaParams> = {
   role: 'plain',
   execution: 'activity',
   outputNames: () => ['formalized_content', 'json'],
-  inputRefs: () => [],
+  inputRefs: (p) => textInputRefs(p.query),
   tool: {
     meta: () => ({
       name: 'wikipedia_search',
-      description: 'Search Wikipedia articles.',
-      parameters: { query: { type: 'string', description: 'The search keywords.', default: '{sys.query}', required: true } },
+      description: "Search Wikipedia, the world's largest encyclopedia, and read the introductions of the matching articles.",
+      parameters: {
+        query: { type: 'string', description: 'The search keyword: a specific subject that can match an article title.', default: '{sys.query}', required: true },
+      },
     }),
   },
-  thoughts: () => 'Searching the web with Wikipedia...',
+  thoughts: (p, ctx) => `Keywords: ${paramText(ctx, p.query)}\nLooking for the most relevant articles.`,
   run: (p, ctx) => runToolNode('Wikipedia', ctx, { query: paramText(ctx, p.query) }),
   onResult: (_p, _ctx, result) => readToolNodeResult(result),
 };

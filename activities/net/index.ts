@@ -1,0 +1,8 @@
+/**
+ * The network guard for tools (SSRF protection): `guardedFetch` for HTTP, `assertHostAllowed`
+ * (+ `pinnedLookup`) for other protocols such as database connections. See guard.ts.
+ */
+export { parseAllowList } from './allowList';
+export { guardedFetch, type GuardedFetchOptions, type GuardedRequestInit, type GuardedResponse } from './fetch';
+export { assertHostAllowed, assertUrlAllowed, canonicalHost, pinnedLookup, systemResolver, type GuardContext, type PinnedHost, type ResolvedAddress, type Resolver } from './guard';
+export { blockedReason, parseIp } from './ip';

@@ -1,0 +1,139 @@
+/**
+ * The command line that starts a script in the sandbox. Everything is util-linux and a POSIX
+ * shell, which every Debian has (no Docker, no bubblewrap):
+ *
+ * - `unshare` gives the run new network, mount, PID, IPC and UTS namespaces (plus a user
+ *   namespace when the worker is not root). A new network namespace has only a loopback device,
+ *   down: nothing can be reached, not even the host's 127.0.0.1.
+ * - `SETUP` (below) builds a fresh root in a tmpfs on the host's empty scratch directory: the
+ *   system's /usr, /bin, /lib* and a few /etc files bound read-only, a minimal /dev, a new /proc
+ *   (only the sandbox's processes), and a size-limited tmpfs at /scratch, the only writable place.
+ *   It then pivots into it and detaches the host's tree: project files, /tmp, /home and /root are
+ *   not there at all. The tmpfs lives in the run's private mount namespace, so it and everything
+ *   written to it disappear with the run.
+ * - The shell stays as PID 1 of the namespace: when the script's process ends, the shell ends,
+ *   and the kernel kills whatever the script left behind.
+ * - The script runs as an unprivileged user (root workers: `CODE_EXEC_UID`, by default nobody)
+ *   with no capabilities and `no_new_privs`; in a user namespace of its own when the kernel
+ *   allows, so that RLIMIT_NPROC (counted per user and namespace) counts only this run's
+ *   processes. `prlimit` sets address space, processes, CPU time, file size and open files.
+ *
+ * Before starting the script the shell writes READY to fd 3: a run whose fd 3 lacks it never got
+ * a sandbox, and is reported as an infrastructure failure, never run without one.
+ */
+import path from 'node:path';
+import { NODE_RESERVE_MB, type SandboxLimits } from './limits';
+import { NODE_WRAPPER, PYTHON_WRAPPER } from './wrappers';
+
+export type Language = 'python' | 'javascript';
+
+/** Arguments: root dir, mode (root|userns), uid, gid, scratch MB, extra read-only dirs (":"), then the command. */
+const SETUP = String.raw`
+set -euf
+R=$1 MODE=$2 U=$3 G=$4 SCRATCH_MB=$5 BINDS=$6
+shift 6
+ro() { mount --bind -o ro,nosuid,nodev "$1" "$2"; }
+mount -t tmpfs -o size=4m,mode=755,nosuid,nodev codeexec-root "$R"
+cd "$R"
+mkdir etc dev proc scratch .oldroot
+for d in usr bin sbin lib lib32 lib64 libx32; do
+  if [ -L "/$d" ]; then ln -s "$(readlink "/$d")" "$d"
+  elif [ -d "/$d" ]; then mkdir "$d"; ro "/$d" "$d"; fi
+done
+for f in ld.so.cache ld.so.conf ld.so.conf.d alternatives localtime passwd group nsswitch.conf hosts; do
+  if [ -d "/etc/$f" ]; then mkdir "etc/$f"; ro "/etc/$f" "etc/$f"
+  elif [ -f "/etc/$f" ]; then : > "etc/$f"; ro "/etc/$f" "etc/$f"; fi
+done
+IFS=:
+for p in $BINDS; do
+  if [ -n "$p" ]; then mkdir -p ".$p"; ro "$p" ".$p"; fi
+done
+unset IFS
+mount -t tmpfs -o size=64k,mode=755,nosuid,noexec codeexec-dev dev
+for n in null zero full random urandom; do : > "dev/$n"; mount --bind "/dev/$n" "dev/$n"; done
+ln -s /proc/self/fd dev/fd
+ln -s /proc/self/fd/0 dev/stdin
+ln -s /proc/self/fd/1 dev/stdout
+ln -s /proc/self/fd/2 dev/stderr
+mount -o remount,bind,ro,nosuid,noexec dev
+mount -t proc -o nosuid,nodev,noexec proc proc
+mount -t tmpfs -o "size=$SCRATCH_MB"m,mode=700,nosuid,nodev codeexec-scratch scratch
+if [ "$MODE" = root ]; then chown "$U:$G" scratch; fi
+pivot_root . .oldroot
+cd /
+umount -l /.oldroot
+rmdir /.oldroot
+mount -o remount,bind,ro,nosuid,nodev /
+cd /scratch
+if [ "$MODE" = root ]; then
+  DROP="setpriv --reuid=$U --regid=$G --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs --"
+  # A user namespace of its own when the kernel lets an unprivileged user create one.
+  if $DROP unshare --user --map-current-user true >/dev/null 2>&1 </dev/null; then
+    set -- unshare --user --map-current-user -- "$@"
+  fi
+  set -- $DROP "$@"
+else
+  set -- setpriv --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"
+fi
+echo READY >&3
+set +e
+"$@"
+exit $?
+`;
+
+const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc'];
+
+function underSystem(p: string): boolean {
+  return SYSTEM_DIRS.some((d) => p === d || p.startsWith(`${d}/`));
+}
+
+/**
+ * Directories to show read-only besides the system ones: the install prefix of an interpreter
+ * that lives elsewhere (a venv, /opt, a version manager), as configured and as resolved.
+ */
+export function extraReadOnlyDirs(configured: string, resolved: string): string[] {
+  const dirs = [configured, resolved].map((p) => path.dirname(path.dirname(p))).filter((d) => d !== '/' && !underSystem(d));
+  const unique = [...new Set(dirs)].sort((a, b) => a.length - b.length);
+  // A directory inside one already shown needs no bind of its own (and could not get one: ro).
+  return unique.filter((d, i) => !unique.slice(0, i).some((outer) => d.startsWith(`${outer}/`)));
+}
+
+/** The interpreter command: limits, a clean environment, the wrapper. */
+export function interpreterCommand(lang: Language, interpreter: string, limits: SandboxLimits, scratch: string): string[] {
+  const asMb = lang === 'javascript' ? limits.memoryMb + NODE_RESERVE_MB : limits.memoryMb;
+  const cpu = limits.timeoutS;
+  const rlimits = [
+    `--as=${asMb * 1024 * 1024}`,
+    `--nproc=${limits.maxProcesses}`,
+    // SIGXCPU at the soft limit, SIGKILL a second later for a script that ignores it.
+    `--cpu=${cpu}:${cpu + 1}`,
+    `--fsize=${limits.scratchMb * 1024 * 1024}`,
+    '--nofile=256',
+    '--core=0',
+  ];
+  const env = [
+    'PATH=/usr/local/bin:/usr/bin:/bin',
+    `HOME=${scratch}`,
+    `TMPDIR=${scratch}`,
+    'LANG=C.UTF-8',
+    // Numeric libraries would start a thread per core and trip the process limit.
+    'OPENBLAS_NUM_THREADS=1',
+    'OMP_NUM_THREADS=1',
+    'MKL_NUM_THREADS=1',
+  ];
+  const run =
+    lang === 'python'
+      ? [interpreter, '-I', '-B', '-u', '-X', 'utf8', '-c', PYTHON_WRAPPER]
+      : [interpreter, `--max-old-space-size=${limits.memoryMb}`, '-e', NODE_WRAPPER];
+  // nice: a script that spins keeps to the CPU the worker does not need.
+  return ['prlimit', ...rlimits, '--', 'nice', '-n', '10', 'env', '-i', ...env, ...run];
+}
+
+/** `[command, args]` of a sandboxed run whose fresh root is mounted on `rootDir`. */
+export function sandboxCommand(rootDir: string, lang: Language, interpreter: string, extraDirs: string[], limits: SandboxLimits, asRoot: boolean): [string, string[]] {
+  const namespaces = ['--net', '--mount', '--pid', '--ipc', '--uts', '--fork', '--kill-child', '--propagation', 'private'];
+  const userns = asRoot ? [] : ['--user', '--map-root-user'];
+  const inner = interpreterCommand(lang, interpreter, limits, '/scratch');
+  const mode = asRoot ? 'root' : 'userns';
+  return ['unshare', [...userns, ...namespaces, '--', '/bin/sh', '-c', SETUP, 'codeexec-setup', rootDir, mode, String(limits.uid), String(limits.gid), String(limits.scratchMb), extraDirs.join(':'), ...inner]];
+}
