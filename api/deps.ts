@@ -4,6 +4,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { Logger } from '../activities/log';
+import type { KnowledgeDeps } from '../activities/knowledge/search';
 import type { McpPolicy } from '../activities/mcp/connect';
 import type { Store } from '../src/store/types';
 import type { RunSettings } from '../workflows/definitions';
@@ -29,4 +30,6 @@ export interface AppDeps {
   templates?: () => Promise<Array<Record<string, unknown>>>;
   /** MCP: what operators allow (stdio commands); absent: HTTP servers only. */
   mcp?: { policy: McpPolicy };
+  /** Datasets' search backend and embedding settings; absent: the store with offline embeddings. */
+  knowledge?: KnowledgeDeps;
 }

@@ -1,7 +1,7 @@
 /**
  * Paused runs benchmark (`npm run bench -- paused`): the memory of a worker process with 1,000
  * runs waiting at a UserFillUp versus none — with a cache as large as the SDK would size it here,
- * and with our default bound (WORKER_MAX_CACHED_WORKFLOWS=200), where paused runs leave the worker —
+ * and with our default bound (WORKER_MAX_CACHED_WORKFLOWS=100), where paused runs leave the worker —
  * and how long
  * answering the 1,000 pauses takes. The worker is `src/main.ts` in worker role on PostgreSQL
  * (started here with the test helper), so its memory is the worker's alone. Prints numbers.
@@ -74,9 +74,9 @@ async function main(): Promise<void> {
   const store = await openStore({ databaseUrl: pg.url });
   await store.tenants.ensure('bench', 'bench');
   const rows: Array<[string, string]> = [];
-  for (const cache of [2000, 200] as const) {
+  for (const cache of [2000, 100] as const) {
     const taskQueue = `paused-${randomUUID()}`;
-    const label = cache === 200 ? 'workflow cache 200 (the default)' : `workflow cache ${cache} (≈ the SDK's default here)`;
+    const label = cache === 100 ? 'workflow cache 100 (the default)' : `workflow cache ${cache} (≈ the SDK's default here)`;
     const worker = await startWorker({
       AGENT_CANVAS_ROLE: 'worker',
       DATABASE_URL: pg.url,

@@ -25,12 +25,39 @@ const EnvSchema = z.object({
   RUN_MAX_STEPS: z.coerce.number().int().min(10).default(DEFAULT_RUN_SETTINGS.maxSteps),
   RUN_CONTINUE_AS_NEW_EVENTS: z.coerce.number().int().min(100).max(50_000).default(DEFAULT_RUN_SETTINGS.continueAsNewAfterEvents),
   MCP_STDIO_COMMANDS: z.string().default(''),
-  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2, 'must be at least 2').default(200),
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2, 'must be at least 2').default(100),
   RUN_PAUSE_TIMEOUT: z.coerce.number().positive().optional(),
   TAVILY_BASE_URL: z.url('must be a URL').optional(),
+  SEARXNG_BASE_URL: z.url('must be a URL').optional(),
+  DUCKDUCKGO_BASE_URL: z.url('must be a URL').optional(),
+  DUCKDUCKGO_NEWS_BASE_URL: z.url('must be a URL').optional(),
+  // `{lang}` stands for the component's language code (https://{lang}.wikipedia.org).
+  WIKIPEDIA_BASE_URL: z.string().refine((v) => URL.canParse(v.replaceAll('{lang}', 'en')), 'must be a URL, {lang} allowed').optional(),
+  SMTP_ALLOW_INSECURE: z.enum(['true', 'false', '1', '0']).optional(),
+  // Hosts, IPs or CIDRs (optionally :port) tools may reach on private networks; parsed by activities/net.
+  NETWORK_ALLOW_HOSTS: z.string().default('').refine((v) => v.split(',').every((e) => /^[\sA-Za-z0-9_.:*[\]/-]*$/.test(e)), 'must be a comma-separated list of host names, IPs or CIDRs (optionally with :port)'),
+  // CodeExec's sandbox (activities/tools/codeExec/limits.ts reads them).
+  CODE_EXEC_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).optional(),
+  CODE_EXEC_MEMORY_MB: z.coerce.number().int().min(32).max(65_536).optional(),
+  CODE_EXEC_MAX_PROCESSES: z.coerce.number().int().min(1).max(4096).optional(),
+  CODE_EXEC_MAX_OUTPUT_BYTES: z.coerce.number().int().min(1024).optional(),
+  CODE_EXEC_SCRATCH_MB: z.coerce.number().int().min(1).max(65_536).optional(),
+  CODE_EXEC_UID: z.coerce.number().int().min(1, 'must not be root (0)').optional(),
+  CODE_EXEC_GID: z.coerce.number().int().min(1, 'must not be root (0)').optional(),
+  CODE_EXEC_UNSAFE_NO_SANDBOX: z.enum(['true', 'false', '1', '0']).optional(),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
   LOAD_EXAMPLES: z.enum(['true', 'false', '1', '0']).default('true'),
+  // Where Retrieval searches chunks (they stay in the store either way): activities/knowledge/chunkIndex.ts.
+  SEARCH_BACKEND: z.enum(['postgres', 'opensearch']).default('postgres'),
+  OPENSEARCH_URL: z.url('must be a URL').optional(),
+  OPENSEARCH_USERNAME: z.string().optional(),
+  OPENSEARCH_PASSWORD: z.string().optional(),
+  OPENSEARCH_REFRESH: z.enum(['wait_for', 'true']).default('wait_for'),
+  OPENSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be lower case letters, digits, ".", "_" or "-" (an OpenSearch index name)').default('agent-canvas'),
 });
+
+/** Where Retrieval searches chunks: the store itself, or an OpenSearch cluster indexing them. */
+export type SearchConfig = { backend: 'postgres' } | { backend: 'opensearch'; url: string; username?: string; password?: string; indexPrefix: string; refresh: 'wait_for' | 'true' };
 
 export interface AppConfig {
   port: number;
@@ -47,6 +74,7 @@ export interface AppConfig {
   workerMaxCachedWorkflows: number;
   maxBodyBytes: number;
   loadExamples: boolean;
+  search: SearchConfig;
   projectRoot: string;
 }
 
@@ -57,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): AppConf
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.SEARCH_BACKEND === 'opensearch' && !e.OPENSEARCH_URL) throw new Error('Invalid configuration:\n  OPENSEARCH_URL: required when SEARCH_BACKEND=opensearch');
   return {
     port: e.PORT,
     host: e.HOST,
@@ -79,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): AppConf
     workerMaxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
     maxBodyBytes: e.MAX_BODY_BYTES,
     loadExamples: e.LOAD_EXAMPLES === 'true' || e.LOAD_EXAMPLES === '1',
+    search: e.SEARCH_BACKEND === 'opensearch' ? { backend: 'opensearch', url: e.OPENSEARCH_URL!, username: e.OPENSEARCH_USERNAME || undefined, password: e.OPENSEARCH_PASSWORD || undefined, indexPrefix: e.OPENSEARCH_INDEX_PREFIX, refresh: e.OPENSEARCH_REFRESH } : { backend: 'postgres' },
     projectRoot,
   };
 }

@@ -10,6 +10,8 @@ import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { mcpPolicyFromEnv } from '../activities/mcp/connect';
 import { McpPool } from '../activities/mcp/pool';
+import { openSearchIndex } from '../activities/knowledge/openSearchIndex';
+import { knowledgeDeps } from '../activities';
 import { buildApp } from '../api/app';
 import { DEMO_MODEL_PATH } from '../api/plugins/demoModel';
 import { provisionApiKey } from './boot/apiKey';
@@ -46,11 +48,14 @@ async function main(): Promise<void> {
   // Which models call tools natively travels with each run (an Agent's `auto` strategy).
   const runSettings = { ...config.runSettings, toolCalling: toolCallingTable(llm) };
   const mcpPool = new McpPool(mcpPolicyFromEnv(process.env));
+  // One search backend for both halves: the worker indexes into it, Retrieval and the API search it.
+  const search = config.search;
+  const chunkIndex = search.backend === 'opensearch' ? openSearchIndex({ url: search.url, username: search.username, password: search.password, indexPrefix: search.indexPrefix, refresh: search.refresh }) : undefined;
 
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;
   if (config.role !== 'api') {
-    ({ worker } = await createWorker({ address: temporalServer.address, namespace: temporalServer.namespace, taskQueue: config.taskQueue, projectRoot: root, activities: { store, llm, log, env: process.env, mcpPool }, maxCachedWorkflows: config.workerMaxCachedWorkflows }));
+    ({ worker } = await createWorker({ address: temporalServer.address, namespace: temporalServer.namespace, taskQueue: config.taskQueue, projectRoot: root, activities: { store, llm, log, env: process.env, mcpPool, chunkIndex }, maxCachedWorkflows: config.workerMaxCachedWorkflows }));
     workerRun = worker.run().catch((err: unknown) => {
       log.error('worker stopped', { error: err instanceof Error ? err.stack : String(err) });
       process.exit(1);
@@ -65,6 +70,7 @@ async function main(): Promise<void> {
       taskQueue: config.taskQueue,
       runSettings,
       mcp: { policy: mcpPolicyFromEnv(process.env) },
+      knowledge: knowledgeDeps(store, process.env, chunkIndex),
       log,
       demoModel: demo,
       bodyLimit: config.maxBodyBytes,
@@ -83,6 +89,7 @@ async function main(): Promise<void> {
   }
   say(`  Temporal       ${temporalServer.address}${temporalServer.uiUrl ? `   UI: ${temporalServer.uiUrl}` : ''}`);
   say(`  Store          ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${path.join(config.dataDir, 'pglite')}`}`);
+  if (search.backend === 'opensearch') say(`  Search         OpenSearch at ${new URL(search.url).host} (indices ${search.indexPrefix}-chunks-*)`);
   say(`  API key        ${key.key}${key.generated ? `   (kept in ${path.join(config.dataDir, 'api-key')}; set API_KEY to choose one)` : ''}`);
   if (demo) say(`  Model          OFFLINE DEMO MODEL ${DEMO_LABEL}`);
   if (examples.length > 0) say(`  Examples       loaded: ${examples.join(', ')}`);
@@ -98,6 +105,7 @@ async function main(): Promise<void> {
     worker?.shutdown();
     await workerRun;
     await mcpPool.closeAll();
+    await chunkIndex?.close();
     await connection.close();
     await store.close();
     await temporalServer.stop();

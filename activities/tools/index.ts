@@ -9,20 +9,38 @@ import type { ToolInvokeRequest, ToolInvokeResult } from '../../src/components/c
 import { AppError } from '../../src/errors';
 import type { Store } from '../../src/store/types';
 import { toFailure } from '../llm';
+import type { KnowledgeDeps } from '../knowledge/search';
 import type { Logger } from '../log';
+import { duckDuckGoSearch } from './duckduckgo';
+import { sendEmail } from './email';
+import { exeSqlTool } from './exesql';
+import { invokeTool } from './invoke';
 import { loadToolParams } from './params';
+import { retrieve } from './retrieval';
+import { searxngSearch } from './searxng';
 import { tavilyExtract, tavilySearch } from './tavily';
 import type { ToolExecutor } from './types';
+import { wikipediaSearch } from './wikipedia';
+import { codeExec } from './codeExec';
 
 const EXECUTORS: Readonly<Record<string, ToolExecutor>> = {
+  Invoke: invokeTool,
+  ExeSQL: exeSqlTool,
   TavilySearch: tavilySearch,
   TavilyExtract: tavilyExtract,
+  SearXNG: searxngSearch,
+  DuckDuckGo: duckDuckGoSearch,
+  Wikipedia: wikipediaSearch,
+  Email: sendEmail,
+  Retrieval: retrieve,
+  CodeExec: codeExec,
 };
 
 export interface ToolActivityDeps {
   store: Store;
   log: Logger;
   env: Record<string, string | undefined>;
+  knowledge: KnowledgeDeps;
 }
 
 export function createToolActivities(deps: ToolActivityDeps) {
@@ -37,7 +55,10 @@ export function createToolActivities(deps: ToolActivityDeps) {
         if (!executor) throw new AppError('COMPONENT_UNSUPPORTED', `The ${request.componentName} tool cannot run in this build yet`);
         const { params, tenantId } = await loadToolParams(deps.store, request.runId, request.paramsPath);
         ctx.heartbeat();
-        const result = await executor({ params, args: request.args, env: deps.env, signal: ctx.cancellationSignal, tenantId });
+        // Heartbeat while the service works: a call slower than the heartbeat timeout (a search
+        // over several pages, an SMTP exchange) must not be taken for a lost worker and retried.
+        const beat = setInterval(() => ctx.heartbeat(), 1000);
+        const result = await executor({ params, args: request.args, env: deps.env, signal: ctx.cancellationSignal, tenantId, knowledge: deps.knowledge }).finally(() => clearInterval(beat));
         let text = result.text;
         let preview: string | undefined;
         if (text.length > BLOB_THRESHOLD) {

@@ -1,5 +1,6 @@
 /** What a tool executor gets and gives. */
 import type { ToolInvokeResult } from '../../src/components/calls';
+import type { KnowledgeDeps } from '../knowledge/search';
 
 export interface ToolExecution {
   /** The tool's real params (secrets included), from the run's canvas version. */
@@ -8,6 +9,8 @@ export interface ToolExecution {
   env: Record<string, string | undefined>;
   signal: AbortSignal;
   tenantId: string;
+  /** Datasets and their search (Retrieval; absent where no store is wired, e.g. unit tests). */
+  knowledge?: KnowledgeDeps;
 }
 
 export type ToolExecutor = (x: ToolExecution) => Promise<Omit<ToolInvokeResult, 'elapsedMs'>>;

@@ -95,6 +95,7 @@ function start(p: AgentParams, ctx: ComponentContext): Outcome {
     observations: [],
     schema,
     attempt: 0,
+    citeAllowed: p.cite !== false && !ctx.id.includes('-->'),
   };
   if (catalog.unlisted.length > 0) {
     // The DSL names MCP servers without their tools: list them once for this run.

@@ -7,6 +7,7 @@
 import { jsonrepair } from 'jsonrepair';
 import { z } from 'zod';
 import { pyJson, type VariableRef } from '../dsl/refs';
+import { withCitations } from './citations';
 import type { ChatMessage, GenConf, LlmChatRequest } from './calls';
 import { bool, executionParamsShape, str, templateRefs, uniqueRefs, unitFloat } from './common';
 import type { ComponentContext } from './types';
@@ -94,7 +95,7 @@ export interface BuiltPrompt {
  * `extraVars` adds template variables outside the reference syntax (legacy `{input}`).
  */
 export function buildPrompt(
-  p: Pick<LlmParams, 'sys_prompt' | 'prompts' | 'message_history_window_size'>,
+  p: Pick<LlmParams, 'sys_prompt' | 'prompts' | 'message_history_window_size'> & { cite?: boolean },
   ctx: ComponentContext,
   extraVars: Record<string, string> = {},
 ): BuiltPrompt {
@@ -115,7 +116,10 @@ export function buildPrompt(
     else messages.push(formatted);
   }
   const { rest } = extractSections(fill(p.sys_prompt));
-  return { system: rest, messages, inputs };
+  // RAGFlow asks for citations when the run holds retrieved chunks; a sub-agent's answer is
+  // cited by the agent that uses it, not by the sub-agent.
+  const citing = p.cite !== false && ctx.hasReference() && !ctx.id.includes('-->');
+  return { system: withCitations(rest, citing), messages, inputs };
 }
 
 /** RAGFlow refuses to call a model whose last message is not a non-empty user message. */

@@ -8,11 +8,14 @@ import { Answer } from './Answer';
 import { Begin } from './Begin';
 import { Bing } from './Bing';
 import { Categorize } from './Categorize';
+import { CodeExec } from './CodeExec';
 import { DuckDuckGo } from './DuckDuckGo';
+import { Email } from './Email';
 import { ExeSQL } from './ExeSQL';
 import { ExitLoop } from './ExitLoop';
 import { Generate } from './Generate';
 import { Google } from './Google';
+import { Invoke } from './Invoke';
 import { InvokeCanvas } from './InvokeCanvas';
 import { Iteration } from './Iteration';
 import { IterationItem } from './IterationItem';
@@ -21,6 +24,7 @@ import { Loop } from './Loop';
 import { LoopItem } from './LoopItem';
 import { Message } from './Message';
 import { Retrieval } from './Retrieval';
+import { SearXNG } from './SearXNG';
 import { Switch } from './Switch';
 import { TavilyExtract } from './TavilyExtract';
 import { TavilySearch } from './TavilySearch';
@@ -39,11 +43,14 @@ const definitions = {
   Begin,
   Bing,
   Categorize,
+  CodeExec,
   DuckDuckGo,
+  Email,
   ExeSQL,
   ExitLoop,
   Generate,
   Google,
+  Invoke,
   InvokeCanvas,
   Iteration,
   IterationItem,
@@ -52,6 +59,7 @@ const definitions = {
   LoopItem,
   Message,
   Retrieval,
+  SearXNG,
   Switch,
   TavilyExtract,
   TavilySearch,

@@ -69,6 +69,8 @@ export interface ComponentContext {
   readonly position: number;
   /** Outputs of another component. */
   outputsOf(id: string): Readonly<Record<string, unknown>>;
+  /** Whether the run has gathered citable knowledge so far (retrieved chunks). */
+  hasReference(): boolean;
   /** The parsed params of another component (a loop item reads its loop's). */
   paramsOf(id: string): Readonly<Record<string, unknown>>;
   /** Whether the model calls tools natively (an Agent's `auto` strategy). */
@@ -82,7 +84,7 @@ export interface ComponentContext {
   /** The function description of a tool component, as a model sees it. */
   describeTool(componentName: string, params: unknown): { meta: ToolMeta } | { error: string };
   /** The call a tool use makes when the tool has its own (else null: the generic `toolInvoke`). */
-  toolCall(componentName: string, params: unknown, args: Record<string, unknown>): ActivityCall | null;
+  toolCall(componentName: string, params: unknown, args: Record<string, unknown>, paramsPath: PathSegment[]): ActivityCall | null;
 }
 
 /** A tool's description for the model (RAGFlow's ToolMeta). */
@@ -234,7 +236,7 @@ export interface ComponentDef<P extends ExecutionParams = ExecutionParams> {
      * The call a tool use makes, when it is not the generic `toolInvoke` activity (InvokeCanvas
      * runs a child canvas). `params` are the tool's params as the DSL lists them.
      */
-    call?(params: P, args: Record<string, unknown>, ctx: ComponentContext): ActivityCall;
+    call?(params: P, args: Record<string, unknown>, ctx: ComponentContext, paramsPath: PathSegment[]): ActivityCall;
   };
   /** Components embedded in params (an Agent's tools), validated like canvas components. */
   nested?(params: P): NestedComponent[];

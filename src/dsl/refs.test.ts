@@ -63,4 +63,20 @@ describe('what a run carries of its DSL', () => {
     expect(JSON.stringify(run)).not.toContain('tvly-secret');
     expect((run.components as Record<string, { obj: { params: Record<string, unknown> } }>)['Tavily:1']!.obj.params).toEqual({ api_key: '__secret__', query: '{sys.query}' });
   });
+
+  it('keeps credentials in HTTP headers (object or JSON text) out of a run, other headers as they are', async () => {
+    const { redactSecrets } = await import('./secrets');
+    const dsl = {
+      components: {
+        'Invoke:a': { obj: { component_name: 'Invoke', params: { headers: { Authorization: 'Bearer s3cret', Accept: 'application/json' } } } },
+        'Invoke:b': { obj: { component_name: 'Invoke', params: { headers: '{"X-Api-Key": "k3y", "Content-Type": "text/plain"}' } } },
+      },
+    };
+    const run = redactSecrets(dsl);
+    const text = JSON.stringify(run);
+    expect(text).not.toContain('s3cret');
+    expect(text).not.toContain('k3y');
+    expect(run.components['Invoke:a'].obj.params.headers).toEqual({ Authorization: '__secret__', Accept: 'application/json' });
+    expect(JSON.parse(run.components['Invoke:b'].obj.params.headers as string)).toEqual({ 'X-Api-Key': '__secret__', 'Content-Type': 'text/plain' });
+  });
 });

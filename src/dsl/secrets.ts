@@ -12,12 +12,30 @@ export function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key);
 }
 
+/** HTTP headers that carry credentials (an Invoke node's `headers`). */
+const SECRET_HEADER = /authorization|cookie|api[-_]?key|token|secret|password|signature/i;
+
+function redactHeaders(headers: unknown): unknown {
+  if (typeof headers === 'string') {
+    // Invoke's headers are often JSON text.
+    try {
+      const parsed = JSON.parse(headers) as unknown;
+      return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? JSON.stringify(redactHeaders(parsed)) : headers;
+    } catch {
+      return headers;
+    }
+  }
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return headers;
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, SECRET_HEADER.test(k) && typeof v === 'string' && v !== '' ? SECRET_MARKER : v]));
+}
+
 function redact(value: unknown, underParams: boolean): unknown {
   if (Array.isArray(value)) return value.map((v) => redact(v, underParams));
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     if (underParams && typeof v === 'string' && v !== '' && isSecretKey(k)) out[k] = SECRET_MARKER;
+    else if (underParams && k === 'headers') out[k] = redactHeaders(v);
     else out[k] = redact(v, underParams || k === 'params');
   }
   return out;

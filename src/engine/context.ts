@@ -55,6 +55,7 @@ export function makeContext(canvas: CompiledCanvas, state: RunState, id: string,
     path: state.path,
     position,
     outputsOf: (other) => state.outputs[other] ?? {},
+    hasReference: () => Object.keys(state.reference.chunks).length > 0,
     paramsOf: (other) => (canvas.nodes[other]?.params ?? {}) as unknown as Readonly<Record<string, unknown>>,
     supportsToolCalling: (llmId) => {
       const table = state.toolCalling;
@@ -65,10 +66,10 @@ export function makeContext(canvas: CompiledCanvas, state: RunState, id: string,
     loopPass: Math.max(0, state.loops[id] ?? 0),
     form: { values: state.fillInputs, expired: state.fillExpired !== null, waitedS: state.fillExpired?.waitedS ?? null },
     webhook: state.webhook,
-    toolCall: (componentName, params, args) => {
+    toolCall: (componentName, params, args, paramsPath) => {
       const def = componentDef(componentName);
       const parsed = def?.tool?.call ? def.params.safeParse(params ?? {}) : null;
-      return parsed?.success ? def!.tool!.call!(parsed.data, args, ctx) : null;
+      return parsed?.success ? def!.tool!.call!(parsed.data, args, ctx, paramsPath) : null;
     },
   };
   return ctx;

@@ -20,7 +20,7 @@ export function datasetsRepository(db: Queryable): KnowledgeStore['datasets'] {
   return {
     async create(input) {
       const now = stampNow();
-      const id = newId();
+      const id = input.id ?? newId();
       await db.query(
         `INSERT INTO datasets (id, tenant_id, name, description, avatar, embedding_model, chunk_method, parser_config, create_time, update_time, create_date, update_date)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $9, $10, $10)`,

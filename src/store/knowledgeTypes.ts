@@ -24,6 +24,8 @@ export interface DatasetRecord {
 }
 
 export interface NewDataset {
+  /** A chosen id (importing a canvas's datasets); a new one otherwise. */
+  id?: string;
   tenantId: string;
   name: string;
   description?: string | null;

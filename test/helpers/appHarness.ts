@@ -7,6 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { silentLogger } from '../../activities/log';
 import { buildApp } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
+import { knowledgeDeps } from '../../activities';
+import type { ChunkIndex } from '../../activities/knowledge/chunkIndex';
 import { mcpPolicyFromEnv } from '../../activities/mcp/connect';
 import { DEFAULT_RUN_SETTINGS, type RunSettings } from '../../src/runSettings';
 import { openStore } from '../../src/store/store';
@@ -37,6 +39,10 @@ export interface HarnessOptions {
   databaseUrl?: string;
   /** Worker environment: tool endpoints (TAVILY_BASE_URL), MCP_STDIO_COMMANDS... */
   env?: Record<string, string>;
+  /** Serve embeddings from the scripted model server (EMBEDDING_BASE_URL = its URL). */
+  scriptedEmbeddings?: boolean;
+  /** The knowledge search backend for the worker and the API (default: the store). */
+  chunkIndex?: ChunkIndex;
   runSettings?: Partial<RunSettings>;
 }
 
@@ -48,8 +54,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   await store.tenants.ensure(OTHER_TENANT, 'B');
   await store.tenants.addApiKey(TENANT, key);
   await store.tenants.addApiKey(OTHER_TENANT, otherKey);
-  const worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url, env: opts.env });
-  const deps: AppDeps = { store, temporal: temporal.client, taskQueue: worker.taskQueue, runSettings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000, ...opts.runSettings }, log: silentLogger, bodyLimit: 1024 * 1024, mcp: { policy: mcpPolicyFromEnv(opts.env ?? {}) } };
+  const env: Record<string, string> = { ...opts.env, ...(opts.scriptedEmbeddings ? { EMBEDDING_BASE_URL: llm.url, EMBEDDING_API_KEY: 'test', EMBEDDING_MODEL: 'scripted-embed' } : {}) };
+  const worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url, env, chunkIndex: opts.chunkIndex });
+  const deps: AppDeps = { store, temporal: temporal.client, taskQueue: worker.taskQueue, runSettings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000, ...opts.runSettings }, log: silentLogger, bodyLimit: 1024 * 1024, mcp: { policy: mcpPolicyFromEnv(env) }, knowledge: knowledgeDeps(store, env, opts.chunkIndex) };
   const listen = async () => {
     const app = await buildApp(deps);
     await app.listen({ port: 0, host: '127.0.0.1' });

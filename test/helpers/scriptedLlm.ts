@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { localEmbedding } from '../../src/knowledge/localEmbedding';
 import { chunk, completion, roughTokens, sse, tokenize, type WireToolCall } from '../../src/llm/openaiWire';
 
 export type Reply =
@@ -93,6 +94,7 @@ export class ScriptedLlm {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method === 'POST' && req.url?.endsWith('/embeddings')) return this.embeddings(req, res);
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       res.writeHead(404).end();
       return;
@@ -128,6 +130,27 @@ export class ScriptedLlm {
     await this.respond(call, reply, res);
     finished = true;
     if (!res.writableEnded) res.end();
+  }
+
+  /** Texts sent to `/embeddings`, in order (the model name with each batch). */
+  readonly embeddingCalls: Array<{ model: string; input: string[] }> = [];
+
+  /**
+   * OpenAI's embeddings endpoint: a deterministic 64-dimensional embedding per text (the offline
+   * hashed embedding folded), so search through the endpoint behaves like search without it.
+   */
+  private async embeddings(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let raw = '';
+    for await (const c of req) raw += (c as Buffer).toString('utf8');
+    const body = JSON.parse(raw) as { model: string; input: string | string[] };
+    const input = Array.isArray(body.input) ? body.input : [body.input];
+    this.embeddingCalls.push({ model: body.model, input });
+    const data = input.map((text, index) => {
+      const full = localEmbedding(text);
+      const folded = Array.from({ length: 64 }, (_, i) => full.filter((_, j) => j % 64 === i).reduce((a, b) => a + b, 0));
+      return { object: 'embedding', index, embedding: folded };
+    });
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', model: body.model, data, usage: { prompt_tokens: input.length, total_tokens: input.length } }));
   }
 
   private async respond(call: RecordedCall, reply: Exclude<Reply, { until: Promise<unknown> }>, res: ServerResponse): Promise<void> {

@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { createActivities } from '../../activities';
+import type { ChunkIndex } from '../../activities/knowledge/chunkIndex';
 import { silentLogger } from '../../activities/log';
 import { llmSettingsFromEnv } from '../../src/llm/providers';
 import type { Store } from '../../src/store/types';
@@ -52,13 +53,13 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-export async function startWorker(opts: { nativeConnection: NativeConnection; store: Store; llmBaseUrl: string; taskQueue?: string; env?: Record<string, string> }): Promise<RunningWorker> {
+export async function startWorker(opts: { nativeConnection: NativeConnection; store: Store; llmBaseUrl: string; taskQueue?: string; env?: Record<string, string>; chunkIndex?: ChunkIndex }): Promise<RunningWorker> {
   const taskQueue = opts.taskQueue ?? `test-${randomUUID()}`;
   const worker = await Worker.create({
     connection: opts.nativeConnection,
     taskQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
-    activities: createActivities({ store: opts.store, llm: llmSettingsFromEnv({ LLM_BASE_URL: opts.llmBaseUrl, LLM_API_KEY: 'test' }), log: silentLogger, heartbeatMs: 200, env: opts.env ?? {} }),
+    activities: createActivities({ store: opts.store, llm: llmSettingsFromEnv({ LLM_BASE_URL: opts.llmBaseUrl, LLM_API_KEY: 'test' }), log: silentLogger, heartbeatMs: 200, env: opts.env ?? {}, chunkIndex: opts.chunkIndex }),
     // Heartbeats must reach the server quickly for cancellation to land within a second or two.
     maxHeartbeatThrottleInterval: '500 milliseconds',
     defaultHeartbeatThrottleInterval: '500 milliseconds',

@@ -6,7 +6,7 @@
  */
 import type { LlmChatResult } from '../calls';
 import type { CallOutcome, ComponentContext, Outcome, ProgressEvent, ReferenceAddition } from '../types';
-import { ask, finish, roundsExhausted, withSystem, type AgentMemo, type AgentSettings } from './memo';
+import { afterReference, ask, finish, roundsExhausted, withSystem, type AgentMemo, type AgentSettings } from './memo';
 import { plannedCalls, prepareCalls, settleRound } from './toolCalls';
 
 function askModel(s: AgentSettings, memo: AgentMemo, extras: { progress?: ProgressEvent[]; reference?: ReferenceAddition } = {}): Outcome {
@@ -45,7 +45,7 @@ function onModel(s: AgentSettings, ctx: ComponentContext, memo: AgentMemo, answe
 function onTools(s: AgentSettings, memo: AgentMemo, outcomes: CallOutcome[]): Outcome {
   const settled = settleRound(memo.prepared, outcomes, memo.catalog, memo.round);
   const toolMessages = settled.results.map((r) => ({ role: 'tool' as const, tool_call_id: r.id, content: r.text }));
-  const next: AgentMemo = { ...memo, messages: [...memo.messages, ...toolMessages], prepared: [], uses: [...memo.uses, ...settled.uses] };
+  const next: AgentMemo = afterReference({ ...memo, messages: [...memo.messages, ...toolMessages], prepared: [], uses: [...memo.uses, ...settled.uses] }, settled.reference);
   return askModel(s, next, { progress: settled.progress, ...(settled.reference ? { reference: settled.reference } : {}) });
 }
 

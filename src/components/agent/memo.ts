@@ -4,6 +4,7 @@
  * finishing with a plain or a structured answer.
  */
 import type { ChatMessage, LlmChatRequest, McpToolInfo } from '../calls';
+import { withCitations } from '../citations';
 import { genConf, parseModelJson, structuredOutputInstructions, type LlmParams } from '../llmPrompt';
 import type { Outcome, ProgressEvent, ReferenceAddition } from '../types';
 import type { CatalogEntry } from './catalog';
@@ -32,6 +33,14 @@ export interface AgentMemo {
   schema: Record<string, unknown> | null;
   /** Structured answer: reformatting attempts so far. */
   attempt: number;
+  /** `cite` is on and this is not a sub-agent: tool results with chunks turn citations on. */
+  citeAllowed: boolean;
+}
+
+/** The memo after a round whose tools found citable chunks: the system prompt asks for citations. */
+export function afterReference(memo: AgentMemo, reference: ReferenceAddition | undefined): AgentMemo {
+  if (!memo.citeAllowed || !reference || Object.keys(reference.chunks).length === 0) return memo;
+  return { ...memo, system: withCitations(memo.system, true) };
 }
 
 export interface AgentSettings {

@@ -8,7 +8,7 @@ import { jsonrepair } from 'jsonrepair';
 import type { LlmChatResult } from '../calls';
 import { summarize } from '../tooling';
 import type { CallOutcome, ComponentContext, Outcome, ProgressEvent, ReferenceAddition } from '../types';
-import { ask, finish, withSystem, type AgentMemo, type AgentSettings } from './memo';
+import { afterReference, ask, finish, withSystem, type AgentMemo, type AgentSettings } from './memo';
 import { plannedCalls, prepareCalls, settleRound, type RequestedCall } from './toolCalls';
 
 export const COMPLETE_TASK = 'complete_task';
@@ -113,7 +113,7 @@ function onPlan(s: AgentSettings, ctx: ComponentContext, memo: AgentMemo, answer
 function onTools(s: AgentSettings, memo: AgentMemo, outcomes: CallOutcome[]): Outcome {
   const settled = settleRound(memo.prepared, outcomes, memo.catalog, memo.round);
   const observation = `Step ${memo.round} results:\n${settled.results.map((r) => `- ${r.fn}: ${r.text}`).join('\n')}`;
-  const next: AgentMemo = { ...memo, prepared: [], uses: [...memo.uses, ...settled.uses], observations: [...memo.observations, observation] };
+  const next: AgentMemo = afterReference({ ...memo, prepared: [], uses: [...memo.uses, ...settled.uses], observations: [...memo.observations, observation] }, settled.reference);
   const reflect = `Goal: ${task(memo)}\n\n${observation}\n\nReflect: did these results answer what was missing? What is still unknown? Is another step worth it? Be brief.`;
   return ask(s.p, next, 'reflect', { messages: withSystem(memo.system, [{ role: 'user', content: reflect }]), show: false }, `reflect on step ${memo.round}`, {
     progress: settled.progress,

@@ -74,7 +74,7 @@ export function callFor(entry: CatalogEntry, args: Record<string, unknown>, ctx:
   switch (entry.kind) {
     case 'component':
       return (
-        ctx.toolCall(entry.componentName!, entry.toolParams ?? {}, args) ?? { activity: 'toolInvoke', request: { runId: ctx.runId, componentName: entry.componentName!, paramsPath: entry.paramsPath!, args, asTool: true } }
+        ctx.toolCall(entry.componentName!, entry.toolParams ?? {}, args, entry.paramsPath!) ?? { activity: 'toolInvoke', request: { runId: ctx.runId, componentName: entry.componentName!, paramsPath: entry.paramsPath!, args, asTool: true } }
       );
     case 'mcp':
       return { activity: 'mcpCall', request: { runId: ctx.runId, mcpId: entry.mcpId!, tool: entry.mcpTool!, args, timeoutMs: mcpTimeoutMs } };

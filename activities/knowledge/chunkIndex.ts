@@ -1,0 +1,33 @@
+/**
+ * The search backend behind Retrieval. Chunks always live in the store (PostgreSQL/PGlite, the
+ * source of truth: listing, counting, re-indexing); a backend answers the candidate query. The
+ * default is the store itself (full text + pgvector or exact SQL); OpenSearch is the scale-out
+ * option (SEARCH_BACKEND=opensearch), indexed alongside. Both return candidates with the
+ * cosine similarity of their embedding, so ranking (src/knowledge/hybrid.ts) is the same.
+ */
+import type { ChunkHit } from '../../src/knowledge/hybrid';
+import type { ChunkSearch, DocumentRecord, NewChunk } from '../../src/store/knowledgeTypes';
+import type { Store } from '../../src/store/types';
+
+export interface ChunkIndex {
+  readonly backend: 'postgres' | 'opensearch';
+  /** A document's chunks were (re)written to the store: index them (replacing older ones). */
+  indexDocument(doc: Pick<DocumentRecord, 'id' | 'tenant_id' | 'dataset_id' | 'name'>, chunks: NewChunk[]): Promise<void>;
+  /** Documents (or whole datasets) were deleted. */
+  removeDocuments(tenantId: string, documentIds: string[]): Promise<void>;
+  removeDatasets(tenantId: string, datasetIds: string[]): Promise<void>;
+  /** Candidates by vector similarity and by keywords, each up to `topK`, with cosine similarity. */
+  candidates(search: ChunkSearch): Promise<ChunkHit[]>;
+  close?(): Promise<void>;
+}
+
+/** The store as the search backend: nothing to index beyond the rows themselves. */
+export function storeIndex(store: Store): ChunkIndex {
+  return {
+    backend: 'postgres',
+    indexDocument: async () => undefined,
+    removeDocuments: async () => undefined,
+    removeDatasets: async () => undefined,
+    candidates: (search) => store.knowledge.chunks.candidates(search),
+  };
+}

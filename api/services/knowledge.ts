@@ -1,0 +1,101 @@
+/**
+ * Datasets and documents as RAGFlow's API shows them, and indexing documents as Temporal
+ * workflows (one per document: durable, cancellable, never blocking the API).
+ */
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { knowledgeDeps } from '../../activities';
+import type { KnowledgeDeps } from '../../activities/knowledge/search';
+import type { DatasetRecord, DocumentRecord } from '../../src/store/knowledgeTypes';
+import { indexWorkflowId } from '../../workflows/indexDocument';
+import type { AppDeps } from '../deps';
+
+export function knowledgeOf(deps: AppDeps): KnowledgeDeps {
+  return deps.knowledge ?? knowledgeDeps(deps.store, {});
+}
+
+/** RAGFlow's dataset dict. */
+export function datasetView(d: DatasetRecord): Record<string, unknown> {
+  return {
+    id: d.id,
+    name: d.name,
+    avatar: d.avatar,
+    description: d.description,
+    embedding_model: d.embedding_model,
+    chunk_method: d.chunk_method,
+    parser_config: d.parser_config,
+    permission: d.permission,
+    document_count: d.document_count,
+    chunk_count: d.chunk_count,
+    token_num: d.token_num,
+    tenant_id: d.tenant_id,
+    created_by: d.tenant_id,
+    language: 'English',
+    pagerank: 0,
+    similarity_threshold: 0.2,
+    vector_similarity_weight: 0.3,
+    status: '1',
+    create_time: d.create_time,
+    update_time: d.update_time,
+    create_date: d.create_date,
+    update_date: d.update_date,
+  };
+}
+
+/** RAGFlow's document dict. */
+export function documentView(doc: DocumentRecord, chunkMethod = 'naive'): Record<string, unknown> {
+  return {
+    id: doc.id,
+    name: doc.name,
+    location: doc.name,
+    size: doc.size,
+    type: doc.type === 'pdf' ? 'pdf' : 'doc',
+    suffix: doc.type,
+    dataset_id: doc.dataset_id,
+    chunk_method: chunkMethod,
+    run: doc.run,
+    status: '1',
+    progress: doc.progress,
+    progress_msg: doc.progress_msg,
+    chunk_count: doc.chunk_count,
+    token_count: doc.token_count,
+    meta_fields: doc.meta_fields,
+    source_type: 'local',
+    thumbnail: null,
+    process_begin_at: doc.process_begin_at,
+    process_duration: doc.process_duration,
+    create_time: doc.create_time,
+    update_time: doc.update_time,
+    create_date: doc.create_date,
+    update_date: doc.update_date,
+  };
+}
+
+/** Starts (or restarts) indexing of documents; each runs as workflow `index-document-<id>`. */
+export async function startIndexing(deps: AppDeps, tenantId: string, documentIds: string[]): Promise<void> {
+  for (const documentId of documentIds) {
+    await deps.store.knowledge.documents.setProgress(documentId, { run: 'RUNNING', progress: 0, msg: 'Queued' });
+    const start = () =>
+      deps.temporal.workflow.start('indexDocument', { taskQueue: deps.taskQueue, workflowId: indexWorkflowId(documentId), args: [{ tenantId, documentId }], memo: { title: `index ${documentId}` } });
+    try {
+      await start();
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      // Parsing again while a run is going: the newer request wins.
+      await deps.temporal.workflow.getHandle(indexWorkflowId(documentId)).terminate('parsing started again');
+      await start();
+    }
+  }
+}
+
+/** Stops indexing of documents (harmless when none is running). */
+export async function stopIndexing(deps: AppDeps, documentIds: string[]): Promise<void> {
+  for (const documentId of documentIds) {
+    try {
+      const handle = deps.temporal.workflow.getHandle(indexWorkflowId(documentId));
+      const d = await handle.describe();
+      if (d.status.name === 'RUNNING') await handle.cancel();
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Indexing one document as a workflow, so a large upload never blocks the API and survives
+ * worker restarts: the activity reports progress on the document and heartbeats; failures that
+ * are not worth retrying (an unreadable file) end the document FAIL, a cancel ends it CANCEL.
+ */
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/types';
+
+const indexing = proxyActivities<Activities>({
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '2 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
+});
+
+const bookkeeping = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
+
+export interface IndexDocumentInput {
+  tenantId: string;
+  documentId: string;
+}
+
+export function indexWorkflowId(documentId: string): string {
+  return `index-document-${documentId}`;
+}
+
+export async function indexDocument(input: IndexDocumentInput): Promise<{ chunks: number; tokens: number } | null> {
+  try {
+    return await indexing.indexDocument(input);
+  } catch (err) {
+    const cancelled = isCancellation(err);
+    const cause = err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause.message : err instanceof Error ? err.message : String(err);
+    await CancellationScope.nonCancellable(() => bookkeeping.finishDocumentIndexing({ ...input, outcome: cancelled ? 'CANCEL' : 'FAIL', message: cancelled ? 'Canceled' : cause }));
+    if (cancelled) throw err;
+    return null;
+  }
+}
