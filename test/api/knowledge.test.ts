@@ -3,22 +3,30 @@
  * PDF) and indexed by a Temporal workflow with visible progress, the retrieval test, and a canvas
  * whose Retrieval feeds a cited answer — citations in `message_end.reference` of the stream, the
  * non-stream reply and the OpenAI-compatible reply. Embeddings come from the scripted server's
- * OpenAI-compatible `/embeddings` endpoint (a real HTTP peer).
+ * OpenAI-compatible `/embeddings` endpoint (a real HTTP peer). The suite runs on the embedded
+ * store (PGlite, with pgvector) and on a real PostgreSQL server (without pgvector: the exact SQL
+ * vector search), skipped with a message where PostgreSQL cannot start.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, parseSse, startHarness, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 import { textPdf } from '../helpers/pdf';
+import { startPostgres } from '../helpers/postgres';
 import type { RecordedCall } from '../helpers/scriptedLlm';
+
+const postgres = await startPostgres();
+if ('skipped' in postgres) console.warn(`[test/api] knowledge on PostgreSQL skipped: ${postgres.skipped}`);
+afterAll(async () => {
+  if (!('skipped' in postgres)) await postgres.stop();
+});
+const stores = [
+  { name: 'PGlite', databaseUrl: undefined, skipped: undefined },
+  { name: 'PostgreSQL', databaseUrl: 'skipped' in postgres ? undefined : postgres.url, skipped: 'skipped' in postgres ? postgres.skipped : undefined },
+];
 
 let h: Harness;
 let datasetId: string;
 const docs: Record<string, string> = {};
-
-beforeAll(async () => {
-  h = await startHarness({ scriptedEmbeddings: true });
-}, 120_000);
-afterAll(async () => h?.close());
 
 type Envelope<T = Record<string, unknown>> = { code: number; message?: string; data: T; total?: number };
 
@@ -41,7 +49,12 @@ async function waitIndexed(): Promise<Array<{ id: string; name: string; run: str
   }
 }
 
-describe('datasets', () => {
+for (const { name, databaseUrl, skipped } of stores) describe.skipIf(skipped !== undefined)(`datasets on ${name}`, () => {
+  beforeAll(async () => {
+    h = await startHarness({ scriptedEmbeddings: true, databaseUrl });
+  }, 120_000);
+  afterAll(async () => h?.close());
+
   it('creates a dataset, indexes txt, Markdown, HTML and PDF documents, and lists their chunks', async () => {
     const created = (await api(h, 'POST', '/api/v1/datasets', { body: { name: `manuals ${Date.now()}`, parser_config: { chunk_token_num: 64 } } })).body as Envelope<{ id: string; embedding_model: string }>;
     expect(created.code).toBe(0);
