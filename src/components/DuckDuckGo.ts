@@ -4,7 +4,7 @@
  * DuckDuckGoParam: `channel` is `text` or `news`, `top_n` the number of results.
  */
 import { z } from 'zod';
-import { executionParamsShape, num, str, paramText } from './common';
+import { executionParamsShape, paramText, positiveInt, str } from './common';
 import { textInputRefs } from './toolInputs';
 import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './types';
@@ -13,7 +13,7 @@ const DuckDuckGoParams = z.looseObject({
   ...executionParamsShape,
   query: str('{sys.query}'),
   channel: z.preprocess((v) => (v == null || v === '' ? 'text' : v), z.enum(['text', 'news'], { message: "channel should be 'text' or 'news'" })),
-  top_n: num(10).refine((n) => Number.isInteger(n) && n > 0, 'top_n must be a positive integer'),
+  top_n: positiveInt(10),
 });
 
 export type DuckDuckGoParams = z.infer<typeof DuckDuckGoParams>;

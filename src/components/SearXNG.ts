@@ -4,7 +4,7 @@
  * SEARXNG_BASE_URL setting) and `top_n`.
  */
 import { z } from 'zod';
-import { executionParamsShape, num, str, paramText } from './common';
+import { executionParamsShape, paramText, positiveInt, str } from './common';
 import { textInputRefs } from './toolInputs';
 import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './types';
@@ -13,7 +13,7 @@ const SearXNGParams = z.looseObject({
   ...executionParamsShape,
   query: str('{sys.query}'),
   searxng_url: str(''),
-  top_n: num(10).refine((n) => Number.isInteger(n) && n > 0, 'top_n must be a positive integer'),
+  top_n: positiveInt(10),
 });
 
 export type SearXNGParams = z.infer<typeof SearXNGParams>;

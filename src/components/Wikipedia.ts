@@ -4,7 +4,7 @@
  * (`language`, `top_n`).
  */
 import { z } from 'zod';
-import { executionParamsShape, num, str, paramText } from './common';
+import { executionParamsShape, paramText, positiveInt, str } from './common';
 import { textInputRefs } from './toolInputs';
 import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './types';
@@ -17,7 +17,7 @@ const WikipediaParams = z.looseObject({
     (v) => (v == null || v === '' ? 'en' : typeof v === 'string' ? v.trim().toLowerCase() : v),
     z.string().regex(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/, 'language must be a Wikipedia language code such as en, de or zh').max(20),
   ),
-  top_n: num(10).refine((n) => Number.isInteger(n) && n > 0, 'top_n must be a positive integer'),
+  top_n: positiveInt(10),
 });
 
 export type WikipediaParams = z.infer<typeof WikipediaParams>;

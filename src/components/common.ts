@@ -16,6 +16,10 @@ function numericString(v: unknown): unknown {
 /** A number, also given as a numeric string ("0.1"), as Python's `float()` would accept. */
 export const num = (def: number) => z.preprocess((v) => (v === null || v === undefined ? def : numericString(v)), z.number());
 
+/** A positive integer (a result count such as `top_n`), also given as a numeric string. */
+export const positiveInt = (def: number) =>
+  z.preprocess((v) => (v === null || v === undefined ? def : numericString(v)), z.number().int('must be a whole number').min(1, 'must be 1 or more'));
+
 /** A non-negative integer, also given as a numeric string. */
 export const nonNegInt = (def: number) =>
   z.preprocess((v) => (v === null || v === undefined ? def : numericString(v)), z.number().int('must be a whole number').min(0, 'must be 0 or more'));
