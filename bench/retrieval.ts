@@ -101,7 +101,7 @@ async function fillStore(store: Store, corpus: Corpus): Promise<{ datasetId: str
 async function fillIndex(index: ChunkIndex, docs: DocumentRecord[], corpus: Corpus): Promise<number> {
   const started = performance.now();
   await inParallel(docs.map((doc, i) => ({ doc, chunks: corpus.documents[i]!.chunks })), PARALLEL_DOCUMENTS, async ({ doc, chunks }) => {
-    for (let i = 0; i < chunks.length; i += BATCH) await index.indexDocument(doc, chunks.slice(i, i + BATCH).map((c) => ({ ...c, id: `${doc.id}-${c.position}` })));
+    for (let i = 0; i < chunks.length; i += BATCH) await index.indexDocument(doc, chunks.slice(i, i + BATCH).map((c) => ({ ...c, id: `${doc.id}-${c.position}` })), { more: i + BATCH < chunks.length });
   });
   return performance.now() - started;
 }

@@ -11,8 +11,12 @@ import type { Store } from '../../src/store/types';
 
 export interface ChunkIndex {
   readonly backend: 'postgres' | 'opensearch';
-  /** A document's chunks were (re)written to the store: index them (replacing older ones). */
-  indexDocument(doc: Pick<DocumentRecord, 'id' | 'tenant_id' | 'dataset_id' | 'name'>, chunks: NewChunk[]): Promise<void>;
+  /**
+   * A batch of a document's chunks was (re)written to the store: index it (replacing older
+   * versions). `more: true` says further batches of the document follow, so the backend may
+   * leave this one unsearchable until the document's last batch (one refresh per document).
+   */
+  indexDocument(doc: Pick<DocumentRecord, 'id' | 'tenant_id' | 'dataset_id' | 'name'>, chunks: NewChunk[], opts?: { more?: boolean }): Promise<void>;
   /** Documents (or whole datasets) were deleted. */
   removeDocuments(tenantId: string, documentIds: string[]): Promise<void>;
   removeDatasets(tenantId: string, datasetIds: string[]): Promise<void>;

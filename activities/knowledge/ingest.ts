@@ -59,7 +59,7 @@ export function createKnowledgeActivities(deps: KnowledgeDeps & { log: Logger; i
           const vectors = await embedder.embed(batch.map((d) => d.content), ctx.cancellationSignal);
           const chunks = batch.map((d, j) => ({ id: `${doc.id}-${d.position}`, content: d.content, section: d.section, position: d.position, tokens: d.tokens, embedding: vectors[j]! }));
           await store.knowledge.chunks.add(doc, chunks);
-          await deps.index.indexDocument(doc, chunks);
+          await deps.index.indexDocument(doc, chunks, { more: i + BATCH < drafts.length });
           const done = Math.min(drafts.length, i + BATCH);
           await store.knowledge.documents.setProgress(doc.id, { progress: 0.05 + (0.94 * done) / drafts.length, msg: `Embedded ${done}/${drafts.length} chunks` });
           ctx.heartbeat(done);

@@ -26,10 +26,11 @@ export interface OpenSearchIndexOptions {
    */
   vectorSearch?: 'auto' | 'exact';
   /**
-   * How a write becomes searchable before `indexDocument` returns (a document reported DONE must
-   * be searchable). `wait_for` (default): wait for the next scheduled refresh (≤ 1 s per batch; many
-   * concurrent writers share one refresh). `true`: refresh at once (~30 ms per batch here, but one
-   * refresh per batch: small segments under heavy concurrent indexing).
+   * How a document's last batch becomes searchable before `indexDocument` returns (a document
+   * reported DONE must be searchable; earlier batches of it do not wait). `wait_for` (default):
+   * wait for the next scheduled refresh (≤ 1 s per document; concurrent writers share one
+   * refresh). `true`: refresh at once (faster for one document, one refresh per document under
+   * heavy concurrent indexing).
    */
   refresh?: 'wait_for' | 'true';
   /** Request timeout, ms (default 30 s). */
@@ -171,7 +172,9 @@ export function openSearchIndex(o: OpenSearchIndexOptions): OpenSearchChunkIndex
     backend: 'opensearch',
     indexInfo: lookup,
 
-    async indexDocument(doc, chunks) {
+    async indexDocument(doc, chunks, opts) {
+      // Only a document's last batch waits to be searchable: that refresh covers the earlier ones.
+      const refreshNow = opts?.more ? false : refresh;
       const byDim = new Map<number, typeof chunks>();
       for (const c of chunks) byDim.set(c.embedding.length, [...(byDim.get(c.embedding.length) ?? []), c]);
       for (const [dim, group] of byDim) {
@@ -179,7 +182,7 @@ export function openSearchIndex(o: OpenSearchIndexOptions): OpenSearchChunkIndex
         for (let i = 0; i < group.length; i += BULK_CHUNKS) {
           // The chunk id is the document id: a retried batch overwrites what it wrote before.
           const body = group.slice(i, i + BULK_CHUNKS).flatMap((c) => [{ index: { _index: info.name, _id: c.id } }, chunkDocument(doc, c, normalize(c.embedding), info.knn)]);
-          const res = await call(`index the chunks of ${doc.name}`, () => client.bulk({ body, refresh }));
+          const res = await call(`index the chunks of ${doc.name}`, () => client.bulk({ body, refresh: refreshNow }));
           if (res.body.errors) {
             const failed = res.body.items.map((item) => Object.values(item)[0]).find((r) => r?.error);
             const reason = failed?.error ? `${failed.error.type}: ${failed.error.reason ?? ''}` : 'unknown error';

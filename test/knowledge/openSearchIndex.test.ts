@@ -102,6 +102,15 @@ describe.skipIf(unavailable !== null)('OpenSearch chunk index', () => {
       expect(new Set((await index.candidates(search(tenantId, ['ds-1'], query, 100))).map((h) => h.id)).size).toBe(filler.length);
     });
 
+    it('makes every batch of a document searchable once its last batch is indexed', async () => {
+      const tenantId = `t-${randomUUID()}`;
+      const d = doc(tenantId, 'ds-batches');
+      const chunks = chunksOf(d.id, filler);
+      for (let i = 0; i < chunks.length; i += 8) await index.indexDocument(d, chunks.slice(i, i + 8), { more: i + 8 < chunks.length });
+      const hits = await index.candidates(search(tenantId, ['ds-batches'], 'printer check', 100));
+      expect(new Set(hits.map((h) => h.id)).size).toBe(filler.length);
+    });
+
     it('keeps tenants, datasets and documents apart and forgets what was deleted', async () => {
       const tenantId = `t-${randomUUID()}`;
       const [a, b, c] = [doc(tenantId, 'ds-a'), doc(tenantId, 'ds-a'), doc(tenantId, 'ds-b')];
