@@ -1,7 +1,10 @@
 /**
  * Compatibility with real RAGFlow canvases (../shared/ragflow-dsl, not copied into the project):
  * every one loads and validates, and those made only of the components this build runs go to
- * workflow_finished over HTTP, on Temporal, with the scripted model.
+ * workflow_finished over HTTP, on Temporal, with the scripted model and local stand-ins for
+ * the web services they call (the knowledge canvases: test/compat/knowledgeCorpus.test.ts).
+ * examples/exesql.json names a database host that exists only in RAGFlow's docker-compose, so it
+ * is run to its clean failure.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -124,6 +127,36 @@ describe.skipIf(!present)('RAGFlow canvases', () => {
       expect(web.calls.slice(before).map((c) => c.path)).toEqual(['/search', '/extract']);
       const uses = t.events.filter((e) => e.event === 'tool_call').map((e) => (e.data as { tool_name: string }).tool_name);
       expect(uses).toEqual(['Web Search Specialist', 'Content Deep Reader', 'Research Synthesizer']);
+    });
+
+    it('examples/tavily_and_generate.json: searches the web for the question and answers from the results, cited in the reference', async () => {
+      h.llm.when((call) => {
+        const s = String(call.body.messages[0]?.content ?? '');
+        if (!s.includes('Here is the knowledge base:')) return undefined;
+        // The search results reach the prompt as RAGFlow's kb_prompt blocks.
+        return s.includes('temporal retries — source 1') ? { content: 'Temporal retries failed activities.' } : { content: 'no results in the prompt' };
+      });
+      const before = web.calls.length;
+      const id = await create('examples/tavily_and_generate.json');
+      const t = await turn(id, { query: 'temporal retries' });
+      expect(t.names.at(-1)).toBe('workflow_finished');
+      expect(web.calls.slice(before).map((c) => [c.path, c.body.query])).toEqual([['/search', 'temporal retries']]);
+      expect(t.text).toBe('Temporal retries failed activities.');
+      const end = t.events.find((e) => e.event === 'message_end')!.data as { reference: { chunks: Record<string, { url?: string }> } };
+      expect(Object.values(end.reference.chunks).map((c) => c.url)).toContain('https://example.test/temporal%20retries/1');
+    });
+
+    it('examples/exesql.json: v0.x ExeSQL fails cleanly, naming its unreachable database host', async () => {
+      const id = await create('examples/exesql.json');
+      const session = (await api(h, 'POST', `/api/v1/agents/${id}/sessions`, { body: { name: 'sql' } })).body as { data: { id: string } };
+      const t = await turn(id, { session_id: session.data.id, query: 'SELECT 1' });
+      // The canvas names a docker-compose host ("mysql"), which resolves nowhere here: the node
+      // reports it, the password never appears, and the run ends failed rather than hanging.
+      const node = t.events.find((e) => e.event === 'node_finished' && (e.data as { component_id: string }).component_id === 'exesql:0')!.data as { inputs: unknown; error: string };
+      expect(node.inputs).toEqual({ sql: 'SELECT 1' });
+      expect(node.error).toBe('ExeSQL: mysql does not resolve (ENOTFOUND)');
+      expect(t.names.at(-1)).toBe('run_failed');
+      expect(JSON.stringify(t.events)).not.toContain('infini_rag_flow');
     });
 
     it('examples/iteration.json: splits a topic into sub-topics, searches and writes about each, and shows every report', async () => {
