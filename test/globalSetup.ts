@@ -3,7 +3,7 @@
  * the CLI the project obtains) and one pre-built workflow bundle, shared by every test file.
  * Test files connect to the server and run their own worker on a unique task queue.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,5 +51,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('workflowBundlePath', bundlePath);
   return async () => {
     await env.teardown();
+    rmSync(dir, { recursive: true, force: true });
   };
 }

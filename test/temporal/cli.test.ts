@@ -2,13 +2,13 @@
  * Obtaining the Temporal CLI (with fake CLIs in temp folders, so no real build can start) and
  * running `temporal server start-dev` with the real CLI the project already has.
  */
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { obtainTemporalCli, toolsBinaryPath } from '../../src/temporal/cli';
 import { startDevServer } from '../../src/temporal/devServer';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/searchAttributes';
@@ -16,8 +16,15 @@ import { SEARCH_ATTRIBUTES } from '../../src/temporal/searchAttributes';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const KEYWORD = 2; // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
 
+const tempDirs: string[] = [];
+afterAll(() => {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 function tempDir(): string {
-  return mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-cli-test-'));
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-cli-test-'));
+  tempDirs.push(dir);
+  return dir;
 }
 
 /** Writes an executable that answers `--version` the way the Temporal CLI does. */

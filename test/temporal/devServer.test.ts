@@ -3,7 +3,7 @@
  * product's search attributes, and the persistent `npm start` mode keeps its state under .data/.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -96,6 +96,7 @@ describe('connectOrStartTemporal', () => {
       expect(await customSearchAttributes(server.address)).toEqual(expect.arrayContaining(Object.keys(SEARCH_ATTRIBUTES)));
     } finally {
       await server.stop();
+      rmSync(projectRoot, { recursive: true, force: true });
     }
   }, 60_000);
 });
