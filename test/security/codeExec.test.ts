@@ -167,6 +167,21 @@ describe('CodeExec contains hostile scripts', () => {
   });
 
   it('refuses writes outside the scratch dir (/tmp, the project) and leaves nothing behind', async () => {
+    // A temp dir of this test's own: other test files run CodeExec at the same time in the shared one.
+    const sharedTmp = process.env.TMPDIR;
+    const ownTmp = mkdtempSync(path.join(os.tmpdir(), 'codeexec-test-tmp-'));
+    process.env.TMPDIR = ownTmp;
+    try {
+      await writesOutsideScratch();
+      expect(readdirSync(ownTmp)).toEqual([]);
+    } finally {
+      if (sharedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = sharedTmp;
+      rmSync(ownTmp, { recursive: true, force: true });
+    }
+  });
+
+  async function writesOutsideScratch() {
     const tag = `codeexec-escape-${process.pid}-${Date.now()}`;
     const targets = [path.join(os.tmpdir(), `${tag}.txt`), path.join(process.cwd(), `${tag}.txt`), '/etc/passwd'];
     const script = [
@@ -191,8 +206,7 @@ describe('CodeExec contains hostile scripts', () => {
     expect(seen.cwd).toBe('/scratch');
     for (const t of targets.slice(0, 2)) expect(existsSync(t)).toBe(false);
     expect(readFileSync('/etc/passwd', 'utf8')).not.toContain('escaped');
-    expect(readdirSync(os.tmpdir()).filter((d) => d.startsWith('agent-canvas-codeexec-'))).toEqual([]);
-  });
+  }
 
   it("sees neither the worker's environment nor the project's files", async () => {
     process.env.CODE_EXEC_TEST_SECRET = 'do-not-leak-4711';
