@@ -6,11 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { closeSync, promises as fs, openSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Connection, isGrpcServiceError } from '@temporalio/client';
 import { obtainTemporalCli } from './cli';
+import { envPort, isPortOpen, pickFreePort, splitAddress } from './ports';
 import { SEARCH_ATTRIBUTE_KEYS, SEARCH_ATTRIBUTES, searchAttributeCliArgs } from './searchAttributes';
 
 /** A reachable Temporal frontend; `stop()` ends it only when this process started it. */
@@ -263,42 +263,6 @@ async function openOutput(logFile: string | undefined): Promise<ServerOutput> {
     },
     tail: async () => recent,
   };
-}
-
-/** Binds port 0 to let the OS choose a free port. */
-function pickFreePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function isPortOpen(host: string, port: number, timeoutMs = 500): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    const finish = (open: boolean) => { socket.destroy(); resolve(open); };
-    socket.setTimeout(timeoutMs, () => finish(false));
-    socket.once('connect', () => finish(true));
-    socket.once('error', () => finish(false));
-  });
-}
-
-function splitAddress(address: string): [string, number] {
-  const separator = address.lastIndexOf(':');
-  return [address.slice(0, separator), Number(address.slice(separator + 1))];
-}
-
-function envPort(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (!raw) return fallback;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`${name}=${raw} is not a valid port`);
-  return port;
 }
 
 function errorMessage(error: unknown): string {

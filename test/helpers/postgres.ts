@@ -4,10 +4,10 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import pg from 'pg';
+import { pickFreePort } from '../../src/temporal/ports';
 
 export type StartedPostgres = { url: string; stop(): Promise<void> };
 export type SkippedPostgres = { skipped: string };
@@ -37,18 +37,6 @@ function findPostgresBin(): string | null {
   return null;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function shellQuote(arg: string): string {
   return `'${arg.replace(/'/g, `'\\''`)}'`;
@@ -137,7 +125,7 @@ export async function startPostgres(): Promise<StartedPostgres | SkippedPostgres
     await run(commandFor(join(binDir, 'initdb'), ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '--no-locale', '-E', 'UTF8'], asPostgres));
     // The free port may be taken between the probe and the server's bind: try a few.
     for (let attempt = 1; ; attempt++) {
-      port = await freePort();
+      port = await pickFreePort();
       const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
       try {
         await run(commandFor(pgCtl, ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '60', '-o', serverOptions], asPostgres), 90_000);

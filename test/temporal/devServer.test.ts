@@ -4,7 +4,6 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,18 +12,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { obtainTemporalCli } from '../../src/temporal/cli';
 import { connectOrStartTemporal } from '../../src/temporal/devServer';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/searchAttributes';
+import { pickFreePort } from '../../src/temporal/ports';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function customSearchAttributes(address: string): Promise<string[]> {
   const connection = await Connection.connect({ address });
@@ -58,7 +49,7 @@ describe('connectOrStartTemporal', () => {
   it('uses TEMPORAL_ADDRESS without spawning, and registers the missing search attributes there', async (context) => {
     const cli = await obtainTemporalCli({ projectRoot: repoRoot, allowBuild: false });
     if (!cli) return context.skip('no Temporal CLI on this machine');
-    const port = await freePort();
+    const port = await pickFreePort();
     const address = `127.0.0.1:${port}`;
     // A bare server, as someone else might run it: none of our search attributes.
     const external = spawn(cli.path, ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless'], { stdio: 'ignore' });
@@ -81,8 +72,8 @@ describe('connectOrStartTemporal', () => {
     const projectRoot = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-persistent-'));
     vi.stubEnv('TEMPORAL_ADDRESS', '');
     vi.stubEnv('TEMPORAL_CLI_PATH', cli.path);
-    vi.stubEnv('TEMPORAL_PORT', String(await freePort()));
-    vi.stubEnv('TEMPORAL_UI_PORT', String(await freePort()));
+    vi.stubEnv('TEMPORAL_PORT', String(await pickFreePort()));
+    vi.stubEnv('TEMPORAL_UI_PORT', String(await pickFreePort()));
     const server = await connectOrStartTemporal({ projectRoot, persistent: true, ui: true });
     try {
       expect(existsSync(path.join(projectRoot, '.data', 'temporal.db'))).toBe(true);
