@@ -4,7 +4,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { InputsSubmission } from '../src/engine/run';
-import type { RunProgress } from '../src/engine/run';
+import type { RunProgress } from '../src/engine/progress';
 import type { RunSettings } from '../src/runSettings';
 import type { NestTarget } from '../src/engine/events';
 import type { EngineCall } from '../src/engine/step';

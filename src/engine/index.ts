@@ -4,8 +4,9 @@
  */
 export { compileCanvas, type CompiledCanvas, type CompiledNode, type CompileResult } from './compile';
 export { isTerminalEvent, type RunEvent, type RunEventName } from './events';
-export { cancelRun, CANCELED_MESSAGE, expirePause, submitInputs, type InputsSubmission, DEFAULT_MAX_STEPS, progressOf, rejectRun, resumeRun, startRun, type EngineOptions, type RunProgress, type RunStartInput, type StepResult } from './run';
+export { cancelRun, CANCELED_MESSAGE, expirePause, submitInputs, type InputsSubmission, DEFAULT_MAX_STEPS, rejectRun, resumeRun, startRun, type EngineOptions, type RunStartInput, type StepResult } from './run';
 export { emptySession, sessionAfter, type NodeState, type RunState, type RunStatus, type SessionState } from './state';
 export type { CallPolicy, CallResult, EngineCall } from './step';
 export { checkPauseInputs, pendingInputsOf } from './pause';
+export { progressOf, type RunProgress } from './progress';
 export { continueInProcess, runInProcess, type CallExecutor, type InProcessResult } from './inProcess';

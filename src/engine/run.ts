@@ -12,7 +12,7 @@ import type { CompiledCanvas } from './compile';
 import { nodeFinishedData, publicOutputs, type RunEvent } from './events';
 import { postProcess } from './post';
 import { emptySession, ZERO_USAGE, type RunState, type RunStatus, type SessionState } from './state';
-import { checkPauseInputs, maybePause, pendingInputsOf } from './pause';
+import { checkPauseInputs, maybePause } from './pause';
 import { describeFieldProblems } from '../components/forms';
 import { newStep, receiveResult, type CallResult, type EngineCall, type Step } from './step';
 
@@ -284,21 +284,6 @@ export function cancelRun(canvas: CompiledCanvas, prev: RunState, reason: string
   state.status = 'canceled';
   state.error = CANCELED_MESSAGE;
   return result(step);
-}
-
-/** Status, path and node states, as queries and the runs route show them. */
-export interface RunProgress {
-  status: RunStatus;
-  path: string[];
-  nodes: RunState['nodes'];
-  /** The form a paused run waits for (UserFillUp); null otherwise. */
-  pendingInputs: Record<string, unknown> | null;
-  usage: RunState['usage'];
-  error: string | null;
-}
-
-export function progressOf(state: RunState): RunProgress {
-  return { status: state.status, path: [...state.path], nodes: state.nodes, pendingInputs: pendingInputsOf(state), usage: state.usage, error: state.error };
 }
 
 /**
