@@ -7,7 +7,7 @@
  */
 import mysql, { type Connection } from 'mysql2';
 import type { StatementResult } from './sqlFormat';
-import { connectionError, executionFailed, type SqlRunner } from './sqlRun';
+import { executionFailed, runStatements, type SqlRunner } from './sqlRun';
 
 // MySQL column types DECIMAL, FLOAT, DOUBLE, NEWDECIMAL: printed as floats, as RAGFlow's driver does.
 const FLOAT_TYPES = new Set([0, 4, 5, 246]);
@@ -59,39 +59,31 @@ export const runMysql: SqlRunner = async (target, statements, opts) => {
     decimalNumbers: true,
   });
   conn.on('error', () => {}); // a dropped connection fails the query in flight
-  const abort = () => conn.destroy();
-  opts.signal.addEventListener('abort', abort, { once: true });
   const timeout = opts.statementTimeoutMs;
-  try {
-    try {
-      await new Promise<void>((resolve, reject) => conn.connect((err) => (err ? reject(err) : resolve())));
-    } catch (err) {
-      throw connectionError(err, target);
-    }
-    if (opts.readOnly) {
-      // Whichever the server knows (MySQL: milliseconds, SELECT only; MariaDB: seconds).
-      await run(conn, `SET SESSION max_execution_time = ${Math.round(timeout)}`, 0, timeout).catch(() => {});
-      await run(conn, `SET SESSION max_statement_time = ${timeout / 1000}`, 0, timeout).catch(() => {});
-      await run(conn, 'START TRANSACTION READ ONLY', 0, timeout);
-    }
-    const results: StatementResult[] = [];
-    for (const s of statements) {
-      if (opts.signal.aborted) throw opts.signal.reason;
-      try {
-        results.push(toResult(await run(conn, s.text, opts.maxRecords, timeout + 5_000)));
-      } catch (err) {
-        // A server error leaves the connection usable (MySQL does not abort the transaction).
-        if ((err as { fatal?: unknown }).fatal) throw err;
-        results.push(executionFailed(s.text, err));
-      }
-    }
-    if (opts.readOnly) await run(conn, 'ROLLBACK', 0, timeout);
-    return results;
-  } catch (err) {
-    if (opts.signal.aborted) throw opts.signal.reason ?? err;
-    throw connectionError(err, target);
-  } finally {
-    opts.signal.removeEventListener('abort', abort);
-    conn.destroy();
-  }
+  return runStatements(
+    {
+      connect: () => new Promise<void>((resolve, reject) => conn.connect((err) => (err ? reject(err) : resolve()))),
+      async beginReadOnly() {
+        // Whichever the server knows (MySQL: milliseconds, SELECT only; MariaDB: seconds).
+        await run(conn, `SET SESSION max_execution_time = ${Math.round(timeout)}`, 0, timeout).catch(() => {});
+        await run(conn, `SET SESSION max_statement_time = ${timeout / 1000}`, 0, timeout).catch(() => {});
+        await run(conn, 'START TRANSACTION READ ONLY', 0, timeout);
+      },
+      async statement(s) {
+        try {
+          return toResult(await run(conn, s.text, opts.maxRecords, timeout + 5_000));
+        } catch (err) {
+          // A server error leaves the connection usable (MySQL does not abort the transaction).
+          if ((err as { fatal?: unknown }).fatal) throw err;
+          return executionFailed(s.text, err);
+        }
+      },
+      rollback: async () => void (await run(conn, 'ROLLBACK', 0, timeout)),
+      abort: () => conn.destroy(),
+      close: async () => conn.destroy(),
+    },
+    target,
+    statements,
+    opts,
+  );
 };

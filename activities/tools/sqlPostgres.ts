@@ -8,7 +8,7 @@
 import pg, { type QueryArrayConfig, type QueryArrayResult } from 'pg';
 import type { SqlStatement } from './sqlGuard';
 import type { StatementResult } from './sqlFormat';
-import { connectionError, executionFailed, type SqlRunner } from './sqlRun';
+import { executionFailed, runStatements, type SqlRunner } from './sqlRun';
 
 // Dates and timestamps as PostgreSQL prints them (no time-zone shifts); numerics and bigints as
 // numbers when they fit, as RAGFlow's Decimal → float conversion does.
@@ -79,27 +79,17 @@ export const runPostgres: SqlRunner = async (target, statements, opts) => {
     types: { getTypeParser: typeParser as pg.CustomTypesConfig['getTypeParser'] },
   });
   client.on('error', () => {}); // a dropped connection fails the query in flight; nothing else to do
-  const abort = () => void client.end().catch(() => {});
-  opts.signal.addEventListener('abort', abort, { once: true });
-  try {
-    try {
-      await client.connect();
-    } catch (err) {
-      throw connectionError(err, target);
-    }
-    if (opts.readOnly) await query(client, 'BEGIN READ ONLY');
-    const results: StatementResult[] = [];
-    for (const s of statements) {
-      if (opts.signal.aborted) throw opts.signal.reason;
-      results.push(await runOne(client, s, opts.readOnly, opts.maxRecords));
-    }
-    if (opts.readOnly) await query(client, 'ROLLBACK');
-    return results;
-  } catch (err) {
-    if (opts.signal.aborted) throw opts.signal.reason ?? err;
-    throw connectionError(err, target);
-  } finally {
-    opts.signal.removeEventListener('abort', abort);
-    await client.end().catch(() => {});
-  }
+  return runStatements(
+    {
+      connect: async () => void (await client.connect()),
+      beginReadOnly: async () => void (await query(client, 'BEGIN READ ONLY')),
+      statement: (s) => runOne(client, s, opts.readOnly, opts.maxRecords),
+      rollback: async () => void (await query(client, 'ROLLBACK')),
+      abort: () => void client.end().catch(() => {}),
+      close: () => client.end().catch(() => {}),
+    },
+    target,
+    statements,
+    opts,
+  );
 };

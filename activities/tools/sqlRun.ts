@@ -40,3 +40,39 @@ export function connectionError(err: unknown, target: SqlTarget): AppError {
   if (MISSING_DB_CODES.has(code)) return new AppError('TOOL_BAD_REQUEST', `ExeSQL: ${where}: ${message}`);
   return new AppError('TOOL_UNAVAILABLE', `ExeSQL: database connection to ${where} failed: ${message}`);
 }
+
+/** A driver's connection for one ExeSQL run; `runStatements` holds what every driver shares. */
+export interface SqlSession {
+  connect(): Promise<void>;
+  /** Opens the READ ONLY transaction (and sets the server's time limit where that is a session setting). */
+  beginReadOnly(): Promise<void>;
+  /** Runs one statement; a server error comes back as a result, a lost connection throws. */
+  statement(s: SqlStatement): Promise<StatementResult>;
+  rollback(): Promise<void>;
+  /** Drops the connection at once (cancellation). */
+  abort(): void;
+  close(): Promise<void>;
+}
+
+/** Connects, runs the statements in order (read-only ones in a transaction rolled back at the end), maps failures, and always closes. */
+export async function runStatements(session: SqlSession, target: SqlTarget, statements: SqlStatement[], opts: SqlRunOptions): Promise<StatementResult[]> {
+  const abort = () => session.abort();
+  opts.signal.addEventListener('abort', abort, { once: true });
+  try {
+    await session.connect();
+    if (opts.readOnly) await session.beginReadOnly();
+    const results: StatementResult[] = [];
+    for (const s of statements) {
+      if (opts.signal.aborted) throw opts.signal.reason;
+      results.push(await session.statement(s));
+    }
+    if (opts.readOnly) await session.rollback();
+    return results;
+  } catch (err) {
+    if (opts.signal.aborted) throw opts.signal.reason ?? err;
+    throw connectionError(err, target);
+  } finally {
+    opts.signal.removeEventListener('abort', abort);
+    await session.close();
+  }
+}
