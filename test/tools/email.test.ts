@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendEmail } from '../../activities/tools/email';
 import type { ToolExecution } from '../../activities/tools/types';
-import { AppError } from '../../src/errors';
 import { startSmtpServer, type SmtpStandIn } from '../helpers/smtpServer';
+import { failure } from '../helpers/failure';
 
 let smtp: SmtpStandIn;
 // The SMTP server is on loopback, which the network guard blocks unless allowed.
@@ -22,15 +22,6 @@ const config = () => ({ smtp_server: '127.0.0.1', smtp_port: smtp.port, email: '
 
 function send(x: Partial<ToolExecution>) {
   return sendEmail({ params: config(), args: {}, env: insecure, signal: new AbortController().signal, tenantId: 't', ...x });
-}
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AppError);
-  return err as AppError;
 }
 
 describe('Email executor', () => {

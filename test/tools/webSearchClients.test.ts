@@ -8,11 +8,11 @@ import { duckDuckGoSearch } from '../../activities/tools/duckduckgo';
 import { searxngSearch } from '../../activities/tools/searxng';
 import type { ToolExecution, ToolExecutor } from '../../activities/tools/types';
 import { wikipediaSearch } from '../../activities/tools/wikipedia';
-import { AppError } from '../../src/errors';
 import { ddgResultUrl, startDuckDuckGoServer } from '../helpers/duckduckgoServer';
 import type { StandIn } from '../helpers/httpStandIn';
 import { startSearxngServer } from '../helpers/searxngServer';
 import { startWikipediaServer } from '../helpers/wikipediaServer';
+import { failure } from '../helpers/failure';
 
 let searx: StandIn;
 let searxNoJson: StandIn;
@@ -30,15 +30,6 @@ afterAll(async () => {
 
 function call(executor: ToolExecutor, x: Partial<ToolExecution>) {
   return executor({ params: {}, args: {}, env: {}, signal: new AbortController().signal, tenantId: 't', ...x });
-}
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AppError);
-  return err as AppError;
 }
 
 describe('SearXNG client', () => {
