@@ -3,7 +3,7 @@
 //
 //   node scripts/run.mjs start [args for src/main.ts]
 //   node scripts/run.mjs test  [args for vitest]      (AGENT_CANVAS_SKIP_LINT=1 skips typecheck + lint)
-//   node scripts/run.mjs bench [orchestration|agent|paused|retrieval]  (benchmarks, print tables; default: all)
+//   node scripts/run.mjs bench [orchestration|agent|paused|retrieval|starts]  (benchmarks, print tables; default: all)
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -22,7 +22,7 @@ if (command === 'start') {
   process.exitCode = await runTests(args);
 } else if (command === 'bench') {
   ensureDeps(root);
-  const benches = { orchestration: 'bench/orchestration.ts', agent: 'bench/agentRounds.ts', paused: 'bench/pausedRuns.ts', retrieval: 'bench/retrieval.ts' };
+  const benches = { orchestration: 'bench/orchestration.ts', agent: 'bench/agentRounds.ts', paused: 'bench/pausedRuns.ts', retrieval: 'bench/retrieval.ts', starts: 'bench/starts.ts' };
   const chosen = args.length > 0 ? args : Object.keys(benches);
   for (const name of chosen) {
     if (!benches[name]) {
