@@ -13,10 +13,12 @@ export interface AcceptedCanvas {
   meta: ReturnType<typeof readCanvasInput>['meta'];
 }
 
-/** Normalizes and validates a submitted DSL; throws DSL_INVALID listing every problem. */
+/** Normalizes and validates a submitted DSL; throws DSL_INVALID listing every problem (warnings included). */
 export function acceptCanvas(value: unknown, base: PathSegment[] = ['dsl']): AcceptedCanvas {
   const input = readCanvasInput(value, base);
   const result = compileCanvas(input.dsl, { base: input.base });
-  if (!result.ok) throw new AppError('DSL_INVALID', describeProblems('Invalid DSL', result.problems), { problems: result.problems });
+  // What the engine would only warn about (components that could never run) is refused at save.
+  const problems = result.ok ? result.warnings : result.problems;
+  if (!result.ok || problems.length > 0) throw new AppError('DSL_INVALID', describeProblems('Invalid DSL', problems), { problems });
   return { dsl: input.dsl as Record<string, unknown>, compiled: result.canvas, meta: input.meta };
 }

@@ -9,6 +9,7 @@
  * Business params are otherwise left alone; old components (`Generate`, `Answer`) keep their
  * names and are given their old semantics by their own component definitions.
  */
+import { valueTooDeep } from './jsonShape';
 
 const COMPONENT_RENAMES: Readonly<Record<string, string>> = {
   Splitter: 'TokenChunker',
@@ -137,7 +138,8 @@ function normalizeLegacyParams(dsl: JsonObject): void {
  * unchanged so that validation reports it.
  */
 export function normalizeDsl<T>(dsl: T): T {
-  if (!isObject(dsl)) return dsl;
+  // Too deep to copy without overflowing the stack: returned as is, for validation to report.
+  if (!isObject(dsl) || valueTooDeep(dsl)) return dsl;
   // JSON round trip rather than structuredClone: this also runs inside the workflow sandbox.
   const copy = JSON.parse(JSON.stringify(dsl)) as JsonObject;
   migrateRenamedComponents(copy);

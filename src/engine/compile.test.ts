@@ -81,3 +81,67 @@ describe('canvas validation', () => {
     expect(r.canvas.nodes['message:0']!.params).toMatchObject({ content: ['hello'] });
   });
 });
+
+describe('canvases that could never run', () => {
+  const msg = (content: string) => ({ name: 'Message', params: { content: [content] } });
+
+  it('reports a DSL nested 10 000 levels deep as one problem instead of overflowing the stack', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    const canvas = dsl({ begin: { name: 'Begin', downstream: ['Message:m'] }, 'Message:m': msg('hi') });
+    (canvas.components as Record<string, { obj: { params: Record<string, unknown> } }>)['Message:m']!.obj.params.extra = deep;
+    expect(problems({ dsl: canvas })).toEqual([{ path: '$.dsl', message: 'the DSL nests arrays/objects deeper than the limit of 64 levels' }]);
+    const text = JSON.stringify(dsl({ begin: { name: 'Begin', downstream: ['Message:m'] }, 'Message:m': msg('hi') })).replace('"history":[]', `"history":${'['.repeat(10_000)}${']'.repeat(10_000)}`);
+    expect(problems(text)).toEqual([{ path: '$', message: 'the DSL nests arrays/objects deeper than the limit of 64 levels' }]);
+  });
+
+  it('reports a NUL or a lone surrogate in a component id or a param with its path', () => {
+    const found = problems(dsl({ begin: { name: 'Begin', downstream: ['Message:\u0000'] }, 'Message:\u0000': msg('a\uD800b') }));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        { path: '$.components', message: 'has a key that contains a NUL character (\\u0000): "Message:\\u0000"' },
+        { path: '$.components.begin.downstream[0]', message: 'contains a NUL character (\\u0000)' },
+        { path: '$.components["Message:\\u0000"].obj.params.content[0]', message: 'contains a lone UTF-16 surrogate (invalid Unicode)' },
+      ]),
+    );
+  });
+
+  it('names __proto__ as a component id instead of dropping it', () => {
+    const text = JSON.stringify(dsl({ begin: { name: 'Begin', downstream: ['x'] }, x: msg('hi') })).replaceAll('"x"', '"__proto__"');
+    expect(problems(JSON.parse(text))).toEqual([{ path: '$.components.__proto__', message: '"__proto__" cannot be a component id (it is reserved in JavaScript objects); rename the component' }]);
+  });
+
+  it('accepts constructor as an ordinary component id', () => {
+    const text = JSON.stringify(dsl({ begin: { name: 'Begin', downstream: ['x'] }, x: msg('hi {x@content}') })).replaceAll('"x"', '"constructor"').replace('{x@', '{constructor@');
+    expect(problems(JSON.parse(text))).toEqual([]);
+  });
+
+  it('reports an unknown system variable', () => {
+    expect(problems(dsl({ begin: { name: 'Begin', downstream: ['Message:m'] }, 'Message:m': msg('hi {sys.nope}') }))).toEqual([
+      { path: '$.components["Message:m"].obj.params.content[0]', message: expect.stringMatching(/^reference \{sys\.nope\} names no system variable \(known: sys\.query, /) },
+    ]);
+  });
+
+  it('reports a reference to an output the component does not declare', () => {
+    const found = problems(dsl({ begin: { name: 'Begin', downstream: ['LLM:a'] }, 'LLM:a': { name: 'LLM', params: { llm_id: 'm' }, downstream: ['Message:m'] }, 'Message:m': msg('{LLM:a@answer} {LLM:a@content} {LLM:a@_elapsed_time}') }));
+    expect(found).toEqual([{ path: '$.components["Message:m"].obj.params.content[0]', message: 'reference {LLM:a@answer} reads output "answer", which component "LLM:a" does not declare (it has: content)' }]);
+  });
+
+  it('warns about a component no path from begin reaches; the engine still runs the rest', () => {
+    const input = dsl({ begin: { name: 'Begin', downstream: ['Message:m'] }, 'Message:m': msg('hi'), 'Message:lost': msg('never') });
+    const r = compileCanvas(input);
+    expect(r.ok && r.warnings).toEqual([{ path: '$.components["Message:lost"]', message: 'component "Message:lost" is not reachable from "begin" (no downstream, router or loop path leads to it), so it could never run; connect or remove it' }]);
+  });
+
+  it('counts routes, error handlers and loop bodies as paths', () => {
+    const r = compileCanvas(
+      dsl({
+        begin: { name: 'Begin', downstream: ['Switch:s'] },
+        'Switch:s': { name: 'Switch', params: { conditions: [{ logical_operator: 'and', items: [{ cpn_id: 'sys.query', operator: 'contains', value: 'x' }], to: ['Message:yes'] }], end_cpn_ids: ['Message:no'] } },
+        'Message:yes': msg('yes'),
+        'Message:no': msg('no'),
+      }),
+    );
+    expect(r.ok && r.warnings).toEqual([]);
+  });
+});

@@ -11,6 +11,7 @@ import { formatJsonPath, type PathSegment } from '../dsl/jsonPath';
 import { CanvasDslSchema, DEFAULT_GLOBALS, type CanvasDsl } from '../dsl/schema';
 import type { Problem } from '../errors';
 import { findCycleProblems } from './cycles';
+import { findDocumentProblems, findReferenceProblems, findUnreachable } from './runnable';
 
 /** A component ready to run. */
 export interface CompiledNode {
@@ -64,7 +65,11 @@ function checkLoops(nodes: Record<string, CompiledNode>, at: (id: string, ...res
   return { starts, problems };
 }
 
-export type CompileResult = { ok: true; canvas: CompiledCanvas } | { ok: false; problems: Problem[] };
+/**
+ * `warnings`: what runs but is surely a mistake (components no path reaches). The engine runs such
+ * canvases, as RAGFlow does; the API refuses to save them (api/canvasInput.ts).
+ */
+export type CompileResult = { ok: true; canvas: CompiledCanvas; warnings: Problem[] } | { ok: false; problems: Problem[] };
 
 function zodProblems(error: z.ZodError, base: PathSegment[], root: string): Problem[] {
   return error.issues.map((issue) => ({
@@ -251,16 +256,21 @@ export interface CompileOptions {
 export function compileCanvas(input: unknown, options: CompileOptions = {}): CompileResult {
   const base = options.base ?? [];
   const root = '$';
+  // Depth and refused text first: nothing recursive may walk a document that fails them.
+  const documentProblems = findDocumentProblems(input, base);
+  if (documentProblems.length > 0) return { ok: false, problems: documentProblems };
   const parsed = CanvasDslSchema.safeParse(input);
   if (!parsed.success) return { ok: false, problems: zodProblems(parsed.error, base, root) };
   const dsl = parsed.data;
   const { nodes, problems } = checkComponents(dsl, base, root);
   problems.push(...findCycleProblems(dsl, nodes, base));
+  if (problems.length === 0) problems.push(...findReferenceProblems(dsl, nodes, base));
   const loops = checkLoops(nodes, (id, ...rest) => formatJsonPath([...base, 'components', id, ...rest], root));
   problems.push(...loops.problems);
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
+    warnings: findUnreachable(dsl, nodes, base),
     canvas: {
       dsl: { ...dsl, globals: { ...DEFAULT_GLOBALS, ...dsl.globals } },
       nodes,
