@@ -6,43 +6,15 @@
 import type { z } from 'zod';
 import { componentDef, componentNames, type AnyComponentDef } from '../components/registry';
 import { scanParamRefs } from '../components/common';
-import type { CanvasView, ComponentRole, ExecutionParams, ParamRef } from '../components/types';
+import type { CanvasView, ExecutionParams, ParamRef } from '../components/types';
 import { formatJsonPath, type PathSegment } from '../dsl/jsonPath';
 import { CanvasDslSchema, DEFAULT_GLOBALS, type CanvasDsl } from '../dsl/schema';
 import type { Problem } from '../errors';
+import type { CompiledCanvas, CompiledNode } from './compiled';
 import { findCycleProblems } from './cycles';
 import { findDocumentProblems, findReferenceProblems, findUnreachable } from './runnable';
 
-/** A component ready to run. */
-export interface CompiledNode {
-  readonly id: string;
-  /** `component_name`, e.g. `LLM`. */
-  readonly type: string;
-  readonly def: AnyComponentDef;
-  readonly params: ExecutionParams;
-  readonly downstream: readonly string[];
-  readonly upstream: readonly string[];
-  readonly parentId: string | null;
-  readonly displayName: string;
-  readonly role: ComponentRole;
-}
-
-export interface CompiledCanvas {
-  readonly dsl: CanvasDsl;
-  readonly nodes: Readonly<Record<string, CompiledNode>>;
-  /** Model components whose answer streams into a downstream Message (RAGFlow's partials). */
-  readonly streaming: ReadonlySet<string>;
-  /** Initial values of `env.*` from `variables`. */
-  readonly envDefaults: Readonly<Record<string, unknown>>;
-  /**
-   * Where a component's params sit in the stored canvas, when not at components[id].obj.params:
-   * a sub-agent's synthetic canvas points back into its parent's DSL (`_origins` in the DSL).
-   */
-  readonly origins: Readonly<Record<string, PathSegment[]>>;
-  /** Loop (Iteration, Loop) → the item its body starts with (IterationItem, LoopItem). */
-  readonly loopStarts: Readonly<Record<string, string>>;
-  readonly view: CanvasView;
-}
+export type { CompiledCanvas, CompiledNode } from './compiled';
 
 const LOOP_ITEM_OF: Readonly<Record<string, string>> = { Iteration: 'IterationItem', Loop: 'LoopItem' };
 

@@ -6,7 +6,7 @@
 import { formatJsonPath, type PathSegment } from '../dsl/jsonPath';
 import type { CanvasDsl } from '../dsl/schema';
 import type { Problem } from '../errors';
-import type { CompiledNode } from './compile';
+import type { CompiledNode } from './compiled';
 
 const CYCLE_BREAKERS = new Set(['Answer', 'UserFillUp', 'Iteration', 'IterationItem', 'Loop', 'LoopItem']);
 
