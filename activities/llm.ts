@@ -43,20 +43,26 @@ export function toFailure(err: AppError, exhausted: boolean): ApplicationFailure
   return ApplicationFailure.create({ type: err.code, message: err.message, details, nonRetryable: false });
 }
 
+/** The characters a token adds to the reply as the API renders it (think marks as tags). */
+function shownLength(data: Record<string, unknown>): number {
+  return (typeof data.content === 'string' ? data.content.length : 0) + (data.start_to_think ? '<think>'.length : data.end_to_think ? '</think>'.length : 0);
+}
+
 async function prepareStream(store: Store, request: LlmChatRequest, attempt: number): Promise<TokenWriter | null> {
   const target = request.stream;
   if (!target) return null;
   // A retry replaces what an earlier attempt streamed: hide those tokens from later readers and
-  // tell live readers how much text to drop.
+  // mark the place, so that a reader who was sent them drops them (the API's reader sizes the
+  // drop to what that reader got; the count stored here is what the attempt streamed).
   const last = await store.events.lastSub(target.runId, target.seq);
   let discarded = 0;
+  let hidden = 0;
   if (attempt > 1 && last > 0) {
-    const earlier = await store.events.list(target.runId, { seq: target.seq, sub: 0 }, 100_000);
-    discarded = earlier.filter((e) => e.seq === target.seq && e.event === 'message').reduce((n, e) => n + String(e.data.content ?? '').length, 0);
-    await store.events.supersede(target.runId, target.seq);
+    for (const e of await store.events.slotUpTo(target.runId, { seq: target.seq, sub: last })) discarded = e.event === 'message_retry' ? 0 : discarded + shownLength(e.data);
+    hidden = await store.events.supersede(target.runId, target.seq);
   }
   const writer = new TokenWriter(store, target, last);
-  if (discarded > 0) writer.retryNotice(attempt, discarded);
+  if (hidden > 0) writer.retryNotice(attempt, discarded);
   return writer;
 }
 
@@ -111,8 +117,12 @@ export function createLlmActivities(deps: LlmActivityDeps) {
         writer?.write(splitter.end());
         await writer?.close();
       } catch (err) {
-        writer?.abandon();
-        if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
+        if (ctx.cancellationSignal.aborted) {
+          writer?.abandon();
+          throw ctx.cancellationSignal.reason ?? err;
+        }
+        // The retry hides this attempt's tokens: they must all be stored before it looks.
+        await writer?.close().catch(() => {});
         const appErr = classifyLlmError(err, target.factory);
         deps.log.warn('model call failed', { code: appErr.code, attempt, provider: target.factory, model: target.model, error: appErr.message });
         throw toFailure(appErr, exhausted);

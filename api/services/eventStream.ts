@@ -11,10 +11,57 @@ export interface FollowOptions {
   /** Stop after an event this returns true for (besides terminal events). */
   stopAfter?: (e: StoredEvent) => boolean;
   pollMs?: number;
+  /**
+   * How long a run whose row says it ended may stay without a terminal event before the reader
+   * gives up on it. Its last events are written just after its status; a run that truly never
+   * writes them (it never started, its worker died) still ends the stream.
+   */
+  endGraceMs?: number;
 }
 
 const PAGE = 500;
 const STATUS_CHECK_MS = 2000;
+const END_GRACE_MS = 5000;
+const ENDED = new Set(['failed', 'canceled', 'finished']);
+
+/** The text a `message` event adds to the reply, as every route renders it. */
+export function messageText(e: Pick<StoredEvent, 'event' | 'data'>): string {
+  if (e.event !== 'message') return '';
+  const content = typeof e.data.content === 'string' ? e.data.content : '';
+  return content + (e.data.start_to_think ? '<think>' : e.data.end_to_think ? '</think>' : '');
+}
+
+/**
+ * What one reader was sent of each stream slot since the slot's last retry. A retried model
+ * call hides the earlier attempt's tokens from later reads, so the `message_retry` stored with it
+ * must drop exactly what this reader got — nothing for a reader that replays the log after the
+ * retry (the marker is then withheld), part of it for one that joined mid-stream.
+ */
+class SlotLedger {
+  private readonly sent = new Map<number, number>();
+
+  /** The event as this reader gets it, or null when it must not get it. */
+  pass(e: StoredEvent): StoredEvent | null {
+    if (e.event === 'message' && e.sub > 0) {
+      this.sent.set(e.seq, (this.sent.get(e.seq) ?? 0) + messageText(e).length);
+      return e;
+    }
+    if (e.event !== 'message_retry') return e;
+    const got = this.sent.get(e.seq) ?? 0;
+    this.sent.delete(e.seq);
+    return got === 0 ? null : { ...e, data: { ...e.data, discard_chars: got } };
+  }
+}
+
+/**
+ * A reader resuming inside a stream slot already holds that slot's text up to its cursor
+ * (superseded tokens included: it got them before they were hidden).
+ */
+async function ledgerFor(store: Store, runId: string, after: EventCursor | null): Promise<SlotLedger> {
+  const ledger = new SlotLedger();
+  if (after && after.sub > 0) for (const e of await store.events.slotUpTo(runId, after)) ledger.pass(e);
+  return ledger;
+}
 
 /** Yields the run's events after `after`, until a terminal event (or `stopAfter`), or abort. */
 export async function* followRunEvents(store: Store, runId: string, opts: FollowOptions): AsyncGenerator<StoredEvent> {
@@ -26,21 +73,32 @@ export async function* followRunEvents(store: Store, runId: string, opts: Follow
     wake?.();
   });
   let lastStatusCheck = 0;
+  /** Since when the run's row says it ended while no terminal event is stored. */
+  let endedQuietSince: number | null = null;
   try {
+    const ledger = await ledgerFor(store, runId, cursor);
     while (!opts.signal.aborted) {
       notified = false;
       const batch = await store.events.list(runId, cursor, PAGE);
       for (const e of batch) {
         cursor = { seq: e.seq, sub: e.sub };
-        yield e;
+        endedQuietSince = null;
+        const shown = ledger.pass(e);
+        if (shown) yield shown;
         if (e.terminal || opts.stopAfter?.(e)) return;
       }
       if (batch.length === PAGE || notified) continue;
-      if (Date.now() - lastStatusCheck > STATUS_CHECK_MS) {
+      if (endedQuietSince !== null || Date.now() - lastStatusCheck > STATUS_CHECK_MS) {
         lastStatusCheck = Date.now();
-        // A run that ended without a terminal event (it never started) has nothing more to say.
         const run = await store.runs.getById(runId);
-        if (!run || ((run.status === 'failed' || run.status === 'canceled' || run.status === 'finished') && (await store.events.list(runId, cursor, 1)).length === 0)) return;
+        if (!run) return;
+        if (ENDED.has(run.status) && (await store.events.list(runId, cursor, 1)).length === 0) {
+          // The status is written before the last events: end on the terminal event, and only
+          // give up waiting for it after a grace period.
+          if (await store.events.hasTerminal(runId)) return;
+          endedQuietSince ??= Date.now();
+          if (Date.now() - endedQuietSince >= (opts.endGraceMs ?? END_GRACE_MS)) return;
+        }
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, opts.pollMs ?? 500);

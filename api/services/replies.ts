@@ -4,6 +4,7 @@
  */
 import { chunk as wireChunk, completion as wireCompletion } from '../../src/llm/openaiWire';
 import type { StoredEvent } from '../../src/store/types';
+import { messageText } from './eventStream';
 
 export interface Collected {
   content: string;
@@ -26,10 +27,9 @@ export function collect(c: Collected, e: StoredEvent, withTrace: boolean): void 
   c.last = e;
   const data = e.data;
   if (e.event === 'message') {
-    c.content += typeof data.content === 'string' ? data.content : '';
-    if (data.start_to_think) c.content += '<think>';
-    else if (data.end_to_think) c.content += '</think>';
+    c.content += messageText(e);
   } else if (e.event === 'message_retry') {
+    // followRunEvents sized it to what this reader was sent of the retried stream.
     const drop = Number(data.discard_chars) || 0;
     c.content = c.content.slice(0, Math.max(0, c.content.length - drop));
   }

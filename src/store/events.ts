@@ -186,6 +186,21 @@ export function eventsRepository(db: Db): Store['events'] {
       return result.rows[0]?.n ?? 0;
     },
 
+    async slotUpTo(runId, cursor) {
+      const result = await db.query<EventRow>(
+        `SELECT seq, sub, event, message_id, created_at, task_id, data, terminal FROM run_events
+         WHERE run_id = $1 AND seq = $2 AND sub > 0 AND sub <= $3 AND event IN ('message', 'message_retry')
+         ORDER BY sub`,
+        [runId, cursor.seq, cursor.sub],
+      );
+      return result.rows.map(toStoredEvent);
+    },
+
+    async hasTerminal(runId) {
+      const result = await db.query<{ found: boolean }>('SELECT EXISTS (SELECT 1 FROM run_events WHERE run_id = $1 AND terminal AND NOT superseded) AS found', [runId]);
+      return result.rows[0]?.found === true;
+    },
+
     subscribe(runId, onNew) {
       return dispatcherFor(db).subscribe(runId, onNew);
     },

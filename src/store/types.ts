@@ -268,6 +268,13 @@ export interface Store {
     lastNamed(runId: string, event: string): Promise<StoredEvent | null>;
     /** Highest sub stored for a stream slot (0 when none). */
     lastSub(runId: string, seq: number): Promise<number>;
+    /**
+     * The `message` and `message_retry` events of the cursor's stream slot up to the cursor,
+     * superseded ones included: what a reader that got to the cursor was sent of that slot.
+     */
+    slotUpTo(runId: string, cursor: EventCursor): Promise<StoredEvent[]>;
+    /** Whether the run's terminal event (workflow_finished, run_failed) is stored. */
+    hasTerminal(runId: string): Promise<boolean>;
     /** Events named `event` carrying `messageId`, from runs of one canvas of one tenant, in order. */
     listByMessage(tenantId: string, canvasId: string, messageId: string, event: string): Promise<StoredEvent[]>;
     /** Subscribes to new events of a run; resolves with an unsubscribe function. */
