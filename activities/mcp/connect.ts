@@ -2,15 +2,22 @@
  * Opens an MCP client session to a registered server: streamable HTTP or SSE (what RAGFlow
  * supports) or, as our extension, a local stdio command from an operator allow-list. Header
  * templates take the server's variables (`${authorization_token}`), as RAGFlow's do.
+ *
+ * HTTP servers are tenant-chosen targets, so every request of both transports goes through the
+ * network guard (`guardedFetchFn`: resolved once, connected to the checked address, each redirect
+ * re-checked, NETWORK_ALLOW_HOSTS). A refused target is reported with the guard's message; a
+ * target that fails answers a generic message (its HTTP status at most, never its body), so the
+ * routes that test a definition are no port scanner.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AppError } from '../../src/errors';
 import type { McpToolInfo } from '../../src/components/calls';
 import type { McpServerRecord } from '../../src/store/types';
+import { assertUrlAllowed, guardedFetchFn, RESERVED_REQUEST_HEADERS, type FetchFn, type Resolver } from '../net';
 import { listAllTools } from './results';
 
 export const MCP_SERVER_TYPES = ['streamable-http', 'sse', 'stdio'] as const;
@@ -19,11 +26,16 @@ export const MCP_SERVER_TYPES = ['streamable-http', 'sse', 'stdio'] as const;
 export interface McpPolicy {
   /** Executables a stdio server may run (exact `command` values); empty: no stdio servers. */
   stdioCommands: string[];
+  /** The network guard's settings for HTTP servers (NETWORK_ALLOW_HOSTS); `resolver` fakes DNS in tests. */
+  network: { env: Record<string, string | undefined>; resolver?: Resolver };
 }
 
-/** Reads the policy from the environment (`MCP_STDIO_COMMANDS=node,npx,uvx`). */
+/** Reads the policy from the environment (`MCP_STDIO_COMMANDS=node,npx,uvx`, `NETWORK_ALLOW_HOSTS`). */
 export function mcpPolicyFromEnv(env: Record<string, string | undefined>): McpPolicy {
-  return { stdioCommands: (env.MCP_STDIO_COMMANDS ?? '').split(',').map((s) => s.trim()).filter(Boolean) };
+  return {
+    stdioCommands: (env.MCP_STDIO_COMMANDS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    network: { env: { NETWORK_ALLOW_HOSTS: env.NETWORK_ALLOW_HOSTS } },
+  };
 }
 
 /** `${name}` / `$name` placeholders filled from the server's variables; unknown ones stay. */
@@ -44,7 +56,7 @@ export function resolveHeaders(server: Pick<McpServerRecord, 'headers' | 'variab
 }
 
 /** Checks a server definition against the policy; the message names the offending field. */
-export function checkServer(server: Pick<McpServerRecord, 'server_type' | 'url' | 'command'>, policy: McpPolicy): void {
+export function checkServer(server: Pick<McpServerRecord, 'server_type' | 'url' | 'command'> & Partial<Pick<McpServerRecord, 'headers'>>, policy: McpPolicy): void {
   if (!(MCP_SERVER_TYPES as readonly string[]).includes(server.server_type)) {
     throw new AppError('BAD_REQUEST', `server_type: must be one of ${MCP_SERVER_TYPES.join(', ')}`, { field: 'server_type' });
   }
@@ -62,32 +74,75 @@ export function checkServer(server: Pick<McpServerRecord, 'server_type' | 'url' 
     throw new AppError('BAD_REQUEST', `url: "${server.url ?? ''}" is not a valid URL`, { field: 'url' });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError('BAD_REQUEST', 'url: must be http(s)', { field: 'url' });
-  // Cloud metadata endpoints are never MCP servers; refusing them stops the easy SSRF.
-  if (/^169\.254\.|^\[?fd00:ec2::254\]?$|^metadata\.google\.internal$/i.test(url.hostname)) {
-    throw new AppError('BAD_REQUEST', `url: ${url.hostname} is a link-local metadata address`, { field: 'url' });
+  // The host itself is checked by the network guard when connecting (it needs DNS).
+  for (const name of Object.keys(server.headers ?? {})) {
+    if (RESERVED_REQUEST_HEADERS.has(name.trim().toLowerCase())) {
+      throw new AppError('BAD_REQUEST', `headers.${name}: is set by the HTTP client and cannot be chosen`, { field: `headers.${name}` });
+    }
   }
 }
 
-function transportFor(server: McpServerRecord, policy: McpPolicy): Transport {
+function serviceName(server: Pick<McpServerRecord, 'name'>): string {
+  return `MCP server ${server.name}`;
+}
+
+/** The HTTP status a transport error carries, if any (the body it may quote is not kept). */
+function httpStatusOf(err: unknown): number | null {
+  const code = err instanceof StreamableHTTPError || err instanceof SseError ? err.code : undefined;
+  return typeof code === 'number' && code >= 100 && code <= 599 ? code : null;
+}
+
+/**
+ * What a failed MCP exchange is reported as: the guard's refusal as is (not retried); anything
+ * else one generic TOOL_UNAVAILABLE message with the HTTP status at most — never the target's
+ * body or the socket error, which would tell a closed port from a filtered one.
+ */
+export function mcpFailure(what: string, err: unknown, refused: AppError | null = null): AppError {
+  if (refused) return refused;
+  if (err instanceof AppError && err.code === 'TOOL_BAD_REQUEST') return err;
+  const status = httpStatusOf(err);
+  return new AppError('TOOL_UNAVAILABLE', `${what}${status ? ` (HTTP ${status})` : ''}`);
+}
+
+interface Session {
+  transport: Transport;
+  /** The first request the guard refused during the session (the SDK may wrap the error). */
+  refused: () => AppError | null;
+}
+
+function transportFor(server: McpServerRecord, policy: McpPolicy): Session {
   checkServer(server, policy);
   if (server.server_type === 'stdio') {
-    return new StdioClientTransport({ command: server.command!, args: server.args ?? [], env: { ...getDefaultEnvironment(), ...(server.env ?? {}) }, stderr: 'ignore' });
+    const transport = new StdioClientTransport({ command: server.command!, args: server.args ?? [], env: { ...getDefaultEnvironment(), ...(server.env ?? {}) }, stderr: 'ignore' });
+    return { transport, refused: () => null };
   }
+  let refused: AppError | null = null;
+  const guarded = guardedFetchFn({ ...policy.network, service: serviceName(server) });
+  const fetch: FetchFn = (input, init) =>
+    guarded(input, init).catch((err: unknown) => {
+      if (err instanceof AppError && err.code === 'TOOL_BAD_REQUEST') refused ??= err;
+      throw err;
+    });
   const url = new URL(server.url!);
   const requestInit = { headers: resolveHeaders(server) };
-  return server.server_type === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+  // The SSE transport opens its stream with `eventSourceInit.fetch` when given, else `fetch`: both guarded.
+  const transport = server.server_type === 'sse' ? new SSEClientTransport(url, { requestInit, fetch, eventSourceInit: { fetch } }) : new StreamableHTTPClientTransport(url, { requestInit, fetch });
+  return { transport, refused: () => refused };
 }
 
-/** Connects and initializes a session; a failure is TOOL_UNAVAILABLE (retryable). */
+/** Connects and initializes a session; a refused target is TOOL_BAD_REQUEST, a failure TOOL_UNAVAILABLE (retryable). */
 export async function connectMcp(server: McpServerRecord, policy: McpPolicy, timeoutMs: number): Promise<Client> {
+  checkServer(server, policy);
+  // Checked up front too, so a refusal reads the same whichever request of the handshake met it.
+  if (server.server_type !== 'stdio') await assertUrlAllowed(server.url!, { ...policy.network, service: serviceName(server) });
   const client = new Client({ name: 'agent-canvas', version: '0.1.0' });
-  const transport = transportFor(server, policy);
+  const session = transportFor(server, policy);
   try {
-    await client.connect(transport, { timeout: timeoutMs });
+    await client.connect(session.transport, { timeout: timeoutMs });
     return client;
   } catch (err) {
     await client.close().catch(() => undefined);
-    throw new AppError('TOOL_UNAVAILABLE', `MCP server ${server.name} (${server.id}): cannot connect: ${err instanceof Error ? err.message : String(err)}`);
+    throw mcpFailure(`${serviceName(server)}: cannot connect`, err, session.refused());
   }
 }
 
@@ -97,7 +152,7 @@ export async function probeTools(server: McpServerRecord, policy: McpPolicy, tim
   try {
     return await listAllTools(client, { timeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
-    throw new AppError('TOOL_UNAVAILABLE', `MCP server ${server.name}: cannot list tools: ${err instanceof Error ? err.message : String(err)}`);
+    throw mcpFailure(`${serviceName(server)}: cannot list tools`, err);
   } finally {
     await client.close().catch(() => undefined);
   }

@@ -11,7 +11,7 @@ import { AppError } from '../../src/errors';
 import type { McpServerRecord, Store } from '../../src/store/types';
 import { toFailure } from '../llm';
 import type { Logger } from '../log';
-import { mcpPolicyFromEnv } from './connect';
+import { mcpFailure, mcpPolicyFromEnv } from './connect';
 import { McpPool } from './pool';
 import { listAllTools, resultText } from './results';
 
@@ -44,7 +44,8 @@ async function guarded<T>(what: string, maxRetries: number, log: Logger, fn: (si
     return await fn(ctx.cancellationSignal);
   } catch (err) {
     if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
-    const appErr = err instanceof AppError ? err : new AppError('TOOL_UNAVAILABLE', `${what}: ${err instanceof Error ? err.message : String(err)}`);
+    // A transport error may quote the server's answer: only its HTTP status is kept.
+    const appErr = err instanceof AppError ? err : mcpFailure(`${what}: the MCP server failed`, err);
     log.warn('mcp call failed', { what, code: appErr.code, attempt: ctx.info.attempt, error: appErr.message });
     throw toFailure(appErr, ctx.info.attempt > maxRetries);
   } finally {

@@ -1,8 +1,10 @@
 /**
  * The network guard for tools (SSRF protection): `guardedFetch` for HTTP, `assertHostAllowed`
- * (+ `pinnedLookup`) for other protocols such as database connections. See guard.ts.
+ * (+ `pinnedLookup`) for other protocols such as database connections, `guardedFetchFn` for
+ * libraries that take a streaming `fetch` (MCP transports). See guard.ts.
  */
 export { parseAllowList } from './allowList';
 export { guardedFetch, type GuardedFetchOptions, type GuardedRequestInit, type GuardedResponse } from './fetch';
+export { guardedFetchFn, RESERVED_REQUEST_HEADERS, type FetchFn, type GuardedFetchFnOptions } from './streamFetch';
 export { assertHostAllowed, assertUrlAllowed, canonicalHost, pinnedLookup, systemResolver, type GuardContext, type PinnedHost, type ResolvedAddress, type Resolver } from './guard';
 export { blockedReason, parseIp } from './ip';

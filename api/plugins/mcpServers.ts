@@ -3,10 +3,12 @@
  * names one of them. Saving a server lists its tools (stored in `variables.tools`, as RAGFlow
  * does), so a server that cannot be reached is refused when it is saved, not mid-run. Beyond
  * RAGFlow: `stdio` servers (a `command` from the operator's MCP_STDIO_COMMANDS allow-list).
+ * HTTP servers pass the network guard (see activities/mcp/connect.ts): testing or saving a
+ * definition cannot reach internal hosts, nor read what a failing target answered.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { checkServer, MCP_SERVER_TYPES, probeTools } from '../../activities/mcp/connect';
+import { checkServer, MCP_SERVER_TYPES, mcpPolicyFromEnv, probeTools } from '../../activities/mcp/connect';
 import { AppError } from '../../src/errors';
 import { formatDate } from '../../src/store/time';
 import type { McpServerRecord } from '../../src/store/types';
@@ -70,7 +72,8 @@ export function mcpServerView(s: McpServerRecord): Record<string, unknown> {
 
 export async function mcpServersPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { store } = deps;
-  const policy = deps.mcp?.policy ?? { stdioCommands: [] };
+  // Without an operator policy: no stdio servers, and only public hosts.
+  const policy = deps.mcp?.policy ?? mcpPolicyFromEnv({});
 
   /** Checks a definition and lists its tools; RAGFlow's data errors name what is wrong. */
   async function toolsOf(def: Pick<McpServerRecord, 'name' | 'server_type' | 'url' | 'command' | 'args' | 'env' | 'headers' | 'variables'>, timeoutS: number) {

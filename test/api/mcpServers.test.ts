@@ -12,7 +12,8 @@ let mcp: HttpMcpServer;
 
 beforeAll(async () => {
   mcp = await startHttpMcpServer();
-  h = await startHarness({ env: { MCP_STDIO_COMMANDS: 'node' } });
+  // The test server is on loopback: the network guard lets it through only by name; port 9 (discard) stands for a server that is down.
+  h = await startHarness({ env: { MCP_STDIO_COMMANDS: 'node', NETWORK_ALLOW_HOSTS: `${new URL(mcp.url).host},127.0.0.1:9` } });
 });
 
 afterAll(async () => Promise.all([h?.close(), mcp?.stop()]));
@@ -53,7 +54,7 @@ describe('MCP server routes', () => {
     expect(await post({ name: 'x', url: mcp.url, server_type: 'websocket' })).toMatchObject({ code: 102, message: 'Unsupported MCP server type.' });
     expect(await post({ name: 'x', url: 'ftp://example.test', server_type: 'sse' })).toMatchObject({ code: 102, message: expect.stringContaining('url: must be http(s)') });
     expect(await post({ name: 'x', url: 'http://169.254.169.254/latest', server_type: 'sse' })).toMatchObject({ code: 102, message: expect.stringContaining('metadata') });
-    expect(await post({ name: 'down', url: 'http://127.0.0.1:9/mcp', server_type: 'streamable-http', timeout: 2 })).toMatchObject({ code: 102, message: expect.stringContaining('cannot connect') });
+    expect(await post({ name: 'down', url: 'http://127.0.0.1:9/mcp', server_type: 'streamable-http', timeout: 2 })).toMatchObject({ code: 102, message: 'MCP server down: cannot connect' });
     expect(await post({ name: 'shell', server_type: 'stdio', command: 'bash', args: ['-c', 'id'] })).toMatchObject({ code: 102, message: expect.stringContaining('not in MCP_STDIO_COMMANDS') });
     await post({ name: 'dup', url: mcp.url, server_type: 'streamable-http' });
     expect(await post({ name: 'DUP', url: mcp.url, server_type: 'streamable-http' })).toMatchObject({ code: 102, message: 'Duplicated MCP server name.' });

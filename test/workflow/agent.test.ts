@@ -26,7 +26,7 @@ const tenantId = 'tenant-agents';
 beforeAll(async () => {
   [store, llm, web, mcpHttp, temporal] = await Promise.all([openStore({}), startScriptedLlm(), startWebSearchServer(), startHttpMcpServer(), connectTemporal()]);
   await store.tenants.ensure(tenantId, 'agent tests');
-  worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url, env: { TAVILY_BASE_URL: web.url, MCP_STDIO_COMMANDS: 'node' } });
+  worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url, env: { TAVILY_BASE_URL: web.url, MCP_STDIO_COMMANDS: 'node', NETWORK_ALLOW_HOSTS: new URL(mcpHttp.url).host } });
   deps = { store, client: temporal.client, taskQueue: worker.taskQueue, settings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000 } };
 });
 
