@@ -21,6 +21,7 @@ import { metaPlugin } from './plugins/meta';
 import { openAiPlugin } from './plugins/openai';
 import { runsPlugin } from './plugins/runs';
 import { sessionsPlugin } from './plugins/sessions';
+import { sessionReleasePlugin } from './plugins/sessionRelease';
 import { tasksPlugin } from './plugins/tasks';
 import { webhookPlugin } from './plugins/webhook';
 
@@ -53,6 +54,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const plugins = [healthPlugin, metaPlugin, canvasesPlugin, agentsPlugin, sessionsPlugin, completionsPlugin, tasksPlugin, runsPlugin, openAiPlugin, mcpServersPlugin, datasetsPlugin, documentsPlugin, retrievalPlugin, webhookPlugin];
   for (const plugin of plugins) await app.register(async (scope) => plugin(scope, deps));
+  await app.register(async (scope) => sessionReleasePlugin(scope, deps));
   if (deps.demoModel) await app.register(async (scope) => demoModelPlugin(scope));
   return app;
 }

@@ -8,6 +8,7 @@ import type { KnowledgeDeps } from '../activities/knowledge/search';
 import type { McpPolicy } from '../activities/mcp/connect';
 import type { Store } from '../src/store/types';
 import type { RunSettings } from '../workflows/definitions';
+import type { RunInputLimits } from './services/runLimits';
 
 export interface HealthProbe {
   /** Resolves when the dependency answers; rejects with the reason otherwise. */
@@ -26,6 +27,8 @@ export interface AppDeps {
   demoModel?: boolean;
   /** Largest accepted request body, bytes. */
   bodyLimit?: number;
+  /** Size limits of what a run starts with (api/services/runLimits.ts); absent: the defaults. */
+  runInputLimits?: RunInputLimits;
   /** Canvases offered by GET /api/v1/agents/templates. */
   templates?: () => Promise<Array<Record<string, unknown>>>;
   /** MCP: what operators allow (stdio commands); absent: HTTP servers only. */

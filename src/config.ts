@@ -46,6 +46,14 @@ const EnvSchema = z.object({
   CODE_EXEC_GID: z.coerce.number().int().min(1, 'must not be root (0)').optional(),
   CODE_EXEC_UNSAFE_NO_SANDBOX: z.enum(['true', 'false', '1', '0']).optional(),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  // What a run may start with (api/services/runLimits.ts): larger values are refused with a 413 naming the field.
+  RUN_MAX_QUERY_BYTES: z.coerce.number().int().min(1024).default(64 * 1024),
+  RUN_MAX_INPUTS_BYTES: z.coerce.number().int().min(1024).default(64 * 1024),
+  RUN_MAX_FILES_BYTES: z.coerce.number().int().min(1024).default(64 * 1024),
+  RUN_MAX_DSL_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  // The run reconciler (api/services/runReconciler.ts): how often it passes, how old a row must be.
+  RUN_RECONCILE_INTERVAL_S: z.coerce.number().positive().default(30),
+  RUN_RECONCILE_GRACE_S: z.coerce.number().min(0).default(60),
   LOAD_EXAMPLES: z.enum(['true', 'false', '1', '0']).default('true'),
   // Where Retrieval searches chunks (they stay in the store either way): activities/knowledge/chunkIndex.ts.
   SEARCH_BACKEND: z.enum(['postgres', 'opensearch']).default('postgres'),
@@ -73,6 +81,8 @@ export interface AppConfig {
   /** Workflows a worker keeps in memory between tasks; paused runs beyond it leave the worker. */
   workerMaxCachedWorkflows: number;
   maxBodyBytes: number;
+  runInputLimits: { queryBytes: number; inputsBytes: number; filesBytes: number; dslBytes: number };
+  reconcile: { intervalMs: number; graceMs: number };
   loadExamples: boolean;
   search: SearchConfig;
   projectRoot: string;
@@ -107,6 +117,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): AppConf
     },
     workerMaxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
     maxBodyBytes: e.MAX_BODY_BYTES,
+    runInputLimits: { queryBytes: e.RUN_MAX_QUERY_BYTES, inputsBytes: e.RUN_MAX_INPUTS_BYTES, filesBytes: e.RUN_MAX_FILES_BYTES, dslBytes: e.RUN_MAX_DSL_BYTES },
+    reconcile: { intervalMs: e.RUN_RECONCILE_INTERVAL_S * 1000, graceMs: e.RUN_RECONCILE_GRACE_S * 1000 },
     loadExamples: e.LOAD_EXAMPLES === 'true' || e.LOAD_EXAMPLES === '1',
     search: e.SEARCH_BACKEND === 'opensearch' ? { backend: 'opensearch', url: e.OPENSEARCH_URL!, username: e.OPENSEARCH_USERNAME || undefined, password: e.OPENSEARCH_PASSWORD || undefined, indexPrefix: e.OPENSEARCH_INDEX_PREFIX, refresh: e.OPENSEARCH_REFRESH } : { backend: 'postgres' },
     projectRoot,

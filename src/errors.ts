@@ -22,6 +22,8 @@ export const ERROR_REGISTRY = {
   DSL_INVALID: { category: 'user', http: 400, ragflow: 101, retryable: false },
   /** A request body, query string or header failed validation. */
   BAD_REQUEST: { category: 'user', http: 400, ragflow: 101, retryable: false },
+  /** A value is larger than its configured limit (query, inputs, files, DSL); the message names the field and the limit. */
+  PAYLOAD_TOO_LARGE: { category: 'user', http: 413, ragflow: 101, retryable: false },
   /** A resource does not exist or belongs to another tenant (the two are indistinguishable on purpose). */
   NOT_FOUND: { category: 'user', http: 404, ragflow: 102, retryable: false },
   /** No access to the resource (RAGFlow reports missing agents this way on some routes). */

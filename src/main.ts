@@ -13,6 +13,7 @@ import { McpPool } from '../activities/mcp/pool';
 import { openSearchIndex } from '../activities/knowledge/openSearchIndex';
 import { knowledgeDeps } from '../activities';
 import { buildApp } from '../api/app';
+import { startRunReconciler } from '../api/services/runReconciler';
 import { DEMO_MODEL_PATH } from '../api/plugins/demoModel';
 import { provisionApiKey } from './boot/apiKey';
 import { loadExamples, readExamples } from './boot/examples';
@@ -74,10 +75,13 @@ async function main(): Promise<void> {
       log,
       demoModel: demo,
       bodyLimit: config.maxBodyBytes,
+      runInputLimits: config.runInputLimits,
       templates: () => readExamples(root),
       probes: worker ? { worker: async () => void (worker!.getState() === 'RUNNING' || Promise.reject(new Error(`worker is ${worker!.getState()}`))) } : {},
     });
     await app.listen({ port: config.port, host: config.host });
+    // Runs stranded by a crash or closed outside our finalize: repaired now and every interval.
+    startRunReconciler({ store, client, log, batch: 100, ...config.reconcile });
   }
 
   const base = `http://127.0.0.1:${config.port}`;

@@ -11,7 +11,7 @@ import type { AppDeps } from '../deps';
 import { openSse } from '../sse';
 import { eventId, followRunEvents } from './eventStream';
 import { collect, newCollector, openAiChunkFor, openAiFinalChunk, openAiReply, ragflowReply, type Collected } from './replies';
-import type { LaunchDeps } from './runLauncher';
+import { checkLaunchSizes, type LaunchDeps } from './runLauncher';
 import { currentPause, submitRunInputs } from './inputs';
 import { createSession, startTurn } from './sessions';
 
@@ -29,7 +29,7 @@ export interface CompletionRequest {
 }
 
 export function launchDeps(deps: AppDeps): LaunchDeps {
-  return { store: deps.store, client: deps.temporal, taskQueue: deps.taskQueue, settings: deps.runSettings };
+  return { store: deps.store, client: deps.temporal, taskQueue: deps.taskQueue, settings: deps.runSettings, ...(deps.runInputLimits ? { limits: deps.runInputLimits } : {}) };
 }
 
 /** RAGFlow ends a completion stream at workflow_finished, or at user_inputs (a pause). */
@@ -76,6 +76,8 @@ export async function runCompletion(deps: AppDeps, request: FastifyRequest, repl
   const tenantId = request.tenantId;
   const canvas = await deps.store.canvases.get(tenantId, req.agentId);
   if (!canvas) throw new AppError('NO_PERMISSION', 'Make sure you have permission to access the agent.');
+  // Before anything is stored (a session created on the fly included).
+  checkLaunchSizes(launchDeps(deps), { query: req.query, inputs: req.inputs, files: req.files, canvas });
   const session = await resolveSession(deps, tenantId, canvas, req);
   const { run, after } = await turnOrResume(deps, tenantId, canvas, session, req);
   const collected = newCollector();

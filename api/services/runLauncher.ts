@@ -1,21 +1,27 @@
 /**
- * Starts canvas runs: records the run, then starts its workflow with the canvas title as memo and
- * the search attributes operators filter by. The workflow id names the canvas and the run.
+ * Starts canvas runs: checks the sizes of what the run starts with, records the run, then starts
+ * its workflow with the canvas title as memo and the search attributes operators filter by. The
+ * workflow id names the canvas and the run, so a start repeated after a lost answer finds the
+ * same workflow. A row whose workflow never started (the API died in between) is failed by the
+ * reconciler (runReconciler.ts) once its grace period is over.
  */
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { redactSecrets, slimForRun } from '../../src/dsl/secrets';
 import type { SessionState } from '../../src/engine/state';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord, Store } from '../../src/store/types';
 import { CANVAS_ID_KEY, RUN_STATUS_KEY, SESSION_ID_KEY, TENANT_ID_KEY } from '../../src/temporal/searchAttributes';
 import { workflowIdFor, type CanvasRunInput, type RunSettings } from '../../workflows/definitions';
+import { checkRunInputSizes, checkSize, DEFAULT_RUN_INPUT_LIMITS, type RunInputLimits } from './runLimits';
+import { failStrandedRun } from './runReconciler';
 
 export interface LaunchDeps {
   store: Store;
   client: Client;
   taskQueue: string;
   settings: RunSettings;
+  limits?: RunInputLimits;
 }
 
 export interface LaunchRequest {
@@ -29,6 +35,8 @@ export interface LaunchRequest {
   session: SessionState | null;
   /** A run id chosen by the caller (e.g. to claim a session with it first). */
   runId?: string;
+  /** The turn's message id (the session's user message carries it). */
+  messageId?: string;
   /** A webhook call (Begin in Webhook mode): `{query, headers, body, input}`. */
   webhook?: Record<string, unknown>;
 }
@@ -44,11 +52,24 @@ export function newId(): string {
   return randomUUID().replace(/-/g, '');
 }
 
+/** The run row, before anything else of the run exists (idempotent: a second call returns it). */
+export async function recordRun(deps: LaunchDeps, req: LaunchRequest, runId: string): Promise<void> {
+  await deps.store.runs.create({ id: runId, tenantId: req.tenantId, canvasId: req.canvas.id, sessionId: req.sessionId, workflowId: workflowIdFor(req.canvas.id, runId), canvasVersionId: req.canvas.version_id });
+}
+
+/** Refuses a start whose values are over the limits, before anything is stored. */
+export function checkLaunchSizes(deps: LaunchDeps, req: Pick<LaunchRequest, 'query' | 'inputs' | 'files' | 'canvas' | 'webhook'>): void {
+  const limits = deps.limits ?? DEFAULT_RUN_INPUT_LIMITS;
+  checkRunInputSizes(limits, { query: req.query, inputs: req.inputs, files: req.files, dsl: req.canvas.dsl });
+  if (req.webhook) checkSize('webhook', req.webhook, limits.inputsBytes);
+}
+
 export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<LaunchedRun> {
+  checkLaunchSizes(deps, req);
   const runId = req.runId ?? newId();
-  const messageId = newId();
+  const messageId = req.messageId ?? newId();
   const workflowId = workflowIdFor(req.canvas.id, runId);
-  await deps.store.runs.create({ id: runId, tenantId: req.tenantId, canvasId: req.canvas.id, sessionId: req.sessionId, workflowId, canvasVersionId: req.canvas.version_id });
+  await recordRun(deps, req, runId);
   const input: CanvasRunInput = {
     runId,
     messageId,
@@ -79,8 +100,12 @@ export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<L
       ],
     });
   } catch (err) {
-    await deps.store.runs.setStatus(runId, 'failed', { error: `could not start the workflow: ${err instanceof Error ? err.message : String(err)}` });
-    throw new AppError('TEMPORAL_UNAVAILABLE', `Could not start the run on Temporal: ${err instanceof Error ? err.message : String(err)}`);
+    // An earlier attempt whose answer was lost did start it: the run is under way.
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return { runId, messageId, workflowId };
+    const reason = err instanceof Error ? err.message : String(err);
+    const run = await deps.store.runs.getById(runId);
+    if (run) await failStrandedRun(deps.store, run, `Could not start the run on Temporal: ${reason}`, { neverStarted: true });
+    throw new AppError('TEMPORAL_UNAVAILABLE', `Could not start the run on Temporal: ${reason}`);
   }
   return { runId, messageId, workflowId };
 }

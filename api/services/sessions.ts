@@ -8,7 +8,7 @@ import { checkForm, describeFieldProblems } from '../../src/components/forms';
 import type { FormFieldSpec } from '../../src/components/types';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord, SessionMessage, SessionRecord } from '../../src/store/types';
-import { launchRun, newId, type LaunchDeps, type LaunchedRun } from './runLauncher';
+import { checkLaunchSizes, launchRun, newId, recordRun, type LaunchDeps, type LaunchedRun } from './runLauncher';
 
 /** RAGFlow's session dict (`_normalize_agent_session`). */
 export function sessionView(s: SessionRecord, canvas?: CanvasRecord): Record<string, unknown> {
@@ -83,22 +83,34 @@ export function checkBeginInputs(canvas: CanvasRecord, inputs: Record<string, un
   }
 }
 
-/** Starts the session's next turn as a run; refuses while another run holds the session. */
+/**
+ * Starts the session's next turn as a run; refuses while another run holds the session. The run
+ * row comes first, then the claim, then the user message, then the workflow: at every point a
+ * crash leaves a row the reconciler can repair (it fails the row, takes the user message back
+ * and releases the session), never a lock without a run.
+ */
 export async function startTurn(deps: LaunchDeps, t: TurnRequest): Promise<LaunchedRun> {
   checkBeginInputs(t.canvas, t.inputs);
+  checkLaunchSizes(deps, t);
   const runId = newId();
+  const messageId = newId();
+  const launch = { runId, messageId, tenantId: t.tenantId, canvas: t.canvas, sessionId: t.session.id, query: t.query, inputs: t.inputs, files: t.files, userId: t.userId, session: null };
+  await recordRun(deps, launch, runId);
   if (!(await deps.store.sessions.claim(t.session.id, runId))) {
+    await deps.store.runs.discard(runId);
     const active = await deps.store.runs.activeForSession(t.tenantId, t.session.id);
     throw new AppError('CONFLICT', `The session already has a run in progress${active ? ` (task_id ${active.id})` : ''}; wait for it to end or cancel it`, { task_id: active?.id });
   }
+  const askedAt = Date.now() / 1000;
   try {
     // Read the state again now that the session is ours: a turn that ended meanwhile updated it.
     const session = (await deps.store.sessions.get(t.tenantId, t.canvas.id, t.session.id)) ?? t.session;
     const queryText = typeof t.query === 'string' ? t.query : JSON.stringify(t.query ?? '');
-    await deps.store.sessions.appendMessages(t.session.id, [{ role: 'user', content: queryText, created_at: Date.now() / 1000, files: t.files }]);
-    return await launchRun(deps, { runId, tenantId: t.tenantId, canvas: t.canvas, sessionId: t.session.id, query: t.query, inputs: t.inputs, files: t.files, userId: t.userId, session: session.state });
+    await deps.store.sessions.appendMessages(t.session.id, [{ role: 'user', content: queryText, id: messageId, created_at: askedAt, files: t.files }]);
+    return await launchRun(deps, { ...launch, session: session.state });
   } catch (err) {
-    await deps.store.sessions.release(t.session.id, runId);
+    // Nothing half-stored: the user message of a turn that did not start goes with the claim.
+    await deps.store.sessions.abandonTurn(t.session.id, runId, askedAt);
     throw err;
   }
 }

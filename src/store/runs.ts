@@ -59,6 +59,41 @@ export function runsRepository(db: Queryable): Store['runs'] {
       );
     },
 
+    async discard(id) {
+      // Only a run that never produced anything: the start it was recorded for was refused.
+      await db.query(`DELETE FROM runs WHERE id = $1 AND status = 'running' AND NOT EXISTS (SELECT 1 FROM run_events WHERE run_id = $1)`, [id]);
+    },
+
+    async failIfActive(id, error) {
+      // Conditional, so a run that ended meanwhile (its own finalize) keeps its outcome.
+      const now = Date.now();
+      const result = await db.query(
+        `UPDATE runs SET status = 'failed', error = $2, update_time = $3, finish_time = $3
+         WHERE id = $1 AND status IN ('running', 'paused') RETURNING id`,
+        [id, error, now],
+      );
+      return result.rows.length > 0;
+    },
+
+    async unsettled(filter) {
+      const cursor = filter.after ?? { time: -1, id: '' };
+      const result = await db.query<RunRecord>(
+        `SELECT ${RUN_COLUMNS} FROM runs
+         WHERE status IN ('running', 'paused') AND update_time < $1 AND (update_time, id) > ($2, $3)
+         ORDER BY update_time, id LIMIT $4`,
+        [filter.before, cursor.time, cursor.id, filter.limit],
+      );
+      return result.rows;
+    },
+
+    async lastEvent(id) {
+      const result = await db.query<{ seq: number; message_id: string; terminal: boolean }>(
+        'SELECT seq, message_id, terminal FROM run_events WHERE run_id = $1 ORDER BY seq DESC, sub DESC LIMIT 1',
+        [id],
+      );
+      return result.rows[0] ?? null;
+    },
+
     async activeForSession(tenantId, sessionId) {
       const result = await db.query<RunRecord>(
         `SELECT ${RUN_COLUMNS} FROM runs

@@ -89,6 +89,37 @@ export function sessionsRepository(db: Queryable): Store['sessions'] {
       await db.query('UPDATE sessions SET active_run_id = NULL WHERE id = $1 AND active_run_id = $2', [id, runId]);
     },
 
+    async abandonTurn(id, runId, since) {
+      // The user message of a turn that never ran goes with the claim, in one statement; earlier
+      // messages (created before the run) stay.
+      const result = await db.query(
+        `UPDATE sessions
+         SET messages = (SELECT coalesce(jsonb_agg(m ORDER BY i), '[]'::jsonb)
+                         FROM jsonb_array_elements(messages) WITH ORDINALITY AS t(m, i)
+                         WHERE NOT (m->>'role' = 'user' AND (m->>'created_at')::float8 >= $3)),
+             active_run_id = NULL
+         WHERE id = $1 AND active_run_id = $2
+         RETURNING id`,
+        [id, runId, since],
+      );
+      return result.rows.length > 0;
+    },
+
+    async releaseOrphans(endedBefore, limit) {
+      // Locks held by a run that has no row, or whose run ended long enough ago that its own
+      // finalize (which ends the row first, then completes the turn) is over.
+      const result = await db.query<{ id: string }>(
+        `UPDATE sessions SET active_run_id = NULL
+         WHERE id IN (SELECT s.id FROM sessions s LEFT JOIN runs r ON r.id = s.active_run_id
+                      WHERE s.active_run_id IS NOT NULL
+                        AND (r.id IS NULL OR (r.status IN ('finished', 'failed', 'canceled') AND r.finish_time < $1))
+                      LIMIT $2)
+         RETURNING id`,
+        [endedBefore, limit],
+      );
+      return result.rows.length;
+    },
+
     async appendMessages(id, messages) {
       if (messages.length === 0) return;
       const now = stampNow();

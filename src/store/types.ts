@@ -238,6 +238,13 @@ export interface Store {
     completeTurn(id: string, runId: string, messages: SessionMessage[], state: SessionState): Promise<void>;
     /** Releases the claim of `runId` without other changes (failed or canceled runs). */
     release(id: string, runId: string): Promise<void>;
+    /**
+     * When `runId` holds the session: releases it and removes the user messages stamped at or
+     * after `since` (unix seconds), i.e. the turn that never ran. Returns false otherwise.
+     */
+    abandonTurn(id: string, runId: string, since: number): Promise<boolean>;
+    /** Releases up to `limit` sessions held by a missing run or one that ended before `endedBefore` (ms); returns how many. */
+    releaseOrphans(endedBefore: number, limit: number): Promise<number>;
     appendMessages(id: string, messages: SessionMessage[]): Promise<void>;
   };
 
@@ -248,6 +255,14 @@ export interface Store {
     /** Any tenant: for activities, which act on behalf of the run's own tenant. */
     getById(id: string): Promise<RunRecord | null>;
     setStatus(id: string, status: RunRecordStatus, extra?: { result?: Record<string, unknown> | null; error?: string | null }): Promise<void>;
+    /** Deletes a run recorded for a start that was refused before anything ran. */
+    discard(id: string): Promise<void>;
+    /** Marks a running or paused run failed; false when it had already ended. */
+    failIfActive(id: string, error: string): Promise<boolean>;
+    /** Running or paused runs last updated before `before` (ms), in (update_time, id) order after `after`. */
+    unsettled(filter: { before: number; after: { time: number; id: string } | null; limit: number }): Promise<RunRecord[]>;
+    /** The run's last stored event, if any. */
+    lastEvent(id: string): Promise<{ seq: number; message_id: string; terminal: boolean } | null>;
     /** The run holding a session (running or paused), if any. */
     activeForSession(tenantId: string, sessionId: string): Promise<RunRecord | null>;
     /** Runs a run started (its sub-agents), oldest first. */
