@@ -1,6 +1,7 @@
 /**
  * Bearer API keys. Every route but health, the OpenAPI document and the demo model requires one;
- * the key (stored hashed) names the tenant every query is scoped to.
+ * the key (stored as a keyed hash) names the tenant every query is scoped to. Keys are looked up on
+ * every request, uncached: a revoked key or a disabled tenant's key is refused from the next request.
  *
  * RAGFlow-compatible routes answer as RAGFlow does: no Authorization header → HTTP 401 with
  * `{code: 401}` (its REST contract tests), an unknown key → `{code: 109, message:
@@ -12,6 +13,10 @@ import type { Store } from '../src/store/types';
 declare module 'fastify' {
   interface FastifyRequest {
     tenantId: string;
+    /** Public id of the key the request came with. */
+    apiKeyId: string;
+    /** Whether that key's tenant is the admin tenant. */
+    tenantAdmin: boolean;
   }
   interface FastifyContextConfig {
     /** Set false on routes anyone may call. */
@@ -39,12 +44,16 @@ function reject(request: FastifyRequest, reply: FastifyReply, missing: boolean):
 
 export function installAuth(app: FastifyInstance, store: Store): void {
   app.decorateRequest('tenantId', '');
+  app.decorateRequest('apiKeyId', '');
+  app.decorateRequest('tenantAdmin', false);
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.auth === false || !request.routeOptions.url) return;
     const key = bearerKey(request.headers.authorization);
     if (!key) return reject(request, reply, true);
-    const tenantId = await store.tenants.tenantForKey(key);
-    if (!tenantId) return reject(request, reply, false);
-    request.tenantId = tenantId;
+    const owner = await store.tenants.authenticate(key);
+    if (!owner) return reject(request, reply, false);
+    request.tenantId = owner.tenantId;
+    request.apiKeyId = owner.keyId;
+    request.tenantAdmin = owner.admin;
   });
 }

@@ -3,6 +3,7 @@
  * project's CLI, eager activities on, as `npm start` runs it) and a worker with the real
  * activities. Benchmarks print numbers and assert nothing.
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
@@ -42,7 +43,8 @@ export async function startBenchEnvironment(env: Record<string, string> = {}): P
     // installed by an earlier environment of this process
   }
   const llm = await startScriptedLlm();
-  const store = await openStore({});
+  // Benches register API keys: any secret will do for a store that lives as long as the bench.
+  const store = await openStore({ apiKeySecret: randomBytes(32).toString('hex') });
   await store.tenants.ensure('bench', 'bench');
   const cli = await obtainTemporalCli({ projectRoot: root });
   if (!cli) throw new Error('no Temporal CLI');

@@ -15,6 +15,8 @@ const EnvSchema = z.object({
   DATABASE_URL: z.string().optional(),
   DATA_DIR: z.string().optional(),
   API_KEY: z.string().min(8, 'must be at least 8 characters').optional(),
+  // Keys the HMAC API keys are stored under; without it, one kept in DATA_DIR/api-key-secret.
+  API_KEY_SECRET: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -base64 32)').optional(),
   DEFAULT_TENANT_ID: z.string().min(1).default('default'),
   TASK_QUEUE: z.string().min(1).default('agent-canvas'),
   AGENT_CANVAS_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
@@ -73,6 +75,7 @@ export interface AppConfig {
   databaseUrl: string | undefined;
   dataDir: string;
   apiKey: string | undefined;
+  apiKeySecret: string | undefined;
   defaultTenantId: string;
   taskQueue: string;
   role: 'all' | 'api' | 'worker';
@@ -102,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): AppConf
     databaseUrl: e.DATABASE_URL || undefined,
     dataDir: path.resolve(projectRoot, e.DATA_DIR ?? '.data'),
     apiKey: e.API_KEY,
+    apiKeySecret: e.API_KEY_SECRET,
     defaultTenantId: e.DEFAULT_TENANT_ID,
     taskQueue: e.TASK_QUEUE,
     role: e.AGENT_CANVAS_ROLE,

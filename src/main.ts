@@ -15,7 +15,7 @@ import { knowledgeDeps } from '../activities';
 import { buildApp } from '../api/app';
 import { startRunReconciler } from '../api/services/runReconciler';
 import { DEMO_MODEL_PATH } from '../api/plugins/demoModel';
-import { provisionApiKey } from './boot/apiKey';
+import { loadApiKeySecret, provisionApiKey } from './boot/apiKey';
 import { loadExamples, readExamples } from './boot/examples';
 import { createWorker, quietTemporalRuntime } from './boot/worker';
 import { loadConfig } from './config';
@@ -34,7 +34,8 @@ async function main(): Promise<void> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
   await fs.mkdir(config.dataDir, { recursive: true });
 
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : path.join(config.dataDir, 'pglite'), log: (m) => log.info(m) });
+  const apiKeySecret = await loadApiKeySecret({ secret: config.apiKeySecret, dataDir: config.dataDir });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : path.join(config.dataDir, 'pglite'), log: (m) => log.info(m), apiKeySecret });
   const temporalServer = await connectOrStartTemporal({ projectRoot: root, persistent: true, ui: true, log: (line) => log.info(line) });
   const connection = await Connection.connect({ address: temporalServer.address });
   const client = new Client({ connection, namespace: temporalServer.namespace });

@@ -209,6 +209,26 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX chunks_tsv ON chunks USING gin (tsv)',
     ],
   },
+  {
+    version: 4,
+    name: 'API keys: public key id, keyed hash (HMAC) and no key prefix; admin and disabled tenants',
+    statements: [
+      'ALTER TABLE tenants ADD COLUMN admin boolean NOT NULL DEFAULT false',
+      'ALTER TABLE tenants ADD COLUMN disabled_time double precision',
+      'ALTER TABLE api_keys ADD COLUMN key_id text',
+      `UPDATE api_keys SET key_id = replace(gen_random_uuid()::text, '-', '')`,
+      'ALTER TABLE api_keys ALTER COLUMN key_id SET NOT NULL',
+      // Existing rows hold unsalted SHA-256: still verified, and re-keyed to HMAC on first use.
+      `ALTER TABLE api_keys ADD COLUMN hash_scheme text NOT NULL DEFAULT 'sha256'`,
+      'ALTER TABLE api_keys ALTER COLUMN hash_scheme DROP DEFAULT',
+      'ALTER TABLE api_keys ADD COLUMN update_time double precision',
+      // The first 8 characters of each key: gone (for a short custom key, most of it).
+      'ALTER TABLE api_keys DROP COLUMN prefix',
+      'ALTER TABLE api_keys DROP CONSTRAINT api_keys_pkey',
+      'ALTER TABLE api_keys ADD PRIMARY KEY (key_id)',
+      'CREATE UNIQUE INDEX api_keys_hash_idx ON api_keys (key_hash)',
+    ],
+  },
 ];
 
 /**

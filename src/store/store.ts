@@ -19,14 +19,16 @@ export interface OpenStoreOptions {
   dataDir?: string;
   /** Receives warnings (missing pgvector, lost LISTEN connection). Defaults to console.warn. */
   log?: (msg: string) => void;
+  /** Keys the stored API key hashes (HMAC); key operations fail without it. Never stored. */
+  apiKeySecret?: string;
 }
 
 /** Repositories over an already migrated `db`; `close()` closes the db. */
-export function createStore(db: Db, opts: { vector?: boolean } = {}): Store {
+export function createStore(db: Db, opts: { vector?: boolean; apiKeySecret?: string } = {}): Store {
   const vector = opts.vector ?? false;
   return {
     db,
-    tenants: tenantsRepository(db),
+    tenants: tenantsRepository(db, opts.apiKeySecret),
     canvases: canvasesRepository(db),
     sessions: sessionsRepository(db),
     runs: runsRepository(db),
@@ -52,5 +54,5 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     await db.close().catch(() => {});
     throw err;
   }
-  return createStore(db, { vector: db.hasVector });
+  return createStore(db, { vector: db.hasVector, apiKeySecret: opts.apiKeySecret });
 }

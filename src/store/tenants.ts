@@ -1,44 +1,61 @@
-/** Tenants and their API keys. Keys are stored only as SHA-256 hashes. */
-import { createHash } from 'node:crypto';
-import type { Queryable, Store, TenantRecord } from './types';
+/** Tenants and their API keys (kept as a key id plus a keyed hash: see apiKeys.ts). */
+import { ApiKeys } from './apiKeys';
+import type { TenantRecord, TenantSummary, TenantsRepository } from './tenantTypes';
+import type { Queryable } from './types';
 
-const KEY_PREFIX_LENGTH = 8;
+const SUMMARY = `SELECT t.id, t.name, t.create_time, t.admin, t.disabled_time,
+  (SELECT count(*)::int FROM api_keys k WHERE k.tenant_id = t.id) AS key_count
+  FROM tenants t`;
 
-/** SHA-256 of the key, hex: what api_keys stores instead of the key itself. */
-export function hashApiKey(plaintextKey: string): string {
-  return createHash('sha256').update(plaintextKey, 'utf8').digest('hex');
-}
+/** The tenants repository over `db`; `apiKeySecret` keys the stored key hashes. */
+export function tenantsRepository(db: Queryable, apiKeySecret?: string): TenantsRepository {
+  const keys = new ApiKeys(db, apiKeySecret);
 
-/** The tenants repository over `db`. */
-export function tenantsRepository(db: Queryable): Store['tenants'] {
+  const get = async (id: string): Promise<TenantSummary | null> => (await db.query<TenantSummary>(`${SUMMARY} WHERE t.id = $1`, [id])).rows[0] ?? null;
+
   return {
-    async ensure(id, name) {
+    async ensure(id, name, opts = {}) {
       const inserted = await db.query<TenantRecord>(
-        `INSERT INTO tenants (id, name, create_time) VALUES ($1, $2, $3)
+        `INSERT INTO tenants (id, name, create_time, admin) VALUES ($1, $2, $3, $4)
          ON CONFLICT (id) DO NOTHING
          RETURNING id, name, create_time`,
-        [id, name, Date.now()],
+        [id, name, Date.now(), opts.admin === true],
       );
       if (inserted.rows[0]) return inserted.rows[0];
+      if (opts.admin) await db.query('UPDATE tenants SET admin = true WHERE id = $1', [id]);
       const existing = await db.query<TenantRecord>('SELECT id, name, create_time FROM tenants WHERE id = $1', [id]);
       if (!existing.rows[0]) throw new Error(`tenant ${id} vanished while being ensured`);
       return existing.rows[0];
     },
 
-    async addApiKey(tenantId, plaintextKey) {
-      // A key already registered keeps its owner: re-adding it is a no-op, never a takeover.
-      await db.query(
-        `INSERT INTO api_keys (key_hash, tenant_id, prefix, create_time) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (key_hash) DO NOTHING`,
-        [hashApiKey(plaintextKey), tenantId, plaintextKey.slice(0, KEY_PREFIX_LENGTH), Date.now()],
+    async create({ id, name }) {
+      const inserted = await db.query<TenantRecord>(
+        `INSERT INTO tenants (id, name, create_time) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id, name, create_time`,
+        [id, name, Date.now()],
       );
+      return inserted.rows[0] ?? null;
     },
 
+    get,
+
+    async list() {
+      return (await db.query<TenantSummary>(`${SUMMARY} ORDER BY t.create_time, t.id`)).rows;
+    },
+
+    async disable(id) {
+      await db.query('UPDATE tenants SET disabled_time = $2 WHERE id = $1 AND disabled_time IS NULL', [id, Date.now()]);
+      return get(id);
+    },
+
+    async addApiKey(tenantId, plaintextKey) {
+      await keys.add(tenantId, plaintextKey);
+    },
+    createApiKey: (tenantId) => keys.create(tenantId),
+    listApiKeys: (tenantId) => keys.list(tenantId),
+    revokeApiKey: (tenantId, keyIdOrKey) => keys.revoke(tenantId, keyIdOrKey),
+    authenticate: (plaintextKey) => keys.authenticate(plaintextKey),
     async tenantForKey(plaintextKey) {
-      const result = await db.query<{ tenant_id: string }>('SELECT tenant_id FROM api_keys WHERE key_hash = $1', [
-        hashApiKey(plaintextKey),
-      ]);
-      return result.rows[0]?.tenant_id ?? null;
+      return (await keys.authenticate(plaintextKey))?.tenantId ?? null;
     },
   };
 }

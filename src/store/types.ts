@@ -7,6 +7,7 @@
  * `YYYY-MM-DD HH:MM:SS` strings in UTC (RAGFlow's `create_date`/`update_date`).
  */
 import type { KnowledgeStore } from './knowledgeTypes';
+import type { TenantsRepository } from './tenantTypes';
 import type { RunEvent } from '../engine/events';
 import type { SessionState } from '../engine/state';
 
@@ -32,11 +33,7 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
-export interface TenantRecord {
-  id: string;
-  name: string;
-  create_time: number;
-}
+export type { ApiKeyRecord, KeyOwner, TenantRecord, TenantSummary } from './tenantTypes';
 
 export interface CanvasRecord {
   id: string;
@@ -199,13 +196,7 @@ export interface StoredEvent extends RunEvent {
 export interface Store {
   readonly db: Db;
 
-  tenants: {
-    ensure(id: string, name: string): Promise<TenantRecord>;
-    /** Stores the key's SHA-256 hash; the same key given twice is harmless. */
-    addApiKey(tenantId: string, plaintextKey: string): Promise<void>;
-    /** The tenant owning a key, or null. Compares hashes. */
-    tenantForKey(plaintextKey: string): Promise<string | null>;
-  };
+  tenants: TenantsRepository;
 
   canvases: {
     create(input: NewCanvas): Promise<CanvasRecord>;

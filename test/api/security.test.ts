@@ -2,8 +2,9 @@
  * API keys, tenant isolation and hostile input: every answer is a clear 4xx (or RAGFlow's
  * envelope), never a 500, and nothing of another tenant shows.
  */
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startHarness, type Harness } from '../helpers/appHarness';
+import { api, startHarness, TENANT, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 
 let h: Harness;
@@ -43,9 +44,11 @@ describe('API keys', () => {
     expect((await api(h, 'POST', '/v1/chat/completions', { key: null, body: {} })).status).toBe(401);
   });
 
-  it('stores keys hashed', async () => {
-    const rows = await h.store.db.query<Record<string, unknown>>('SELECT * FROM api_keys');
-    expect(JSON.stringify(rows.rows)).not.toContain(h.key);
+  it('stores keys as HMAC(server secret, key) under a random key id, with no 8-character piece of the key', async () => {
+    const rows = await h.store.db.query<Record<string, unknown>>('SELECT * FROM api_keys WHERE tenant_id = $1', [TENANT]);
+    expect(rows.rows).toEqual([expect.objectContaining({ key_id: expect.stringMatching(/^[0-9a-f]{32}$/), key_hash: createHmac('sha256', h.apiKeySecret).update(h.key).digest('hex') })]);
+    const stored = JSON.stringify(rows.rows);
+    for (let i = 0; i + 8 <= h.key.length; i++) expect(stored).not.toContain(h.key.slice(i, i + 8));
   });
 
   it('lets /health through without a key', async () => {

@@ -2,6 +2,7 @@
  * A running agent-canvas for API tests: the real Fastify app on a real port, a real store, a
  * Temporal worker on the shared dev server, and the scripted model. Requests go over HTTP.
  */
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { silentLogger } from '../../activities/log';
@@ -26,6 +27,8 @@ export interface Harness {
   deps: AppDeps;
   /** Keys of two tenants. */
   key: string;
+  /** The secret the store keys API key hashes with. */
+  apiKeySecret: string;
   otherKey: string;
   /** Replaces the HTTP API with a fresh instance on the same store (an API restart). */
   restartApi(): Promise<void>;
@@ -47,7 +50,8 @@ export interface HarnessOptions {
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const [store, llm, temporal] = await Promise.all([openStore({ databaseUrl: opts.databaseUrl }), startScriptedLlm(), connectTemporal()]);
+  const apiKeySecret = randomBytes(32).toString('hex');
+  const [store, llm, temporal] = await Promise.all([openStore({ databaseUrl: opts.databaseUrl, apiKeySecret }), startScriptedLlm(), connectTemporal()]);
   const key = `key-a-${Math.random().toString(36).slice(2)}`;
   const otherKey = `key-b-${Math.random().toString(36).slice(2)}`;
   await store.tenants.ensure(TENANT, 'A');
@@ -72,6 +76,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     deps,
     key,
     otherKey,
+    apiKeySecret,
     async restartApi() {
       await h.app.close();
       h.app = await listen();

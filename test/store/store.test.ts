@@ -9,8 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb, type OpenedDb } from '../../src/store/db';
 import { migrate } from '../../src/store/migrations';
 import { createStore, openStore } from '../../src/store/store';
+import { newId } from '../../src/store/time';
 import type { Store } from '../../src/store/types';
 import { startPostgres } from '../helpers/postgres';
+import { apiKeyCases, STORE_API_KEY_SECRET } from './cases/apiKeyCases';
 import { canvasCases, tenantCases } from './cases/canvasCases';
 import type { StoreContext } from './cases/context';
 import { dbCases } from './cases/dbCases';
@@ -28,16 +30,35 @@ interface Backend {
   /** Why this backend cannot be tested here, if it cannot. */
   skipped?: string;
   open(): Promise<OpenedDb>;
+  /** A new, empty database; closing it also drops it where it has a name. */
+  fresh(): Promise<OpenedDb>;
 }
 
 const quiet = () => {};
+
+/** A new database on the PostgreSQL server at `url`, dropped when closed. */
+async function freshPostgresDb(url: string): Promise<OpenedDb> {
+  const admin = await openDb({ databaseUrl: url, log: quiet });
+  const name = `fresh_${newId()}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  const db = await openDb({ databaseUrl: target.toString(), log: quiet });
+  const close = db.close.bind(db);
+  db.close = async () => {
+    await close();
+    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+    await admin.close();
+  };
+  return db;
+}
 const backends: [string, Backend][] = [
-  ['PGlite', { open: () => openDb({ log: quiet }) }],
+  ['PGlite', { open: () => openDb({ log: quiet }), fresh: () => openDb({ log: quiet }) }],
   [
     'PostgreSQL',
     'skipped' in postgres
-      ? { skipped: postgres.skipped, open: () => Promise.reject(new Error(postgres.skipped)) }
-      : { open: () => openDb({ databaseUrl: postgres.url, log: quiet }) },
+      ? { skipped: postgres.skipped, open: () => Promise.reject(new Error(postgres.skipped)), fresh: () => Promise.reject(new Error(postgres.skipped)) }
+      : { open: () => openDb({ databaseUrl: postgres.url, log: quiet }), fresh: () => freshPostgresDb(postgres.url) },
   ],
 ];
 
@@ -53,12 +74,13 @@ describe.each(backends)('store on %s', (_name, backend) => {
         if (!opened) throw new Error('store not opened yet');
         return opened.db;
       },
+      freshDb: () => backend.fresh(),
     };
 
     beforeAll(async () => {
       const db = await backend.open();
       await migrate(db);
-      opened = { db, store: createStore(db) };
+      opened = { db, store: createStore(db, { apiKeySecret: STORE_API_KEY_SECRET }) };
     });
     afterAll(async () => {
       await opened?.store.close();
@@ -66,6 +88,7 @@ describe.each(backends)('store on %s', (_name, backend) => {
 
     describe('database', () => dbCases(ctx));
     describe('tenants', () => tenantCases(ctx));
+    describe('API keys', () => apiKeyCases(ctx));
     describe('canvases', () => canvasCases(ctx));
     describe('sessions', () => sessionCases(ctx));
     describe('runs', () => runCases(ctx));

@@ -8,6 +8,8 @@ export interface StoreContext {
   /** Valid inside tests and hooks (set by the suite's beforeAll). */
   readonly store: Store;
   readonly db: Db;
+  /** A new, empty database on the same backend (for migration cases); the caller closes it. */
+  freshDb(): Promise<Db>;
 }
 
 /** A tenant id nobody else uses: cases never see each other's rows, even on a shared server. */
