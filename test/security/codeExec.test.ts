@@ -34,12 +34,13 @@ async function failure(params: Record<string, unknown>, args: Record<string, unk
   throw new Error('the script was expected to fail');
 }
 
-/** Processes of the sandbox user on the host right now. */
+/** Processes of the sandbox user on the host right now (not bwrap's monitor, which waits outside the script's user namespace). */
 function sandboxProcesses(): number {
   let n = 0;
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
-      if (new RegExp(`^Uid:\\s+${SANDBOX_UID}\\s`, 'm').test(readFileSync(`/proc/${pid}/status`, 'utf8'))) n++;
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      if (new RegExp(`^Uid:\\s+${SANDBOX_UID}\\s`, 'm').test(status) && !/^Name:\s+bwrap$/m.test(status)) n++;
     } catch {
       // ended meanwhile
     }

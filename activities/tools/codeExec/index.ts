@@ -51,7 +51,7 @@ export function verdict(run: SandboxRun, limits: SandboxLimits): unknown {
     throw new AppError(
       'TOOL_UNAVAILABLE',
       `CodeExec: the sandbox could not be set up on this machine, so the script did not run (${tail(run.stderr) || `exit code ${run.exitCode}`}). ` +
-        'It needs Linux namespaces (a worker running as root, or unprivileged user namespaces) and util-linux; ' +
+        'It needs Linux namespaces (unprivileged user namespaces included), util-linux and bubblewrap; ' +
         'CODE_EXEC_UNSAFE_NO_SANDBOX=1 runs scripts without it, for development only.',
     );
   }

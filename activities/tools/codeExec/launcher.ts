@@ -22,28 +22,43 @@
  * a sandbox, and is reported as an infrastructure failure, never run without one.
  */
 import path from 'node:path';
+import { AppError } from '../../../src/errors';
 import { NODE_RESERVE_MB, type SandboxLimits } from './limits';
+import { seccompFilter } from './seccomp';
 import { NODE_WRAPPER, PYTHON_WRAPPER } from './wrappers';
 
 export type Language = 'python' | 'javascript';
 
-/** Arguments: root dir, mode (root|userns), uid, gid, scratch MB, extra read-only dirs (":"), then the command. */
+/**
+ * Arguments: root dir, mode (root|userns), uid, gid, scratch MB, extra read-only dirs (":"),
+ * kernel-side wall limit (s), the seccomp filter (base64), bwrap's path, then the command.
+ */
 const SETUP = String.raw`
 set -euf
-R=$1 MODE=$2 U=$3 G=$4 SCRATCH_MB=$5 BINDS=$6
-shift 6
+R=$1 MODE=$2 U=$3 G=$4 SCRATCH_MB=$5 BINDS=$6 WALL_S=$7 SECCOMP=$8 BWRAP_BIN=$9
+shift 9
 ro() { mount --bind -o ro,nosuid,nodev "$1" "$2"; }
 mount -t tmpfs -o size=4m,mode=755,nosuid,nodev codeexec-root "$R"
 cd "$R"
-mkdir etc dev proc scratch .oldroot
+mkdir etc dev proc scratch tmp .oldroot
+# bwrap reads the filter from fd 4; the file itself is gone before the script starts.
+printf '%s' "$SECCOMP" | base64 -d > .seccomp
+exec 4< .seccomp
+rm .seccomp
 for d in usr bin sbin lib lib32 lib64 libx32; do
   if [ -L "/$d" ]; then ln -s "$(readlink "/$d")" "$d"
   elif [ -d "/$d" ]; then mkdir "$d"; ro "/$d" "$d"; fi
 done
-for f in ld.so.cache ld.so.conf ld.so.conf.d alternatives localtime passwd group nsswitch.conf hosts; do
+for f in ld.so.cache ld.so.conf ld.so.conf.d alternatives localtime nsswitch.conf; do
   if [ -d "/etc/$f" ]; then mkdir "etc/$f"; ro "/etc/$f" "etc/$f"
   elif [ -f "/etc/$f" ]; then : > "etc/$f"; ro "/etc/$f" "etc/$f"; fi
 done
+# Users and hosts of its own: the host's accounts and network names are none of the script's business.
+SU=$U SG=$G
+if [ "$MODE" = userns ]; then SU=0 SG=0; fi
+printf 'sandbox:x:%s:%s:sandbox:/scratch:/usr/sbin/nologin\n' "$SU" "$SG" > etc/passwd
+printf 'sandbox:x:%s:\n' "$SG" > etc/group
+printf '127.0.0.1\tlocalhost\n::1\tlocalhost\n' > etc/hosts
 IFS=:
 for p in $BINDS; do
   if [ -n "$p" ]; then mkdir -p ".$p"; ro "$p" ".$p"; fi
@@ -65,21 +80,30 @@ umount -l /.oldroot
 rmdir /.oldroot
 mount -o remount,bind,ro,nosuid,nodev /
 cd /scratch
+# bwrap, last: a user namespace of the script's own (RLIMIT_NPROC counts per user and namespace),
+# no further ones, the seccomp filter, a session of its own, killed if its parent dies.
+BWRAP="$BWRAP_BIN --unshare-user --disable-userns --die-with-parent --new-session --dev-bind / / --chdir /scratch"
 if [ "$MODE" = root ]; then
   DROP="setpriv --reuid=$U --regid=$G --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs --"
-  # A user namespace of its own when the kernel lets an unprivileged user create one.
-  if $DROP unshare --user --map-current-user true >/dev/null 2>&1 </dev/null; then
-    set -- unshare --user --map-current-user -- "$@"
-  fi
-  set -- $DROP "$@"
 else
-  set -- setpriv --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"
+  # Namespace root: bwrap drops every capability of the script itself.
+  DROP="" BWRAP="$BWRAP --cap-drop ALL"
 fi
+if ! PROBE=$($DROP $BWRAP -- true 2>&1 </dev/null); then
+  echo "bwrap cannot start a sandbox here: $PROBE" >&2
+  exit 1
+fi
+# The wall limit enforced from inside too, so that it holds even when the worker cannot enforce
+# it; the worker's own (shorter) timer normally fires first and reports it.
+set -- timeout -s KILL "$WALL_S" $DROP $BWRAP --seccomp 4 -- "$@"
 echo READY >&3
 set +e
 "$@"
 exit $?
 `;
+
+/** The kernel-side wall limit is the worker's plus this: the worker's timer normally fires first. */
+const KERNEL_WALL_SLACK_S = 2;
 
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc'];
 
@@ -88,11 +112,12 @@ function underSystem(p: string): boolean {
 }
 
 /**
- * Directories to show read-only besides the system ones: the install prefix of an interpreter
- * that lives elsewhere (a venv, /opt, a version manager), as configured and as resolved.
+ * Directories to show read-only besides the system ones: the install prefix of a program (the
+ * interpreter, bwrap) that lives elsewhere (a venv, /opt, a version manager), as configured and
+ * as resolved.
  */
-export function extraReadOnlyDirs(configured: string, resolved: string): string[] {
-  const dirs = [configured, resolved].map((p) => path.dirname(path.dirname(p))).filter((d) => d !== '/' && !underSystem(d));
+export function extraReadOnlyDirs(programs: string[]): string[] {
+  const dirs = programs.map((p) => path.dirname(path.dirname(p))).filter((d) => d !== '/' && !underSystem(d));
   const unique = [...new Set(dirs)].sort((a, b) => a.length - b.length);
   // A directory inside one already shown needs no bind of its own (and could not get one: ro).
   return unique.filter((d, i) => !unique.slice(0, i).some((outer) => d.startsWith(`${outer}/`)));
@@ -131,9 +156,15 @@ export function interpreterCommand(lang: Language, interpreter: string, limits: 
 
 /** `[command, args]` of a sandboxed run whose fresh root is mounted on `rootDir`. */
 export function sandboxCommand(rootDir: string, lang: Language, interpreter: string, extraDirs: string[], limits: SandboxLimits, asRoot: boolean): [string, string[]] {
+  // The arguments go through the shell's word splitting (set -f, no globbing): no blanks in the path.
+  if (/\s/.test(limits.bwrap)) throw new AppError('TOOL_UNAVAILABLE', `CodeExec: CODE_EXEC_BWRAP must be a path without blanks: ${JSON.stringify(limits.bwrap)}`);
   const namespaces = ['--net', '--mount', '--pid', '--ipc', '--uts', '--fork', '--kill-child', '--propagation', 'private'];
   const userns = asRoot ? [] : ['--user', '--map-root-user'];
   const inner = interpreterCommand(lang, interpreter, limits, '/scratch');
   const mode = asRoot ? 'root' : 'userns';
-  return ['unshare', [...userns, ...namespaces, '--', '/bin/sh', '-c', SETUP, 'codeexec-setup', rootDir, mode, String(limits.uid), String(limits.gid), String(limits.scratchMb), extraDirs.join(':'), ...inner]];
+  const wallS = String(limits.timeoutS + KERNEL_WALL_SLACK_S);
+  const setup = ['/bin/sh', '-c', SETUP, 'codeexec-setup', rootDir, mode, String(limits.uid), String(limits.gid), String(limits.scratchMb), extraDirs.join(':'), wallS, seccompFilter().toString('base64'), limits.bwrap];
+  // The worker's death (SIGKILL included) kills unshare (pdeathsig), whose death kills the
+  // namespace's PID 1 (--kill-child), whose death kills everything else in the namespace.
+  return ['setpriv', ['--pdeathsig', 'KILL', '--', 'unshare', ...userns, ...namespaces, '--', ...setup, ...inner]];
 }

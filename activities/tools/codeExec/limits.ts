@@ -21,6 +21,8 @@ export interface SandboxLimits {
   gid: number;
   python: string;
   node: string;
+  /** bubblewrap, which applies the seccomp filter and the script's own user namespace. */
+  bwrap: string;
   /** Run without namespaces (development only): limits still apply, isolation does not. */
   unsafeNoSandbox: boolean;
 }
@@ -42,7 +44,11 @@ function intIn(raw: string | undefined, def: number, min: number, max: number): 
 function defaultPython(): string {
   // A fixed system path rather than PATH: version-manager shims (pyenv) are shell scripts that
   // need the user's home, which the sandbox does not show.
-  return ['/usr/bin/python3', '/usr/local/bin/python3'].find((p) => existsSync(p)) ?? '/usr/bin/python3';
+  return firstExisting(['/usr/bin/python3', '/usr/local/bin/python3']);
+}
+
+function firstExisting(paths: string[]): string {
+  return paths.find((p) => existsSync(p)) ?? paths[0]!;
 }
 
 /** The settings in `env`, with defaults. */
@@ -57,6 +63,7 @@ export function sandboxLimits(env: Record<string, string | undefined>): SandboxL
     gid: intIn(env.CODE_EXEC_GID, 65534, 1, 2 ** 32 - 2),
     python: env.CODE_EXEC_PYTHON?.trim() || defaultPython(),
     node: env.CODE_EXEC_NODE?.trim() || process.execPath,
+    bwrap: env.CODE_EXEC_BWRAP?.trim() || firstExisting(['/usr/bin/bwrap', '/usr/local/bin/bwrap']),
     unsafeNoSandbox: env.CODE_EXEC_UNSAFE_NO_SANDBOX === '1' || env.CODE_EXEC_UNSAFE_NO_SANDBOX === 'true',
   };
 }

@@ -47,9 +47,19 @@ async function interpreterOf(lang: Language, limits: SandboxLimits): Promise<{ c
   }
 }
 
-/** Runs `code` with `args`; never throws for what the script does, only for a missing interpreter. */
+async function bwrapOf(limits: SandboxLimits): Promise<{ configured: string; resolved: string }> {
+  try {
+    await access(limits.bwrap, constants.X_OK);
+    return { configured: limits.bwrap, resolved: await realpath(limits.bwrap) };
+  } catch {
+    throw new AppError('TOOL_UNAVAILABLE', `CodeExec: bubblewrap (CODE_EXEC_BWRAP) is not available at ${limits.bwrap}, and scripts never run without the sandbox it completes (Debian: apt-get install bubblewrap)`);
+  }
+}
+
+/** Runs `code` with `args`; never throws for what the script does, only for a missing interpreter or bwrap. */
 export async function runSandboxed(lang: Language, code: string, args: Record<string, unknown>, limits: SandboxLimits, signal: AbortSignal): Promise<SandboxRun> {
   const { configured, resolved } = await interpreterOf(lang, limits);
+  const bwrap = limits.unsafeNoSandbox ? null : await bwrapOf(limits);
   // The host side of the scratch dir stays empty: the sandbox mounts its own tmpfs over it.
   const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-canvas-codeexec-'));
   try {
@@ -59,7 +69,7 @@ export async function runSandboxed(lang: Language, code: string, args: Record<st
           const [c, ...rest] = interpreterCommand(lang, configured, limits, dir);
           return [c!, rest];
         })()
-      : sandboxCommand(dir, lang, configured, extraReadOnlyDirs(configured, resolved), limits, asRoot);
+      : sandboxCommand(dir, lang, configured, extraReadOnlyDirs([configured, resolved, bwrap!.configured, bwrap!.resolved]), limits, asRoot);
     if (limits.unsafeNoSandbox && !unsafeWarned) {
       unsafeWarned = true;
       process.emitWarning('CodeExec runs scripts WITHOUT a sandbox (CODE_EXEC_UNSAFE_NO_SANDBOX): for development only');
