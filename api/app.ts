@@ -8,6 +8,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import { installAuth } from './auth';
 import type { AppDeps } from './deps';
 import { installErrorHandler } from './errorHandler';
+import { installRequestGuard } from './requestGuard';
 import { agentsPlugin } from './plugins/agents';
 import { canvasesPlugin } from './plugins/canvases';
 import { completionsPlugin } from './plugins/completions';
@@ -32,6 +33,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app, deps.log);
+  installRequestGuard(app);
   await app.register(swagger, {
     openapi: {
       info: {

@@ -1,4 +1,5 @@
 /** Canvases (RAGFlow's user_canvas) and their saved versions, always scoped by tenant. */
+import { AppError } from '../errors';
 import { SqlParams, jsonParam, orderBy, pageClause } from './sql';
 import { newId, stampNow } from './time';
 import type { CanvasRecord, CanvasVersionRecord, Db, Store } from './types';
@@ -10,6 +11,14 @@ const VERSION_COLUMNS = 'v.id, v.user_canvas_id, v.title, v.dsl, v.release, v.cr
 const CANVAS_ORDER_COLUMNS: Record<string, string> = { create_time: 'create_time', update_time: 'update_time', title: 'lower(title)' };
 
 const DEFAULT_CATEGORY = 'agent_canvas';
+const UNIQUE_TITLE_INDEX = 'canvases_tenant_category_title_key';
+
+/** RAGFlow's answer to a second canvas with the same title (any case) in the tenant's category. */
+function duplicateTitle(err: unknown, title: string | undefined): unknown {
+  const e = err as { code?: unknown; constraint?: unknown; message?: unknown };
+  const onTitle = e.constraint === UNIQUE_TITLE_INDEX || (typeof e.message === 'string' && e.message.includes(UNIQUE_TITLE_INDEX));
+  return e.code === '23505' && onTitle ? new AppError('DUPLICATE', `${title ?? ''} already exists.`) : err;
+}
 
 /** The canvases repository over `db`. */
 export function canvasesRepository(db: Db): Store['canvases'] {
@@ -45,6 +54,8 @@ export function canvasesRepository(db: Db): Store['canvases'] {
           [versionId, id, input.title, dsl, now.time, now.date],
         );
         return created.rows[0]!;
+      }).catch((err: unknown) => {
+        throw duplicateTitle(err, input.title);
       });
     },
 
@@ -114,6 +125,8 @@ export function canvasesRepository(db: Db): Store['canvases'] {
           );
         }
         return canvas;
+      }).catch((err: unknown) => {
+        throw duplicateTitle(err, patch.title);
       });
     },
 
