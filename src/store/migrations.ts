@@ -229,6 +229,17 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE UNIQUE INDEX api_keys_hash_idx ON api_keys (key_hash)',
     ],
   },
+  {
+    version: 5,
+    name: 'one canvas per title (case-insensitive) per tenant and category, as RAGFlow checks it',
+    statements: [
+      // Duplicates made before the index (concurrent creates) keep their data under a title that says so.
+      `UPDATE canvases c SET title = c.title || ' (duplicate ' || d.id || ')'
+       FROM (SELECT id, row_number() OVER (PARTITION BY tenant_id, canvas_category, lower(title) ORDER BY create_time, id) AS n FROM canvases) d
+       WHERE c.id = d.id AND d.n > 1`,
+      'CREATE UNIQUE INDEX canvases_tenant_category_title_key ON canvases (tenant_id, canvas_category, lower(title))',
+    ],
+  },
 ];
 
 /**
