@@ -3,6 +3,7 @@
  * anything connects, passes the database host through the network guard, connects to the checked
  * address, runs each statement and formats the results as RAGFlow does (sqlFormat.ts).
  */
+import { Context } from '@temporalio/activity';
 import { EXESQL_RUNNABLE_DB_TYPES, exeSqlParamsSchema } from '../../src/components/ExeSQL';
 import { AppError } from '../../src/errors';
 import { assertHostAllowed, type Resolver } from '../net';
@@ -18,6 +19,27 @@ const RUNNERS: Record<SqlDialect, SqlRunner> = { postgres: runPostgres, mysql: r
 const MAX_RESULT_CHARS = 1_500_000;
 /** Per statement, when the component has no `timeout` of its own. */
 const DEFAULT_STATEMENT_TIMEOUT_S = 60;
+/** Kept between a statement's limit and the activity's, so the clearer statement error wins. */
+const ACTIVITY_MARGIN_MS = 3_000;
+
+/**
+ * A statement's time limit: the component's `timeout` (else 60 s), but always below the time the
+ * activity running it has, or Temporal's "activity timeout" would hide which statement was slow.
+ */
+export function statementLimitMs(timeoutS: number | null | undefined, activityTimeoutMs: number | undefined): number {
+  const wanted = (timeoutS ?? DEFAULT_STATEMENT_TIMEOUT_S) * 1000;
+  if (!activityTimeoutMs) return wanted;
+  return Math.max(500, Math.min(wanted, activityTimeoutMs - ACTIVITY_MARGIN_MS));
+}
+
+/** The running activity's start-to-close timeout; undefined outside an activity (tests). */
+function activityTimeoutMs(): number | undefined {
+  try {
+    return Context.current().info.startToCloseTimeoutMs;
+  } catch {
+    return undefined;
+  }
+}
 
 function isRunnable(dbType: string): dbType is SqlDialect {
   return (EXESQL_RUNNABLE_DB_TYPES as readonly string[]).includes(dbType);
@@ -44,7 +66,7 @@ export function createExeSqlExecutor(deps: { resolver?: Resolver } = {}): ToolEx
     const results = await RUNNERS[p.db_type](
       { host: p.host, address: pinned.addresses[0]!.address, port: p.port, database: p.database, username: p.username, password: p.password },
       statements,
-      { readOnly: !p.allow_writes, maxRecords: p.max_records, statementTimeoutMs: (p.timeout ?? DEFAULT_STATEMENT_TIMEOUT_S) * 1000, signal },
+      { readOnly: !p.allow_writes, maxRecords: p.max_records, statementTimeoutMs: statementLimitMs(p.timeout, activityTimeoutMs()), signal },
     );
     const out = formatResults(results);
     const size = out.formalized_content.length + JSON.stringify(out.json).length;

@@ -7,10 +7,13 @@
  */
 import mysql, { type Connection } from 'mysql2';
 import type { StatementResult } from './sqlFormat';
-import { executionFailed, runStatements, type SqlRunner } from './sqlRun';
+import { CLIENT_BACKSTOP_MS, executionFailed, runStatements, StatementTimeout, type SqlRunner } from './sqlRun';
 
 // MySQL column types DECIMAL, FLOAT, DOUBLE, NEWDECIMAL: printed as floats, as RAGFlow's driver does.
 const FLOAT_TYPES = new Set([0, 4, 5, 246]);
+// MySQL's max_execution_time, MariaDB's max_statement_time, and the client-side backstop.
+const TIMEOUT_CODES = new Set(['ER_QUERY_TIMEOUT', 'ER_STATEMENT_TIMEOUT', 'PROTOCOL_SEQUENCE_TIMEOUT']);
+const TIMEOUT_ERRNOS = new Set([3024, 1969]);
 
 interface Answer {
   columns: string[] | null;
@@ -71,8 +74,10 @@ export const runMysql: SqlRunner = async (target, statements, opts) => {
       },
       async statement(s) {
         try {
-          return toResult(await run(conn, s.text, opts.maxRecords, timeout + 5_000));
+          return toResult(await run(conn, s.text, opts.maxRecords, timeout + CLIENT_BACKSTOP_MS));
         } catch (err) {
+          const e = err as { code?: unknown; errno?: unknown };
+          if (TIMEOUT_CODES.has(String(e.code)) || TIMEOUT_ERRNOS.has(Number(e.errno))) throw new StatementTimeout();
           // A server error leaves the connection usable (MySQL does not abort the transaction).
           if ((err as { fatal?: unknown }).fatal) throw err;
           return executionFailed(s.text, err);

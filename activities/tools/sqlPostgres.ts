@@ -8,7 +8,7 @@
 import pg, { type QueryArrayConfig, type QueryArrayResult } from 'pg';
 import type { SqlStatement } from './sqlGuard';
 import type { StatementResult } from './sqlFormat';
-import { executionFailed, runStatements, type SqlRunner } from './sqlRun';
+import { CLIENT_BACKSTOP_MS, executionFailed, runStatements, StatementTimeout, type SqlRunner } from './sqlRun';
 
 // Dates and timestamps as PostgreSQL prints them (no time-zone shifts); numerics and bigints as
 // numbers when they fit, as RAGFlow's Decimal → float conversion does.
@@ -16,6 +16,7 @@ const TEXT_TYPES = new Set([1082, 1083, 1114, 1184, 1266]);
 const NUMERIC = 1700;
 const INT8 = 20;
 const FLOAT_TYPES = new Set([700, 701, NUMERIC]);
+const QUERY_CANCELED = '57014';
 
 function typeParser(oid: number, format?: string): (text: string) => unknown {
   if (TEXT_TYPES.has(oid)) return (t) => t;
@@ -60,7 +61,10 @@ async function runOne(client: pg.Client, s: SqlStatement, readOnly: boolean, max
     return toResult(r, maxRecords);
   } catch (err) {
     if (undo) await query(client, undo).catch(() => {});
-    if (!(err as { code?: unknown }).code) throw err; // not a server error: the connection is gone
+    // 57014: canceled by statement_timeout; pg's own query_timeout (the backstop) has no code.
+    const code = (err as { code?: unknown }).code;
+    if (code === QUERY_CANCELED || (err instanceof Error && !code && err.message === 'Query read timeout')) throw new StatementTimeout();
+    if (!code) throw err; // not a server error: the connection is gone
     return executionFailed(s.text, err);
   }
 }
@@ -74,7 +78,7 @@ export const runPostgres: SqlRunner = async (target, statements, opts) => {
     database: target.database,
     connectionTimeoutMillis: 10_000,
     statement_timeout: opts.statementTimeoutMs,
-    query_timeout: opts.statementTimeoutMs + 5_000,
+    query_timeout: opts.statementTimeoutMs + CLIENT_BACKSTOP_MS,
     application_name: 'agent-canvas ExeSQL',
     types: { getTypeParser: typeParser as pg.CustomTypesConfig['getTypeParser'] },
   });

@@ -22,6 +22,26 @@ export interface SqlRunOptions {
 
 export type SqlRunner = (target: SqlTarget, statements: SqlStatement[], opts: SqlRunOptions) => Promise<StatementResult[]>;
 
+/** Thrown by a driver when the server (or the client backstop) stopped a statement for its time limit. */
+export class StatementTimeout extends Error {
+  constructor() {
+    super('the statement ran past its time limit');
+  }
+}
+
+/** How long the client waits past the server's own limit before giving up on the connection. */
+export const CLIENT_BACKSTOP_MS = 1_000;
+
+function limitText(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+/** The error for statement `index` (0-based) stopped at its limit: which one, and which limit. */
+export function statementTimedOut(index: number, s: SqlStatement, limitMs: number): AppError {
+  const text = s.text.length > 200 ? `${s.text.slice(0, 200)}…` : s.text;
+  return new AppError('TOOL_BAD_REQUEST', `ExeSQL: statement ${index + 1} ran past the ${limitText(limitMs)} limit (raise the component's timeout or make the query cheaper): ${text}`, { limitMs, statement: index + 1 });
+}
+
 /** RAGFlow's report of a failed statement: the run goes on with the next one. */
 export function executionFailed(sql: string, err: unknown): StatementResult {
   return { message: `SQL Execution Failed: ${sql}\n${err instanceof Error ? err.message : String(err)}` };
@@ -62,9 +82,14 @@ export async function runStatements(session: SqlSession, target: SqlTarget, stat
     await session.connect();
     if (opts.readOnly) await session.beginReadOnly();
     const results: StatementResult[] = [];
-    for (const s of statements) {
+    for (const [i, s] of statements.entries()) {
       if (opts.signal.aborted) throw opts.signal.reason;
-      results.push(await session.statement(s));
+      try {
+        results.push(await session.statement(s));
+      } catch (err) {
+        if (err instanceof StatementTimeout) throw statementTimedOut(i, s, opts.statementTimeoutMs);
+        throw err;
+      }
     }
     if (opts.readOnly) await session.rollback();
     return results;

@@ -9,7 +9,7 @@
 import pg from 'pg';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExeSqlExecutor } from '../../activities/tools/exesql';
+import { createExeSqlExecutor, statementLimitMs } from '../../activities/tools/exesql';
 import { checkSql, splitStatements, type SqlDialect } from '../../activities/tools/sqlGuard';
 import { AppError } from '../../src/errors';
 import { startPostgres } from '../helpers/postgres';
@@ -32,6 +32,15 @@ const REFUSED_EVERYWHERE = [
   "SELECT 'a;b'; DELETE FROM t",
   'this is not sql',
 ];
+
+describe('statement time limits (no server)', () => {
+  it('keep each statement under the activity’s own timeout, so the statement error is the one seen', () => {
+    expect(statementLimitMs(10, 10_000)).toBe(7_000);
+    expect(statementLimitMs(null, 600_000)).toBe(60_000);
+    expect(statementLimitMs(null, 30_000)).toBe(27_000);
+    expect(statementLimitMs(5, undefined)).toBe(5_000);
+  });
+});
 
 describe('the read-only classifier (no server)', () => {
   describe.each<SqlDialect>(['postgres', 'mysql', 'mariadb'])('%s', (dialect) => {
@@ -187,6 +196,13 @@ describe.skipIf('skipped' in postgres)('ExeSQL on a real PostgreSQL', () => {
   });
 
   sqlCases(() => db);
+
+  it('names the statement that ran past the time limit and the limit, instead of timing out the activity', async () => {
+    const err = await exeSql(db, 'SELECT 1; SELECT pg_sleep(5)', { timeout: 1 }).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('TOOL_BAD_REQUEST');
+    expect((err as AppError).message).toMatch(/^ExeSQL: statement 2 ran past the 1 s limit \(raise the component's timeout or make the query cheaper\): SELECT pg_sleep\(5\)$/);
+  });
 
   it('runs reads inside a READ ONLY transaction: a write the parser cannot see is stopped there', async () => {
     await db.admin('CREATE SEQUENCE IF NOT EXISTS s');
