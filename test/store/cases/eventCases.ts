@@ -51,6 +51,24 @@ export function eventCases(ctx: StoreContext): void {
     expect(positions(await ctx.store.events.list(runId, null, 100))).toEqual(['1.0', '2.3', '3.1']);
   });
 
+  it('lists what a reader got of a stream slot up to its cursor, superseded tokens included', async () => {
+    const runId = newId();
+    await ctx.store.events.append(runId, [runEvent(1, 0, 'message', { content: 'prefix' }), runEvent(2, 1, 'message', { content: 'a' }), runEvent(2, 2, 'message', { content: 'b' })]);
+    await ctx.store.events.supersede(runId, 2);
+    await ctx.store.events.append(runId, [runEvent(2, 3, 'message_retry', { discard_chars: 2 }), runEvent(2, 4, 'message', { content: 'c' }), runEvent(2, 5, 'node_finished'), runEvent(3, 1, 'message')]);
+    expect(positions(await ctx.store.events.slotUpTo(runId, { seq: 2, sub: 2 }))).toEqual(['2.1', '2.2']);
+    expect(positions(await ctx.store.events.slotUpTo(runId, { seq: 2, sub: 99 }))).toEqual(['2.1', '2.2', '2.3', '2.4']);
+    expect(await ctx.store.events.slotUpTo(runId, { seq: 1, sub: 0 })).toEqual([]);
+  });
+
+  it('tells whether a run has stored its terminal event', async () => {
+    const runId = newId();
+    await ctx.store.events.append(runId, [runEvent(1, 0, 'workflow_started'), runEvent(2, 0, 'run_canceled')]);
+    expect(await ctx.store.events.hasTerminal(runId)).toBe(false);
+    await ctx.store.events.append(runId, [runEvent(3, 0, 'workflow_finished')]);
+    expect(await ctx.store.events.hasTerminal(runId)).toBe(true);
+  });
+
   it('drops NUL characters, which jsonb cannot store, instead of failing', async () => {
     const runId = newId();
     await ctx.store.events.append(runId, [runEvent(1, 0, 'message', { content: 'a\u0000b', raw: '\\u0000 stays' })]);
