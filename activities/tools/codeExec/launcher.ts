@@ -1,25 +1,32 @@
 /**
- * The command line that starts a script in the sandbox. Everything is util-linux and a POSIX
- * shell, which every Debian has (no Docker, no bubblewrap):
+ * The command line that starts a script in the sandbox: util-linux, coreutils, a POSIX shell and
+ * bubblewrap (Debian's `bubblewrap`; no Docker):
  *
+ * - `setpriv --pdeathsig KILL` makes the worker's death (SIGKILL included) kill `unshare`, whose
+ *   `--kill-child` kills the namespace's PID 1, whose death makes the kernel kill everything else
+ *   in the namespace: no script outlives its worker.
  * - `unshare` gives the run new network, mount, PID, IPC and UTS namespaces (plus a user
  *   namespace when the worker is not root). A new network namespace has only a loopback device,
  *   down: nothing can be reached, not even the host's 127.0.0.1.
  * - `SETUP` (below) builds a fresh root in a tmpfs on the host's empty scratch directory: the
- *   system's /usr, /bin, /lib* and a few /etc files bound read-only, a minimal /dev, a new /proc
- *   (only the sandbox's processes), and a size-limited tmpfs at /scratch, the only writable place.
- *   It then pivots into it and detaches the host's tree: project files, /tmp, /home and /root are
- *   not there at all. The tmpfs lives in the run's private mount namespace, so it and everything
+ *   system's /usr, /bin, /lib* and a few /etc files bound read-only, its own /etc/passwd, group
+ *   (one `sandbox` user) and hosts (localhost only), a minimal /dev, a new /proc (only the
+ *   sandbox's processes), and a size-limited tmpfs at /scratch, the only writable place. It then
+ *   pivots into it and detaches the host's tree: project files, /tmp, /home and /root are not
+ *   there at all. The tmpfs lives in the run's private mount namespace, so it and everything
  *   written to it disappear with the run.
  * - The shell stays as PID 1 of the namespace: when the script's process ends, the shell ends,
- *   and the kernel kills whatever the script left behind.
+ *   and the kernel kills whatever the script left behind. `timeout -s KILL` under it stops the
+ *   script a little after the wall limit even if the worker cannot (stopped, stuck).
  * - The script runs as an unprivileged user (root workers: `CODE_EXEC_UID`, by default nobody)
- *   with no capabilities and `no_new_privs`; in a user namespace of its own when the kernel
- *   allows, so that RLIMIT_NPROC (counted per user and namespace) counts only this run's
- *   processes. `prlimit` sets address space, processes, CPU time, file size and open files.
+ *   with no capabilities and `no_new_privs`, started by bwrap in a user namespace of its own (so
+ *   RLIMIT_NPROC, counted per user and namespace, counts only this run's processes) that cannot
+ *   make further ones, with the seccomp filter of seccomp.ts. `prlimit` sets address space,
+ *   processes, CPU time, file size and open files.
  *
- * Before starting the script the shell writes READY to fd 3: a run whose fd 3 lacks it never got
- * a sandbox, and is reported as an infrastructure failure, never run without one.
+ * Before starting the script the shell checks that bwrap works here and writes READY to fd 3: a
+ * run whose fd 3 lacks it never got a sandbox, and is reported as an infrastructure failure,
+ * never run without one.
  */
 import path from 'node:path';
 import { AppError } from '../../../src/errors';
@@ -55,7 +62,7 @@ for f in ld.so.cache ld.so.conf ld.so.conf.d alternatives localtime nsswitch.con
 done
 # Users and hosts of its own: the host's accounts and network names are none of the script's business.
 SU=$U SG=$G
-if [ "$MODE" = userns ]; then SU=0 SG=0; fi
+if [ "$MODE" = userns ]; then SU=1000 SG=1000; fi
 printf 'sandbox:x:%s:%s:sandbox:/scratch:/usr/sbin/nologin\n' "$SU" "$SG" > etc/passwd
 printf 'sandbox:x:%s:\n' "$SG" > etc/group
 printf '127.0.0.1\tlocalhost\n::1\tlocalhost\n' > etc/hosts
@@ -86,8 +93,8 @@ BWRAP="$BWRAP_BIN --unshare-user --disable-userns --die-with-parent --new-sessio
 if [ "$MODE" = root ]; then
   DROP="setpriv --reuid=$U --regid=$G --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs --"
 else
-  # Namespace root: bwrap drops every capability of the script itself.
-  DROP="" BWRAP="$BWRAP --cap-drop ALL"
+  # Namespace root: bwrap runs the script as an ordinary user (mapped to the worker's) without capabilities.
+  DROP="" BWRAP="$BWRAP --uid $SU --gid $SG --cap-drop ALL"
 fi
 if ! PROBE=$($DROP $BWRAP -- true 2>&1 </dev/null); then
   echo "bwrap cannot start a sandbox here: $PROBE" >&2
