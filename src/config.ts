@@ -28,6 +28,8 @@ const EnvSchema = z.object({
   RUN_CONTINUE_AS_NEW_EVENTS: z.coerce.number().int().min(100).max(50_000).default(DEFAULT_RUN_SETTINGS.continueAsNewAfterEvents),
   MCP_STDIO_COMMANDS: z.string().default(''),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2, 'must be at least 2').default(100),
+  // How long a stop signal waits for in-flight work (HTTP streams, running activities) before exiting anyway.
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).default(20_000),
   RUN_PAUSE_TIMEOUT: z.coerce.number().positive().optional(),
   TAVILY_BASE_URL: z.url('must be a URL').optional(),
   SEARXNG_BASE_URL: z.url('must be a URL').optional(),
@@ -83,6 +85,8 @@ export interface AppConfig {
   runSettings: RunSettings;
   /** Workflows a worker keeps in memory between tasks; paused runs beyond it leave the worker. */
   workerMaxCachedWorkflows: number;
+  /** Bound on a graceful shutdown (drain, then close), ms. */
+  shutdownTimeoutMs: number;
   maxBodyBytes: number;
   runInputLimits: { queryBytes: number; inputsBytes: number; filesBytes: number; dslBytes: number };
   reconcile: { intervalMs: number; graceMs: number };
@@ -120,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): AppConf
       pauseTimeoutS: e.RUN_PAUSE_TIMEOUT ?? null,
     },
     workerMaxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     maxBodyBytes: e.MAX_BODY_BYTES,
     runInputLimits: { queryBytes: e.RUN_MAX_QUERY_BYTES, inputsBytes: e.RUN_MAX_INPUTS_BYTES, filesBytes: e.RUN_MAX_FILES_BYTES, dslBytes: e.RUN_MAX_DSL_BYTES },
     reconcile: { intervalMs: e.RUN_RECONCILE_INTERVAL_S * 1000, graceMs: e.RUN_RECONCILE_GRACE_S * 1000 },

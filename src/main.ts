@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
+import type { NativeConnection, Worker } from '@temporalio/worker';
 import { mcpPolicyFromEnv } from '../activities/mcp/connect';
 import { McpPool } from '../activities/mcp/pool';
 import { openSearchIndex } from '../activities/knowledge/openSearchIndex';
@@ -17,7 +17,9 @@ import { startRunReconciler } from '../api/services/runReconciler';
 import { DEMO_MODEL_PATH } from '../api/plugins/demoModel';
 import { loadApiKeySecret, provisionApiKey } from './boot/apiKey';
 import { loadExamples, readExamples } from './boot/examples';
-import { createWorker, quietTemporalRuntime } from './boot/worker';
+import { politeClose } from './boot/httpDrain';
+import { onStopSignals, type ShutdownStep } from './boot/shutdown';
+import { createWorker, drainWorker, quietTemporalRuntime } from './boot/worker';
 import { loadConfig } from './config';
 import { DEMO_LABEL } from './llm/demoModel';
 import { hasAnyModel, llmSettingsFromEnv, toolCallingTable } from './llm/providers';
@@ -36,7 +38,7 @@ async function main(): Promise<void> {
 
   const apiKeySecret = await loadApiKeySecret({ secret: config.apiKeySecret, dataDir: config.dataDir });
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : path.join(config.dataDir, 'pglite'), log: (m) => log.info(m), apiKeySecret });
-  const temporalServer = await connectOrStartTemporal({ projectRoot: root, persistent: true, ui: true, log: (line) => log.info(line) });
+  const temporalServer = await connectOrStartTemporal({ projectRoot: root, dataDir: config.dataDir, persistent: true, ui: true, log: (line) => log.info(line) });
   const connection = await Connection.connect({ address: temporalServer.address });
   const client = new Client({ connection, namespace: temporalServer.namespace });
 
@@ -55,9 +57,12 @@ async function main(): Promise<void> {
   const chunkIndex = search.backend === 'opensearch' ? openSearchIndex({ url: search.url, username: search.username, password: search.password, indexPrefix: search.indexPrefix, refresh: search.refresh }) : undefined;
 
   let worker: Worker | null = null;
+  let workerConnection: NativeConnection | null = null;
   let workerRun: Promise<void> | null = null;
   if (config.role !== 'api') {
-    ({ worker } = await createWorker({ address: temporalServer.address, namespace: temporalServer.namespace, taskQueue: config.taskQueue, projectRoot: root, activities: { store, llm, log, env: process.env, mcpPool, chunkIndex }, maxCachedWorkflows: config.workerMaxCachedWorkflows }));
+    // Running activities get half the shutdown bound to finish; then they are cancelled and retried elsewhere.
+    const shutdownGraceMs = Math.floor(config.shutdownTimeoutMs / 2);
+    ({ worker, connection: workerConnection } = await createWorker({ address: temporalServer.address, namespace: temporalServer.namespace, taskQueue: config.taskQueue, projectRoot: root, activities: { store, llm, log, env: process.env, mcpPool, chunkIndex }, maxCachedWorkflows: config.workerMaxCachedWorkflows, shutdownGraceMs }));
     workerRun = worker.run().catch((err: unknown) => {
       log.error('worker stopped', { error: err instanceof Error ? err.stack : String(err) });
       process.exit(1);
@@ -65,6 +70,7 @@ async function main(): Promise<void> {
   }
 
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
+  let closeHttp: (() => Promise<void>) | null = null;
   if (config.role !== 'worker') {
     app = await buildApp({
       store,
@@ -80,6 +86,7 @@ async function main(): Promise<void> {
       templates: () => readExamples(root),
       probes: worker ? { worker: async () => void (worker!.getState() === 'RUNNING' || Promise.reject(new Error(`worker is ${worker!.getState()}`))) } : {},
     });
+    closeHttp = politeClose(app);
     await app.listen({ port: config.port, host: config.host });
     // Runs stranded by a crash or closed outside our finalize: repaired now and every interval.
     startRunReconciler({ store, client, log, batch: 100, ...config.reconcile });
@@ -101,23 +108,24 @@ async function main(): Promise<void> {
   say(`  Try            curl -N -H "Authorization: Bearer ${key.key}" ${base}/api/v1/agents`);
   say('');
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info('shutting down', { signal });
-    await app?.close();
-    worker?.shutdown();
-    await workerRun;
-    await mcpPool.closeAll();
-    await chunkIndex?.close();
-    await connection.close();
-    await store.close();
-    await temporalServer.stop();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  const step = (name: string, run: (() => Promise<unknown>) | null): ShutdownStep[] => (run ? [{ name, run }] : []);
+  const drainSteps = [...step('the HTTP server', closeHttp), ...step('the worker', worker && workerRun ? () => drainWorker(worker!, workerRun!) : null)];
+  onStopSignals(
+    {
+      // HTTP first (no new runs, streams end), then the worker finishes or hands back what it holds;
+      // the other way round when this process serves the demo model the worker's runs are calling.
+      drain: demo ? [...drainSteps].reverse() : drainSteps,
+      release: [
+        ...step('MCP sessions', () => mcpPool.closeAll()),
+        ...step('the search index', chunkIndex ? () => chunkIndex.close() : null),
+        ...step('the worker connection', workerConnection ? () => workerConnection!.close() : null),
+        ...step('the Temporal connection', () => connection.close()),
+        ...step('the store', () => store.close()),
+        ...step('the Temporal dev server', () => temporalServer.stop()),
+      ],
+    },
+    { timeoutMs: config.shutdownTimeoutMs, say, exit: (code) => process.exit(code) },
+  );
 }
 
 main().catch((err: unknown) => {

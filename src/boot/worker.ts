@@ -5,17 +5,19 @@ import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../temporal/bundle';
 
 /**
  * The SDK logs through its own runtime logger; keep it at warnings (the bundler's build report
- * is noise on every start) unless debugging.
+ * is noise on every start) unless debugging. `shutdownSignals: []`: the process's own shutdown
+ * (boot/shutdown.ts) stops the worker; the SDK's default handlers would call `shutdown()` too,
+ * and the second call throws `IllegalStateError: Not running. Current state: DRAINING`.
  */
 export function quietTemporalRuntime(level: LogLevel = 'WARN'): void {
   try {
-    Runtime.install({ logger: new DefaultLogger(level) });
+    Runtime.install({ logger: new DefaultLogger(level), shutdownSignals: [] });
   } catch {
     // A runtime exists already (tests install their own).
   }
 }
 
-export async function createWorker(opts: { address: string; namespace: string; taskQueue: string; projectRoot: string; activities: ActivityDeps; maxCachedWorkflows?: number }): Promise<{ worker: Worker; connection: NativeConnection }> {
+export async function createWorker(opts: { address: string; namespace: string; taskQueue: string; projectRoot: string; activities: ActivityDeps; maxCachedWorkflows?: number; shutdownGraceMs?: number }): Promise<{ worker: Worker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: opts.address });
   const worker = await Worker.create({
     connection,
@@ -30,6 +32,15 @@ export async function createWorker(opts: { address: string; namespace: string; t
     // A cancel reaches a running activity on its next heartbeat: keep them about a second apart.
     maxHeartbeatThrottleInterval: '1 second',
     defaultHeartbeatThrottleInterval: '1 second',
+    // On shutdown, running activities get this long to finish before they are cancelled (and
+    // retried by another worker); the process's shutdown bound covers it.
+    ...(opts.shutdownGraceMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceMs } : {}),
   });
   return { worker, connection };
+}
+
+/** Stops polling and waits for the worker's run loop to end; safe to call in any state, and more than once. */
+export async function drainWorker(worker: Worker, running: Promise<void>): Promise<void> {
+  if (worker.getState() === 'RUNNING') worker.shutdown();
+  await running;
 }

@@ -103,11 +103,18 @@ export async function startDevServer(opts: StartDevServerOptions): Promise<DevSe
   return { address, uiUrl, namespace, stop };
 }
 
+/** Where a persistent dev server keeps its state (SQLite) and its output, inside the product's data folder. */
+export function devServerFiles(dataDir: string): { dbFile: string; logFile: string } {
+  return { dbFile: path.join(dataDir, 'temporal.db'), logFile: path.join(dataDir, 'temporal.log') };
+}
+
 /** Connects to TEMPORAL_ADDRESS, or starts a dev server with the local CLI, or with the SDK's CLI download. */
 export async function connectOrStartTemporal(opts: {
   projectRoot: string;
   persistent: boolean;
   ui: boolean;
+  /** The product's data folder (DATA_DIR); default `<projectRoot>/.data`. */
+  dataDir?: string;
   log?: (line: string) => void;
 }): Promise<DevServer> {
   const log = opts.log ?? noop;
@@ -118,13 +125,13 @@ export async function connectOrStartTemporal(opts: {
     log(`temporal: using external server address=${external} namespace=${namespace}`);
     return { address: external, uiUrl: process.env.TEMPORAL_UI_URL ?? null, namespace, stop: async () => {} };
   }
-  const dataDir = path.join(opts.projectRoot, '.data');
+  const files = devServerFiles(opts.dataDir ?? path.join(opts.projectRoot, '.data'));
   const placement = opts.persistent
-    ? { dbFile: path.join(dataDir, 'temporal.db'), port: envPort('TEMPORAL_PORT', 7233), uiPort: envPort('TEMPORAL_UI_PORT', 8233) }
+    ? { dbFile: files.dbFile, port: envPort('TEMPORAL_PORT', 7233), uiPort: envPort('TEMPORAL_UI_PORT', 8233) }
     : {};
   const cli = await obtainTemporalCli({ projectRoot: opts.projectRoot, log });
   if (cli) {
-    const logFile = opts.persistent ? path.join(dataDir, 'temporal.log') : undefined;
+    const logFile = opts.persistent ? files.logFile : undefined;
     return startDevServer({ cliPath: cli.path, ...placement, ui: opts.ui, logFile, log });
   }
   log('temporal: no local Temporal CLI (none found, and none built with Go); trying the SDK download');
