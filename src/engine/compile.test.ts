@@ -145,3 +145,12 @@ describe('canvases that could never run', () => {
     expect(r.ok && r.warnings).toEqual([]);
   });
 });
+
+describe('outputs a Webhook-mode Begin provides', () => {
+  it('accepts {begin@body.x}, {begin@query.x} and {begin@headers.x} in Webhook mode only', () => {
+    const canvas = (mode: string) =>
+      dsl({ begin: { name: 'Begin', params: { mode }, downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: ['{begin@body.id} {begin@query.q} {begin@headers.h}'] } } });
+    expect(problems(canvas('Webhook'))).toEqual([]);
+    expect(problems(canvas('task'))).toHaveLength(3);
+  });
+});

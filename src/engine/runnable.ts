@@ -23,6 +23,13 @@ interface CheckedNode {
 
 /** Outputs the engine sets on every component, whatever its definition declares. */
 const ENGINE_OUTPUTS = new Set(['_ERROR', '_elapsed_time', '_created_time', '_next']);
+/** A Webhook-mode Begin outputs the request's parts (`{begin@body.order_id}`), whatever its inputs. */
+const WEBHOOK_OUTPUTS = ['query', 'headers', 'body'];
+
+function isWebhookBegin(node: CheckedNode): boolean {
+  return node.def.role === 'begin' && (node.params as { mode?: unknown }).mode === 'Webhook';
+}
+
 /** Keys a plain object cannot hold as data (`obj[k] = v` changes its prototype instead). */
 const RESERVED_IDS = new Set(['__proto__']);
 
@@ -87,7 +94,7 @@ export function findReferenceProblems(dsl: CanvasDsl, nodes: Readonly<Record<str
       }
       const target = Object.hasOwn(nodes, ref.componentId) ? nodes[ref.componentId] : undefined;
       if (!target || ENGINE_OUTPUTS.has(ref.output)) continue;
-      const declared = target.def.outputNames(target.params);
+      const declared = [...target.def.outputNames(target.params), ...(isWebhookBegin(target) ? WEBHOOK_OUTPUTS : [])];
       // An Iteration that declares nothing collects each body component under its id (early canvases).
       if (declared.length === 0 && Object.values(nodes).some((n) => n.parentId === target.id && n.id === ref.output)) continue;
       if (!declared.includes(ref.output)) {
