@@ -112,13 +112,8 @@ export class ApiKeys {
     return result.rows;
   }
 
-  async revoke(tenantId: string, keyIdOrKey: string): Promise<boolean> {
-    const byId = await this.db.query('DELETE FROM api_keys WHERE tenant_id = $1 AND key_id = $2 RETURNING key_id', [tenantId, keyIdOrKey]);
-    if (byId.rows.length > 0) return true;
-    // RAGFlow's clients revoke by the token itself.
-    const row = await this.find(keyIdOrKey);
-    if (!row || row.tenant_id !== tenantId) return false;
-    const byKey = await this.db.query('DELETE FROM api_keys WHERE tenant_id = $1 AND key_id = $2 RETURNING key_id', [tenantId, row.key_id]);
-    return byKey.rows.length > 0;
+  async revoke(tenantId: string, keyId: string): Promise<boolean> {
+    const deleted = await this.db.query('DELETE FROM api_keys WHERE tenant_id = $1 AND key_id = $2 RETURNING key_id', [tenantId, keyId]);
+    return deleted.rows.length > 0;
   }
 }

@@ -55,8 +55,11 @@ export interface TenantsRepository {
   /** A new random key for the tenant: the key is returned here once and never again. */
   createApiKey(tenantId: string): Promise<{ key: string; record: ApiKeyRecord }>;
   listApiKeys(tenantId: string): Promise<ApiKeyRecord[]>;
-  /** Revokes one of the tenant's keys, named by key id or by the key itself; false when none matched. */
-  revokeApiKey(tenantId: string, keyIdOrKey: string): Promise<boolean>;
+  /**
+   * Revokes one of the tenant's keys by key id; false when the tenant has no such key. Never by
+   * the key itself: it would travel in a URL path, which request logs record.
+   */
+  revokeApiKey(tenantId: string, keyId: string): Promise<boolean>;
   /** The owner of a key of an enabled tenant, or null. Re-keys a legacy (`sha256`) row on its first use. */
   authenticate(plaintextKey: string): Promise<KeyOwner | null>;
   /** `authenticate(key)?.tenantId`. */

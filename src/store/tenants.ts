@@ -52,7 +52,7 @@ export function tenantsRepository(db: Queryable, apiKeySecret?: string): Tenants
     },
     createApiKey: (tenantId) => keys.create(tenantId),
     listApiKeys: (tenantId) => keys.list(tenantId),
-    revokeApiKey: (tenantId, keyIdOrKey) => keys.revoke(tenantId, keyIdOrKey),
+    revokeApiKey: (tenantId, keyId) => keys.revoke(tenantId, keyId),
     authenticate: (plaintextKey) => keys.authenticate(plaintextKey),
     async tenantForKey(plaintextKey) {
       return (await keys.authenticate(plaintextKey))?.tenantId ?? null;
