@@ -147,8 +147,9 @@ describe.skipIf(!asRoot)('the seccomp filter', () => {
 });
 
 describe.skipIf(!asRoot)("the sandbox's own /etc", () => {
-  it('shows only the sandbox user, localhost, and no host configuration beyond what programs need to start', async () => {
-    const r = await run('import os\n\ndef main():\n    return {f: open("/etc/" + f).read() for f in ("passwd", "group", "hosts")} | {"etc": sorted(os.listdir("/etc"))}\n');
+  it("shows only the sandbox user, localhost, its own host name, and no host configuration beyond what programs need to start", async () => {
+    const r = await run('import os, socket\n\ndef main():\n    return {f: open("/etc/" + f).read() for f in ("passwd", "group", "hosts")} | {"etc": sorted(os.listdir("/etc")), "hostname": socket.gethostname()}\n');
+    expect(r.hostname).toBe('sandbox');
     expect(r.passwd).toBe('sandbox:x:60003:60003:sandbox:/scratch:/usr/sbin/nologin\n');
     expect(r.group).toBe('sandbox:x:60003:\n');
     expect(r.hosts).toBe('127.0.0.1\tlocalhost\n::1\tlocalhost\n');

@@ -88,8 +88,8 @@ rmdir /.oldroot
 mount -o remount,bind,ro,nosuid,nodev /
 cd /scratch
 # bwrap, last: a user namespace of the script's own (RLIMIT_NPROC counts per user and namespace),
-# no further ones, the seccomp filter, a session of its own, killed if its parent dies.
-BWRAP="$BWRAP_BIN --unshare-user --disable-userns --die-with-parent --new-session --dev-bind / / --chdir /scratch"
+# no further ones, the seccomp filter, a session and host name of its own, killed if its parent dies.
+BWRAP="$BWRAP_BIN --unshare-user --disable-userns --unshare-uts --hostname sandbox --die-with-parent --new-session --dev-bind / / --chdir /scratch"
 if [ "$MODE" = root ]; then
   DROP="setpriv --reuid=$U --regid=$G --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs --"
 else
