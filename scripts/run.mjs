@@ -2,7 +2,7 @@
 // Plain Node ESM with builtins only, because it runs before node_modules exists.
 //
 //   node scripts/run.mjs start [args for src/main.ts]
-//   node scripts/run.mjs test  [args for vitest]      (AGENT_CANVAS_SKIP_LINT=1 skips typecheck + lint)
+//   node scripts/run.mjs test  [args for vitest]      (AGENT_CANVAS_SKIP_LINT=1 skips typecheck, lint, layers)
 //   node scripts/run.mjs bench [orchestration|agent|paused|retrieval|starts]  (benchmarks, print tables; default: all)
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -61,13 +61,18 @@ function runStart(mainArgs) {
   return exitCodeOf(child);
 }
 
-/** typecheck → lint → tests, stopping at the first failure; resolves to that step's exit code. */
+/** What the layer check cruises (also `npm run lint:layers`). */
+const LAYER_CHECKED = ['src', 'workflows', 'activities', 'api', 'test', 'bench', 'scripts'];
+
+/** typecheck → lint → layers → tests, stopping at the first failure; resolves to that step's exit code. */
 async function runTests(vitestArgs) {
   const skipLint = process.env.AGENT_CANVAS_SKIP_LINT === '1';
   const steps = [
     ...(skipLint ? [] : [
       { name: 'typecheck', bin: ['typescript', 'tsc'], args: ['--noEmit', '-p', '.'] },
       { name: 'lint', bin: ['eslint', 'eslint'], args: ['.'] },
+      // Layers and import cycles (rules in .dependency-cruiser.mjs).
+      { name: 'layers', bin: ['dependency-cruiser', 'depcruise'], args: [...LAYER_CHECKED, '--config', '.dependency-cruiser.mjs'] },
     ]),
     { name: 'tests', bin: ['vitest', 'vitest'], args: ['run', ...vitestArgs] },
   ];

@@ -19,9 +19,8 @@ import {
 import type { Activities } from '../activities/types';
 import type { CallResult, EngineCall } from '../src/engine';
 import type { InvokeCanvasRequest, InvokeCanvasResult } from '../src/components/calls';
-import type { canvasRun } from './canvasRun';
+import type { CanvasRunWorkflow, SubAgentRunWorkflow } from './children';
 import type { CanvasRunInput, RunSettings } from './definitions';
-import type { subAgentRun } from './subAgent';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
@@ -81,7 +80,7 @@ async function execute(call: EngineCall, settings: RunSettings): Promise<CallRes
       }
       case 'subAgent':
         // A sub-agent is a run of its own: a child workflow, visible as such in the Temporal UI.
-        value = await executeChild<typeof subAgentRun>('subAgentRun', {
+        value = await executeChild<SubAgentRunWorkflow>('subAgentRun', {
           workflowId: `${workflowInfo().workflowId}-${call.callId.replace(/[^A-Za-z0-9_-]+/g, '_')}`,
           args: [{ request: c.request, settings }],
           cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
@@ -129,7 +128,7 @@ async function invokeCanvas(request: InvokeCanvasRequest, call: EngineCall, sett
     settings: { ...settings, nestingDepth: depth },
     ...(request.nest ? { nest: { ...request.nest, componentId: request.componentId } } : {}),
   };
-  const result = await executeChild<typeof canvasRun>('canvasRun', {
+  const result = await executeChild<CanvasRunWorkflow>('canvasRun', {
     workflowId: prepared.workflowId,
     args: [input],
     cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,

@@ -2,3 +2,11 @@
 export { canvasRun } from './canvasRun';
 export { subAgentRun } from './subAgent';
 export { indexDocument } from './indexDocument';
+
+import type { CanvasRunWorkflow, SubAgentRunWorkflow } from './children';
+import { canvasRun } from './canvasRun';
+import { subAgentRun } from './subAgent';
+
+// calls.ts starts these by the signatures in children.ts: a workflow that drifts from them fails here.
+canvasRun satisfies CanvasRunWorkflow;
+subAgentRun satisfies SubAgentRunWorkflow;

@@ -5,11 +5,11 @@
  */
 import { ApplicationFailure, continueAsNew, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
-import type { SubAgentRequest, SubAgentResult } from '../src/components/calls';
+import type { SubAgentResult } from '../src/components/calls';
 import { compileCanvas, startRun, type StepResult } from '../src/engine';
 import { subAgentDsl, subAgentOutcome, subAgentStart } from '../src/engine/subAgent';
 import { describeProblems } from '../src/errors';
-import type { RunCheckpoint, RunSettings } from './definitions';
+import type { SubAgentRunInput } from './children';
 import { resumedStep, runLoop } from './runLoop';
 
 const bookkeeping = proxyActivities<Activities>({
@@ -17,14 +17,7 @@ const bookkeeping = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 
-export interface SubAgentRunInput {
-  request: SubAgentRequest;
-  settings: RunSettings;
-  /** Carried across continue-as-new. */
-  runId?: string;
-  startedAt?: number;
-  checkpoint?: RunCheckpoint;
-}
+export type { SubAgentRunInput };
 
 export async function subAgentRun(input: SubAgentRunInput): Promise<SubAgentResult> {
   const { request, settings } = input;

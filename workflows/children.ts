@@ -1,0 +1,19 @@
+/**
+ * The child workflows calls.ts starts, by signature. Declared here, not taken as `typeof` from
+ * canvasRun.ts and subAgent.ts: those import calls.ts (through runLoop.ts), and the layer check
+ * forbids import cycles. workflows/index.ts checks the real workflows against these signatures.
+ */
+import type { SubAgentRequest, SubAgentResult } from '../src/components/calls';
+import type { CanvasRunInput, CanvasRunResult, RunCheckpoint, RunSettings } from './definitions';
+
+export interface SubAgentRunInput {
+  request: SubAgentRequest;
+  settings: RunSettings;
+  /** Carried across continue-as-new. */
+  runId?: string;
+  startedAt?: number;
+  checkpoint?: RunCheckpoint;
+}
+
+export type CanvasRunWorkflow = (input: CanvasRunInput) => Promise<CanvasRunResult>;
+export type SubAgentRunWorkflow = (input: SubAgentRunInput) => Promise<SubAgentResult>;
