@@ -38,8 +38,10 @@ function checkLoops(nodes: Record<string, CompiledNode>, at: (id: string, ...res
 }
 
 /**
- * `warnings`: what runs but is surely a mistake (components no path reaches). The engine runs such
- * canvases, as RAGFlow does; the API refuses to save them (api/canvasInput.ts).
+ * `warnings`: what runs but is surely a mistake: components no path reaches, `{sys.*}` names that
+ * do not exist, outputs a component never declares (they read as ""). The engine runs such canvases,
+ * as RAGFlow does (so stored canvases and workflow histories keep working); the API refuses to save
+ * them (api/canvasInput.ts).
  */
 export type CompileResult = { ok: true; canvas: CompiledCanvas; warnings: Problem[] } | { ok: false; problems: Problem[] };
 
@@ -236,13 +238,12 @@ export function compileCanvas(input: unknown, options: CompileOptions = {}): Com
   const dsl = parsed.data;
   const { nodes, problems } = checkComponents(dsl, base, root);
   problems.push(...findCycleProblems(dsl, nodes, base));
-  if (problems.length === 0) problems.push(...findReferenceProblems(dsl, nodes, base));
   const loops = checkLoops(nodes, (id, ...rest) => formatJsonPath([...base, 'components', id, ...rest], root));
   problems.push(...loops.problems);
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
-    warnings: findUnreachable(dsl, nodes, base),
+    warnings: [...findUnreachable(dsl, nodes, base), ...findReferenceProblems(dsl, nodes, base)],
     canvas: {
       dsl: { ...dsl, globals: { ...DEFAULT_GLOBALS, ...dsl.globals } },
       nodes,
