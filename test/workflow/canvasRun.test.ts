@@ -113,9 +113,31 @@ describe('the canvasRun workflow', () => {
     const names = await eventNames(r.runId);
     expect(names.slice(-3)).toEqual(['node_finished:LLM:long', 'run_canceled', 'workflow_finished']);
     expect(names).not.toContain('node_started:LLM:after');
-    // A second cancel is harmless.
-    await expect(r.handle.signal(cancelSignal, 'again')).rejects.toThrow();
     expect(await store.runs.get(tenantId, r.runId)).toMatchObject({ status: 'canceled' });
+  });
+
+  it('records a cancel signalled twice once, with the first reason', async () => {
+    llm.whenPromptIncludes('Ramble on', { hang: true, content: 'and on ' });
+    const canvas = await saveCanvas(
+      'cancel-twice',
+      dsl({
+        begin: { name: 'Begin', downstream: ['LLM:long'] },
+        'LLM:long': { name: 'LLM', params: { ...model, sys_prompt: 'Ramble on.' } },
+      }),
+    );
+    const callsBefore = llm.calls.length;
+    const r = await run(canvas, 'go');
+    await llm.waitForCalls(callsBefore + 1);
+    // The run ends only once the model call has acknowledged the first cancel (a heartbeat away),
+    // so the second signal reaches a run that is still stopping.
+    await r.handle.signal(cancelSignal, 'first reason');
+    await r.handle.signal(cancelSignal, 'second reason');
+    const result = await r.result();
+    expect(result.status).toBe('canceled');
+    const history = (await r.handle.fetchHistory()).events ?? [];
+    expect(history.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === cancelSignal.name)).toHaveLength(2);
+    const canceled = (await store.events.list(r.runId, null, 10_000)).filter((e) => e.event === 'run_canceled');
+    expect(canceled.map((e) => e.data.reason)).toEqual(['first reason']);
   });
 
   it('retries a failing model call as max_retries allows, then succeeds', async () => {
