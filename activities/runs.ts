@@ -21,7 +21,6 @@ export interface AppendRunEventsInput {
 
 export interface FinalizeRunInput {
   runId: string;
-  tenantId: string;
   sessionId: string | null;
   messageId: string;
   result: CanvasRunResult;

@@ -4,7 +4,8 @@
  */
 import { continueAsNew, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
-import { compileCanvas, rejectRun, sessionAfter, startRun, type StepResult } from '../src/engine';
+import { CANCELED_MESSAGE, compileCanvas, rejectRun, sessionAfter, startRun, type StepResult } from '../src/engine';
+import { ZERO_USAGE } from '../src/engine/state';
 import { describeProblems } from '../src/errors';
 import { RUN_STATUS_KEY } from '../src/temporal/searchAttributes';
 import type { CanvasRunInput, CanvasRunResult } from './definitions';
@@ -19,9 +20,9 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
   const compiled = compileCanvas(input.dsl);
   if (!compiled.ok) {
     const error = describeProblems('The canvas is invalid', compiled.problems);
-    const result: CanvasRunResult = { status: 'failed', content: '', outputs: null, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, calls: 0 }, error };
+    const result: CanvasRunResult = { status: 'failed', content: '', outputs: null, usage: { ...ZERO_USAGE }, error };
     upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: 'failed' }]);
-    await bookkeeping.finalizeRun({ runId: input.runId, tenantId: input.tenantId, sessionId: input.sessionId, messageId: input.messageId, result, session: null, events: rejectRun(input, error, Date.now()), ...(input.nest ? { mirror: input.nest } : {}) });
+    await bookkeeping.finalizeRun({ runId: input.runId, sessionId: input.sessionId, messageId: input.messageId, result, session: null, events: rejectRun(input, error, Date.now()), ...(input.nest ? { mirror: input.nest } : {}) });
     return result;
   }
   const canvas = compiled.canvas;
@@ -51,13 +52,12 @@ async function finalize(input: CanvasRunInput, step: StepResult): Promise<Canvas
   const result: CanvasRunResult = {
     status: state.status,
     content: state.shown,
-    outputs: state.status === 'canceled' ? 'Task has been canceled' : last ? (state.outputs[last] ?? null) : null,
+    outputs: state.status === 'canceled' ? CANCELED_MESSAGE : last ? (state.outputs[last] ?? null) : null,
     usage: state.usage,
     error: state.status === 'finished' ? null : state.error,
   };
   await bookkeeping.finalizeRun({
     runId: input.runId,
-    tenantId: input.tenantId,
     sessionId: input.sessionId,
     messageId: input.messageId,
     result,

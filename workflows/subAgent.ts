@@ -37,7 +37,6 @@ export async function subAgentRun(input: SubAgentRunInput): Promise<SubAgentResu
       const s = step.state;
       await bookkeeping.finalizeRun({
         runId,
-        tenantId: '',
         sessionId: null,
         messageId: runId,
         result: { status: s.status, content: s.shown, outputs: s.outputs[request.componentId] ?? null, usage: s.usage, error: s.status === 'finished' ? null : s.error },
