@@ -5,20 +5,23 @@
 import { readCanvasInput } from '../src/dsl/input';
 import type { PathSegment } from '../src/dsl/jsonPath';
 import { compileCanvas, type CompiledCanvas } from '../src/engine';
-import { AppError, describeProblems } from '../src/errors';
+import { AppError, describeProblems, type Problem } from '../src/errors';
 
 export interface AcceptedCanvas {
   dsl: Record<string, unknown>;
   compiled: CompiledCanvas;
   meta: ReturnType<typeof readCanvasInput>['meta'];
+  /** Saved anyway, as RAGFlow does: components no path from begin reaches (they never run). */
+  warnings: Problem[];
 }
 
-/** Normalizes and validates a submitted DSL; throws DSL_INVALID listing every problem (warnings included). */
+/** Normalizes and validates a submitted DSL; throws DSL_INVALID listing every problem, returns the warnings. */
 export function acceptCanvas(value: unknown, base: PathSegment[] = ['dsl']): AcceptedCanvas {
   const input = readCanvasInput(value, base);
   const result = compileCanvas(input.dsl, { base: input.base });
-  // What the engine would only warn about (components that could never run) is refused at save.
-  const problems = result.ok ? result.warnings : result.problems;
+  // References that can only read "" (unknown sys.*, undeclared outputs) are refused at save; the
+  // engine tolerates them so that canvases stored before this check keep running.
+  const problems = result.ok ? result.referenceProblems : result.problems;
   if (!result.ok || problems.length > 0) throw new AppError('DSL_INVALID', describeProblems('Invalid DSL', problems), { problems });
-  return { dsl: input.dsl as Record<string, unknown>, compiled: result.canvas, meta: input.meta };
+  return { dsl: input.dsl as Record<string, unknown>, compiled: result.canvas, meta: input.meta, warnings: result.warnings };
 }

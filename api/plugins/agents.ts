@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { localizedText } from '../../src/dsl/input';
-import { AppError } from '../../src/errors';
+import { AppError, type Problem } from '../../src/errors';
 import type { CanvasRecord, CanvasVersionRecord } from '../../src/store/types';
 import { acceptCanvas } from '../canvasInput';
 import type { AppDeps } from '../deps';
@@ -40,6 +40,11 @@ export function agentView(c: CanvasRecord, withDsl = true): Record<string, unkno
 
 function versionView(v: CanvasVersionRecord): Record<string, unknown> {
   return { ...v };
+}
+
+/** Saved anyway, as RAGFlow does, but said (an extra top-level key RAGFlow clients ignore). */
+function warningsOf(warnings: Problem[]): { warnings?: Problem[] } {
+  return warnings.length > 0 ? { warnings } : {};
 }
 
 const noAccess = () => new AppError('NO_PERMISSION', 'Make sure you have permission to access the agent.');
@@ -84,7 +89,7 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
       canvasCategory: AGENT_CATEGORY,
       dsl: canvas.dsl,
     });
-    return ragflowJson(agentView(created));
+    return { ...ragflowJson(agentView(created)), ...warningsOf(canvas.warnings) };
   });
 
   app.get('/api/v1/agents', { config: ragflow, schema: { tags: ['agents'], summary: 'List agents' } }, async (request) => {
@@ -106,7 +111,8 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
     const existing = await store.canvases.get(request.tenantId, agent_id);
     if (!existing) throw noAccess();
     const b = body(request.body);
-    const dsl = b.dsl === undefined || b.dsl === null ? undefined : acceptCanvas(b.dsl).dsl;
+    const accepted = b.dsl === undefined || b.dsl === null ? undefined : acceptCanvas(b.dsl);
+    const dsl = accepted?.dsl;
     let title: string | undefined;
     if (b.title !== undefined && b.title !== null) {
       title = b.title.trim();
@@ -122,7 +128,7 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
       dsl,
     });
     if (!updated) throw noAccess();
-    return ragflowJson({ update_time: updated.update_time });
+    return { ...ragflowJson({ update_time: updated.update_time }), ...warningsOf(accepted?.warnings ?? []) };
   });
 
   app.delete('/api/v1/agents/:agent_id', { config: ragflow, schema: { tags: ['agents'], summary: 'Delete an agent' } }, async (request) => {

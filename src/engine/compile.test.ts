@@ -6,8 +6,8 @@ import { compileCanvas } from './compile';
 function problems(value: unknown) {
   const input = readCanvasInput(value);
   const r = compileCanvas(input.dsl, { base: input.base });
-  // Warnings too: the API refuses to save a canvas with either.
-  return r.ok ? r.warnings : r.problems;
+  // Reference problems too: the API refuses to save a canvas with them.
+  return r.ok ? [...r.warnings, ...r.referenceProblems] : r.problems;
 }
 
 describe('canvas validation', () => {

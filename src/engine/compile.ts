@@ -38,12 +38,12 @@ function checkLoops(nodes: Record<string, CompiledNode>, at: (id: string, ...res
 }
 
 /**
- * `warnings`: what runs but is surely a mistake: components no path reaches, `{sys.*}` names that
- * do not exist, outputs a component never declares (they read as ""). The engine runs such canvases,
- * as RAGFlow does (so stored canvases and workflow histories keep working); the API refuses to save
- * them (api/canvasInput.ts).
+ * What the engine runs, as RAGFlow does, but is surely a mistake. `warnings`: components no path
+ * reaches (they never run; RAGFlow's editor saves them too). `referenceProblems`: `{sys.*}` names
+ * that do not exist and outputs a component never declares (they read as ""); the API refuses to
+ * save those (api/canvasInput.ts), while stored canvases and workflow histories keep compiling.
  */
-export type CompileResult = { ok: true; canvas: CompiledCanvas; warnings: Problem[] } | { ok: false; problems: Problem[] };
+export type CompileResult = { ok: true; canvas: CompiledCanvas; warnings: Problem[]; referenceProblems: Problem[] } | { ok: false; problems: Problem[] };
 
 function zodProblems(error: z.ZodError, base: PathSegment[], root: string): Problem[] {
   return error.issues.map((issue) => ({
@@ -243,7 +243,8 @@ export function compileCanvas(input: unknown, options: CompileOptions = {}): Com
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
-    warnings: [...findUnreachable(dsl, nodes, base), ...findReferenceProblems(dsl, nodes, base)],
+    warnings: findUnreachable(dsl, nodes, base),
+    referenceProblems: findReferenceProblems(dsl, nodes, base),
     canvas: {
       dsl: { ...dsl, globals: { ...DEFAULT_GLOBALS, ...dsl.globals } },
       nodes,

@@ -81,9 +81,9 @@ describe('completion fields of the wrong type', () => {
 describe('canvases that could never run', () => {
   const create = async (canvas: Record<string, unknown>) => (await api(h, 'POST', '/api/v1/agents', { body: { title: `never ${Math.random()}`, dsl: canvas } })).body as Envelope;
 
-  it('refuses a component no path from begin reaches, naming it', async () => {
+  it('saves a component no path from begin reaches, as RAGFlow does, and names it in warnings', async () => {
     const res = await create(dsl({ begin: { name: 'Begin', downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: ['hi'] } }, 'Message:lost': { name: 'Message', params: { content: ['x'] } } }));
-    expect(res).toMatchObject({ code: 101, data: { errors: [{ path: '$.dsl.components["Message:lost"]' }] } });
+    expect(res).toMatchObject({ code: 0, warnings: [{ path: '$.dsl.components["Message:lost"]', message: expect.stringContaining('is not reachable from "begin"') }] });
   });
 
   it('refuses {sys.nope} and an output the component does not declare', async () => {
