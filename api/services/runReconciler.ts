@@ -50,6 +50,9 @@ export async function reconcileRun(deps: Pick<ReconcilerDeps, 'store' | 'client'
     status = (await deps.client.workflow.getHandle(run.workflow_id).describe()).status.name;
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
+    // A sub-agent's row is recorded by its parent before the parent starts it: while the parent
+    // runs, the start may still come (a worker down longer than the grace period).
+    if (run.parent_run_id && (await parentStillRuns(deps, run.parent_run_id))) return 'active';
     const error = 'The run never started: its workflow does not exist (the API stopped while starting it)';
     return (await failStrandedRun(deps.store, run, error, { neverStarted: true })) ? 'repaired' : 'ended';
   }
@@ -57,6 +60,17 @@ export async function reconcileRun(deps: Pick<ReconcilerDeps, 'store' | 'client'
   // COMPLETED: our finalize ran before the workflow returned, so the row has ended (a no-op here).
   const error = status === 'COMPLETED' ? 'The run ended without recording its result' : `The run's workflow was ${status.toLowerCase().replace('_', ' ')} outside the run (by Temporal or an operator)`;
   return (await failStrandedRun(deps.store, run, error, { neverStarted: false })) ? 'repaired' : 'ended';
+}
+
+async function parentStillRuns(deps: Pick<ReconcilerDeps, 'store' | 'client'>, parentRunId: string): Promise<boolean> {
+  const parent = await deps.store.runs.getById(parentRunId);
+  if (!parent || (parent.status !== 'running' && parent.status !== 'paused')) return false;
+  try {
+    return (await deps.client.workflow.getHandle(parent.workflow_id).describe()).status.name === 'RUNNING';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
 }
 
 export interface ReconcilePass {

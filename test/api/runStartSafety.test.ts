@@ -91,6 +91,15 @@ describe('size limits of a run start', () => {
     expect(res.code).toBe(0);
     expect(res.data.data.content).toBe(`got ${query}`);
   });
+
+  it('refuses to run a DSL over its limit, naming it, instead of a start Temporal cannot take', async () => {
+    // Saved through the store: the test app's body limit (1 MB) is below what the report saved (9 MB).
+    const big = { ...echo, globals: { ...(echo.globals as Record<string, unknown>), 'env.padding': 'p'.repeat(1100 * 1024) } };
+    const canvas = await h.store.canvases.create({ tenantId: TENANT, title: `big ${newId()}`, dsl: big });
+    const res = (await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: canvas.id, query: 'hi', stream: false } })).body as Envelope;
+    expect(res.code).toBe(101);
+    expect(res.message).toBe('dsl is 1.1 MB; the limit is 1 MB');
+  });
 });
 
 describe('a start Temporal refuses', () => {
