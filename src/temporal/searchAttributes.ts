@@ -2,10 +2,9 @@
  * Custom search attributes the product registers on every Temporal namespace it uses.
  *
  * This module is imported by workflow code that runs inside Temporal's deterministic
- * sandbox, so it must import nothing except `@temporalio/common` and types (no node builtins).
+ * sandbox, so it must import nothing except `@temporalio/common` (no node builtins).
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import type { RunStatus } from '../engine/state';
 
 /**
  * Search attribute names mapped to their Temporal type, spelled the way the CLI's
@@ -27,7 +26,7 @@ export const CANVAS_ID_KEY = defineSearchAttributeKey('CanvasId', SearchAttribut
 export const SESSION_ID_KEY = defineSearchAttributeKey('SessionId', SearchAttributeType.KEYWORD);
 /** Typed key for the tenant that owns a run. */
 export const TENANT_ID_KEY = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
-/** Typed key for the run's status: a {@link RunStatus} value, the same the store and the API report. */
+/** Typed key for the run's status: a `RunStatus` (src/engine/state.ts), the same the store and the API report. */
 export const RUN_STATUS_KEY = defineSearchAttributeKey('RunStatus', SearchAttributeType.KEYWORD);
 
 /** All typed keys, e.g. for `TestWorkflowEnvironment.createLocal({ server: { searchAttributes } })`. */
