@@ -22,7 +22,10 @@ const pathsOf = (group) => `^(${group.flatMap((layer) => layer.paths).join('|')}
 const upward = layers.slice(0, -1).map((layer, index) => ({
   name: `layer-${layer.name}`,
   severity: 'error',
-  comment: `${layer.name} may not import from the layers above it (${layers.slice(index + 1).map((above) => above.name).join(', ')}); see docs/ARCHITECTURE.md.`,
+  comment: `${layer.name} may not import from the layers above it (${layers
+    .slice(index + 1)
+    .map((above) => above.name)
+    .join(', ')}); see docs/ARCHITECTURE.md.`,
   from: { path: pathsOf([layer]), pathNot: tests },
   to: { path: pathsOf(layers.slice(index + 1)) },
 }));
