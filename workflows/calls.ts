@@ -1,10 +1,10 @@
 /**
- * Carries out the engine's calls as activities: at most `maxParallel` at once, each with the
- * retry policy and timeouts its component asked for, in a cancellation scope the cancel signal
- * can cut short. Failures become results for the engine (exception handling is its business);
+ * Carries out one engine call, as its traits say (src/components/calls.ts): an activity of the
+ * call's name, or a child run, with the retry policy and timeouts its component asked for. Failures become results for the engine (exception handling is its business);
  * only cancellation propagates.
  */
 import {
+  type ActivityOptions,
   ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
@@ -18,7 +18,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
 import type { CallResult, EngineCall } from '../src/engine';
-import type { InvokeCanvasRequest, InvokeCanvasResult } from '../src/components/calls';
+import { CALL_TRAITS, type ActivityCallName, type CallMap, type CallName, type InvokeCanvasRequest, type InvokeCanvasResult, type SubAgentRequest, type SubAgentResult } from '../src/components/calls';
 import type { CanvasRunWorkflow, SubAgentRunWorkflow } from './children';
 import type { CanvasRunInput, RunSettings } from './definitions';
 
@@ -36,7 +36,8 @@ function failureMessage(err: unknown): { error: string; code?: string } {
   return { error: err instanceof Error ? err.message : String(err) };
 }
 
-async function execute(call: EngineCall, settings: RunSettings): Promise<CallResult> {
+/** Carries out one call of the run loop (src/engine/loop.ts bounds how many run at once). */
+export async function carryCall(call: EngineCall, settings: RunSettings): Promise<CallResult> {
   const p = call.policy;
   // A component's own `timeout` is its time budget (RAGFlow's per-invocation timeout): each attempt
   // gets it, and all attempts together get it once per allowed retry, so a provider that hangs
@@ -59,42 +60,33 @@ async function execute(call: EngineCall, settings: RunSettings): Promise<CallRes
   try {
     const c = call.call;
     let value: unknown;
-    switch (c.activity) {
-      case 'llmChat':
-        value = await acts.llmChat.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries }]);
-        break;
-      case 'toolInvoke':
-        value = await acts.toolInvoke.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries }]);
-        break;
-      case 'mcpCall':
-        value = await acts.mcpCall.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries }]);
-        break;
-      case 'mcpListTools':
-        value = await acts.mcpListTools.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries }]);
-        break;
-      case 'invokeCanvas': {
-        const r = await invokeCanvas(c.request, call, settings);
-        if ('error' in r) return { callId: call.callId, ok: false, error: r.error };
-        value = r.value;
-        break;
-      }
-      case 'subAgent':
-        // A sub-agent is a run of its own: a child workflow, visible as such in the Temporal UI.
-        value = await executeChild<SubAgentRunWorkflow>('subAgentRun', {
-          workflowId: `${workflowInfo().workflowId}-${call.callId.replace(/[^A-Za-z0-9_-]+/g, '_')}`,
-          args: [{ request: c.request, settings }],
-          cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-          staticSummary: call.summary,
-          // Operators find a sub-agent by the same tenant/canvas filters as its parent.
-          typedSearchAttributes: workflowInfo().typedSearchAttributes,
-        });
-        break;
+    if (CALL_TRAITS[c.activity].carrier === 'activity') {
+      // Every activity call takes (request, {maxRetries}); the traits table says which calls are activities.
+      const act = acts[c.activity as ActivityCallName] as unknown as { executeWithOptions(o: ActivityOptions, args: [unknown, { maxRetries: number }]): Promise<unknown> };
+      value = await act.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries }]);
+    } else {
+      const r = await CHILD_RUNS[c.activity as ChildCallName](c.request as never, call, settings);
+      if ('error' in r) return { callId: call.callId, ok: false, error: r.error };
+      value = r.value;
     }
     return { callId: call.callId, ok: true, value };
   } catch (err) {
     if (isCancellation(err)) throw err;
     return { callId: call.callId, ok: false, ...failureMessage(err) };
   }
+}
+
+/** A sub-agent is a run of its own: a child workflow, visible as such in the Temporal UI. */
+async function subAgent(request: SubAgentRequest, call: EngineCall, settings: RunSettings): Promise<{ value: SubAgentResult }> {
+  const value = await executeChild<SubAgentRunWorkflow>('subAgentRun', {
+    workflowId: `${workflowInfo().workflowId}-${call.callId.replace(/[^A-Za-z0-9_-]+/g, '_')}`,
+    args: [{ request, settings }],
+    cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+    staticSummary: call.summary,
+    // Operators find a sub-agent by the same tenant/canvas filters as its parent.
+    typedSearchAttributes: workflowInfo().typedSearchAttributes,
+  });
+  return { value };
 }
 
 /** Another canvas runs nested this deep at most (a canvas that invokes itself stops here). */
@@ -142,26 +134,10 @@ async function invokeCanvas(request: InvokeCanvasRequest, call: EngineCall, sett
   };
 }
 
-/**
- * Runs calls with at most `settings.maxParallel` in flight; results keep the calls' order. On
- * cancellation every lane stops taking calls and waits for its own call to acknowledge the
- * cancel, so no activity still writes tokens when the run records that it was canceled.
- */
-export async function executeCalls(calls: EngineCall[], settings: RunSettings): Promise<CallResult[]> {
-  const results: CallResult[] = new Array(calls.length);
-  let next = 0;
-  let cancelled: unknown = null;
-  const lane = async () => {
-    while (next < calls.length && cancelled === null) {
-      const i = next++;
-      try {
-        results[i] = await execute(calls[i]!, settings);
-      } catch (err) {
-        cancelled ??= err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(settings.maxParallel, calls.length)) }, lane));
-  if (cancelled !== null) throw cancelled;
-  return results;
-}
+type ChildCallName = Exclude<CallName, ActivityCallName>;
+
+/** The calls carried out as child runs, by call name. */
+const CHILD_RUNS: { [K in ChildCallName]: (request: CallMap[K]['request'], call: EngineCall, settings: RunSettings) => Promise<{ value: CallMap[K]['result'] } | { error: string }> } = {
+  subAgent,
+  invokeCanvas,
+};

@@ -1,8 +1,9 @@
 /**
- * The loop every run workflow runs (a canvas run, a sub-agent run): record the step's events,
- * carry out its calls as activities, feed the results to the engine, until the run ends. It also
- * owns the run's cancel signal, progress query and continue-as-new, so each workflow only says
- * how its run starts and how it ends.
+ * The workflow's carrier of the shared run loop (src/engine/loop.ts), for every run workflow (a
+ * canvas run, a sub-agent run): calls become activities and child workflows, events go to the
+ * store through local activities, pauses wait with `condition()`. It also owns the run's cancel
+ * signal, inputs update, progress query and continue-as-new, so each workflow only says how its
+ * run starts and how it ends.
  */
 import {
   ApplicationFailure,
@@ -15,12 +16,13 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
-import { cancelRun, checkPauseInputs, expirePause, progressOf, resumeRun, submitInputs, type CompiledCanvas, type InputsSubmission, type StepResult } from '../src/engine';
+import { cancelRun, checkPauseInputs, progressOf, type CompiledCanvas, type InputsSubmission, type StepResult } from '../src/engine';
+import { historyFull, runLoop as sharedLoop, type PauseOutcome, type RunCarrier } from '../src/engine/loop';
 import { describeFieldProblems } from '../src/components/forms';
 import type { NestTarget } from '../src/engine/events';
 import { upgradeState, type RunStatus } from '../src/engine/state';
 import { RUN_STATUS_KEY } from '../src/temporal/searchAttributes';
-import { executeCalls } from './calls';
+import { carryCall } from './calls';
 import { cancelSignal, FORM_INVALID, progressQuery, submitInputsUpdate, type RunCheckpoint, type RunSettings } from './definitions';
 
 // Event writes are short database inserts: local activities, retried until the store answers.
@@ -42,28 +44,15 @@ export interface RunLoopOptions<R> {
   continueAsNew: (checkpoint: RunCheckpoint) => Promise<never>;
 }
 
-function ended(step: StepResult): boolean {
-  return step.status === 'finished' || step.status === 'failed' || step.status === 'canceled';
-}
-
 /** The first step of a continued run: nothing new to record, the same calls to make. */
 export function resumedStep(checkpoint: RunCheckpoint): StepResult {
   const state = upgradeState(checkpoint.state);
   return { state, events: [], calls: checkpoint.calls, status: state.status };
 }
 
-/**
- * Whether to hand over to a fresh execution before the next calls: when Temporal suggests it, or
- * when the history passes the run's own event budget (it grows with every round of an agent).
- */
-function historyFull(settings: RunSettings): boolean {
-  const info = workflowInfo();
-  return info.continueAsNewSuggested || info.historyLength >= settings.continueAsNewAfterEvents;
-}
-
 export async function runLoop<R>(canvas: CompiledCanvas, first: StepResult, options: RunLoopOptions<R>): Promise<R> {
   const { runId, settings } = options;
-  const engineOptions = { maxSteps: settings.maxSteps };
+  const engineOptions = { maxSteps: settings.maxSteps, maxParallel: settings.maxParallel };
   let step = first;
 
   let cancelReason: string | null = null;
@@ -93,54 +82,43 @@ export async function runLoop<R>(canvas: CompiledCanvas, first: StepResult, opti
     },
   );
 
-  /** Waits at a pause for inputs, a cancel or the timeout; returns the step that follows. */
-  const waitForInputs = async (paused: StepResult): Promise<StepResult> => {
-    const timeoutS = paused.state.pause?.timeoutS ?? settings.pauseTimeoutS ?? null;
-    const ready = () => submission !== null || cancelReason !== null;
-    const arrived = timeoutS !== null ? await condition(ready, timeoutS * 1000) : (await condition(ready), true);
-    if (cancelReason !== null) return paused;
-    if (!arrived) return expirePause(canvas, paused.state, timeoutS, Date.now(), engineOptions);
-    const s = submission!;
-    submission = null;
-    const next = submitInputs(canvas, paused.state, s, Date.now(), engineOptions);
-    return 'error' in next ? paused : next;
-  };
-
   let recordedStatus = options.recordedStatus;
-  const record = async (s: StepResult) => {
-    const changed = s.status !== recordedStatus;
-    if (s.events.length > 0 || changed) await local.appendRunEvents({ runId, events: s.events, status: changed ? s.status : undefined, ...(options.mirror ? { mirror: options.mirror } : {}) });
-    if (changed) upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: s.status }]);
-    recordedStatus = s.status;
+  const carrier: RunCarrier<R> = {
+    now: () => Date.now(),
+    record: async (s) => {
+      const changed = s.status !== recordedStatus;
+      if (s.events.length > 0 || changed) await local.appendRunEvents({ runId, events: s.events, status: changed ? s.status : undefined, ...(options.mirror ? { mirror: options.mirror } : {}) });
+      if (changed) upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: s.status }]);
+      recordedStatus = s.status;
+    },
+    carry: (call) => carryCall(call, settings),
+    guard: (round) => callScope.run(round),
+    isCancellation,
+    cancelReason: () => cancelReason,
+    // A pause of seconds or days: the workflow waits here, holding no activity or worker.
+    waitAtPause: async (paused): Promise<PauseOutcome> => {
+      const timeoutS = paused.state.pause?.timeoutS ?? settings.pauseTimeoutS ?? null;
+      const ready = () => submission !== null || cancelReason !== null;
+      const arrived = timeoutS !== null ? await condition(ready, timeoutS * 1000) : (await condition(ready), true);
+      if (cancelReason !== null) return { kind: 'canceled' };
+      if (!arrived) return { kind: 'expired', waitedS: timeoutS };
+      const s = submission!;
+      submission = null;
+      return { kind: 'inputs', submission: s };
+    },
+    shouldHandOver: () => {
+      const info = workflowInfo();
+      return historyFull({ suggested: info.continueAsNewSuggested, length: info.historyLength }, settings.continueAsNewAfterEvents);
+    },
+    handOver: (checkpoint) => options.continueAsNew(checkpoint),
+    observe: (s) => {
+      step = s;
+    },
   };
 
   try {
-    for (;;) {
-      // The last events are written by finalize, after the session is handed back: a client
-      // that sees workflow_finished can start the next turn at once.
-      if (ended(step)) break;
-      await record(step);
-      if (cancelReason !== null) {
-        step = cancelRun(canvas, step.state, cancelReason, Date.now());
-        continue;
-      }
-      if (step.status === 'paused') {
-        // A pause of seconds or days: the workflow waits here, holding no activity or worker.
-        step = await waitForInputs(step);
-        continue;
-      }
-      if (step.status !== 'running' || step.calls.length === 0) break;
-      if (historyFull(settings)) return await options.continueAsNew({ state: step.state, calls: step.calls });
-      let results;
-      try {
-        results = await callScope.run(() => executeCalls(step.calls, settings));
-      } catch (err) {
-        if (!(isCancellation(err) && cancelReason !== null)) throw err;
-        step = cancelRun(canvas, step.state, cancelReason, Date.now());
-        continue;
-      }
-      step = cancelReason !== null ? cancelRun(canvas, step.state, cancelReason, Date.now()) : resumeRun(canvas, step.state, results, Date.now(), engineOptions);
-    }
+    const end = await sharedLoop(canvas, first, carrier, engineOptions);
+    if (end.kind === 'handedOver') return end.value;
   } catch (err) {
     if (!isCancellation(err)) throw err;
     // Cancellation requested through Temporal (the UI, a parent run): record it, then end as Canceled.

@@ -187,3 +187,31 @@ export type ActivityCall = {
 }[CallName];
 
 export type CallResultValue<K extends CallName> = CallMap[K]['result'];
+
+/**
+ * What each call needs from the engine and the workflow, declared once so neither names calls:
+ * how it is carried out (an activity of that name, or a child run), whether its answer streams
+ * into the run's event log, whether the child's events are mirrored into a slot of the caller's
+ * log, and how its result's `usage` counts toward the node that made it.
+ */
+export interface CallTraits {
+  carrier: 'activity' | 'child';
+  /** The answer streams into a Message's slot when the node renders into one (and the request does not say `show: false`). */
+  streams: boolean;
+  /** The child run's events are mirrored into a slot of the caller's log (`request.nest`). */
+  nests: boolean;
+  /** `model`: the result's usage is one model call; `run`: a child run's usage with its own call count; `none`. */
+  usage: 'model' | 'run' | 'none';
+}
+
+export const CALL_TRAITS = {
+  llmChat: { carrier: 'activity', streams: true, nests: false, usage: 'model' },
+  toolInvoke: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
+  mcpCall: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
+  mcpListTools: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
+  subAgent: { carrier: 'child', streams: false, nests: false, usage: 'run' },
+  invokeCanvas: { carrier: 'child', streams: false, nests: true, usage: 'run' },
+} as const satisfies { readonly [K in CallName]: CallTraits };
+
+/** The calls carried out as activities of the same name. */
+export type ActivityCallName = { [K in CallName]: (typeof CALL_TRAITS)[K]['carrier'] extends 'activity' ? K : never }[CallName];

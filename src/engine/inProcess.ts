@@ -1,10 +1,13 @@
 /**
- * Runs a canvas to the end in-process, with calls carried out by a given executor. This is the
- * same loop the workflow runs, without Temporal: unit tests and benchmarks use it as the baseline.
+ * The in-process carrier of the run loop (./loop.ts): calls are plain async functions, the clock
+ * is given. Unit tests and benchmarks run canvases through it, so they exercise the same loop a
+ * workflow runs, pause and cancel included; only durability and history are Temporal's.
  */
 import type { CompiledCanvas } from './compile';
 import type { RunEvent } from './events';
-import { resumeRun, startRun, type EngineOptions, type RunStartInput, type StepResult } from './run';
+import { checkPauseInputs } from './pause';
+import { runLoop, type PauseOutcome, type RunCarrier } from './loop';
+import { startRun, type EngineOptions, type InputsSubmission, type RunStartInput, type StepResult } from './run';
 import type { RunState } from './state';
 import type { CallResult, EngineCall } from './step';
 
@@ -16,6 +19,9 @@ export interface InProcessResult {
   events: RunEvent[];
 }
 
+/** How a paused in-process run goes on: form values, an expired wait, or stop and return the paused state. */
+export type PauseAnswer = { inputs: InputsSubmission } | { expired: number | null } | null;
+
 export interface InProcessOptions extends EngineOptions {
   /** The clock; defaults to Date.now. */
   now?: () => number;
@@ -23,19 +29,10 @@ export interface InProcessOptions extends EngineOptions {
   onEvents?: (events: RunEvent[]) => void | Promise<void>;
   /** How many calls run at once (RAGFlow's batch bound). */
   maxParallel?: number;
-}
-
-async function runAll(calls: EngineCall[], exec: CallExecutor, limit: number): Promise<CallResult[]> {
-  const results: CallResult[] = new Array(calls.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < calls.length) {
-      const i = next++;
-      results[i] = await exec(calls[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, calls.length) }, worker));
-  return results;
+  /** Answers a pause (a UserFillUp form); without it the run returns paused. */
+  onPause?: (state: RunState) => PauseAnswer | Promise<PauseAnswer>;
+  /** Asked between steps: a reason cancels the run (calls in flight finish first). */
+  cancelReason?: () => string | null;
 }
 
 export async function runInProcess(canvas: CompiledCanvas, input: RunStartInput, exec: CallExecutor, options: InProcessOptions = {}): Promise<InProcessResult> {
@@ -43,19 +40,35 @@ export async function runInProcess(canvas: CompiledCanvas, input: RunStartInput,
   return continueInProcess(canvas, startRun(canvas, input, now(), options), exec, options);
 }
 
-/**
- * Carries a run on from a step (a start, a resume with form inputs) until it pauses or ends:
- * the workflow's loop, without Temporal.
- */
+/** Carries a run on from a step (a start, a resume with form inputs) until it pauses without an answer or ends. */
 export async function continueInProcess(canvas: CompiledCanvas, first: StepResult, exec: CallExecutor, options: InProcessOptions = {}): Promise<InProcessResult> {
-  const now = options.now ?? Date.now;
   const events: RunEvent[] = [];
-  let step = first;
-  for (;;) {
-    events.push(...step.events);
-    await options.onEvents?.(step.events);
-    if (step.status !== 'running' || step.calls.length === 0) return { state: step.state, events };
-    const results = await runAll(step.calls, exec, options.maxParallel ?? 5);
-    step = resumeRun(canvas, step.state, results, now(), options);
-  }
+  const record = async (events_: RunEvent[]) => {
+    events.push(...events_);
+    await options.onEvents?.(events_);
+  };
+  const carrier: RunCarrier = {
+    now: options.now ?? Date.now,
+    record: (step) => record(step.events),
+    carry: exec,
+    guard: (round) => round(),
+    isCancellation: () => false,
+    cancelReason: () => options.cancelReason?.() ?? null,
+    waitAtPause: async (paused): Promise<PauseOutcome> => {
+      const answer = options.onPause ? await options.onPause(paused.state) : null;
+      if (carrier.cancelReason() !== null) return { kind: 'canceled' };
+      if (answer === null) return { kind: 'stop' };
+      // A workflow refuses bad values before they reach the loop (its update validator); so does this.
+      if ('inputs' in answer && !checkPauseInputs(paused.state, answer.inputs.inputs).ok) throw new Error('the submitted inputs do not fit the form');
+      return 'inputs' in answer ? { kind: 'inputs', submission: answer.inputs } : { kind: 'expired', waitedS: answer.expired };
+    },
+    // Nothing to hand over to: an in-process run has no history that grows.
+    shouldHandOver: () => false,
+    handOver: () => Promise.reject(new Error('an in-process run is never handed over')),
+  };
+  const end = await runLoop(canvas, first, carrier, { ...options, maxParallel: options.maxParallel ?? 5 });
+  if (end.kind !== 'step') throw new Error('an in-process run is never handed over');
+  // The loop leaves an ended run's last step to its caller (a workflow records it when it finalizes).
+  if (end.step.status !== 'running' && end.step.status !== 'paused') await record(end.step.events);
+  return { state: end.step.state, events };
 }

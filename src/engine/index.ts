@@ -9,4 +9,5 @@ export { emptySession, sessionAfter, type NodeState, type RunState, type RunStat
 export type { CallPolicy, CallResult, EngineCall } from './step';
 export { checkPauseInputs, pendingInputsOf } from './pause';
 export { progressOf, type RunProgress } from './progress';
-export { continueInProcess, runInProcess, type CallExecutor, type InProcessResult } from './inProcess';
+export { continueInProcess, runInProcess, type CallExecutor, type InProcessOptions, type InProcessResult, type PauseAnswer } from './inProcess';
+export { historyFull, runLoop, type LoopCheckpoint, type PauseOutcome, type RunCarrier } from './loop';

@@ -3,7 +3,7 @@
  * the node bookkeeping shared by batch execution and post-processing. A component's calls are
  * grouped: a group goes back to the component when all of its calls are back.
  */
-import type { ActivityCall, LlmChatResult, SubAgentResult, TokenUsage } from '../components/calls';
+import { CALL_TRAITS, type ActivityCall, type LlmChatResult, type SubAgentResult, type TokenUsage } from '../components/calls';
 import type { CallOutcome, Outcome, PlannedCall } from '../components/types';
 import type { CompiledCanvas } from './compile';
 import { applyWrite, makeContext } from './context';
@@ -101,6 +101,11 @@ export function hasOpenCalls(state: RunState, id: string): boolean {
   return Object.values(state.groups).some((g) => g.componentId === id);
 }
 
+/** The call with engine-set fields added to its request (the traits say which requests take them). */
+function withRequest(call: ActivityCall, extra: Record<string, unknown>): ActivityCall {
+  return { ...call, request: { ...call.request, ...extra } } as ActivityCall;
+}
+
 function registerGroup(step: Step, id: string, planned: PlannedCall[], memo: unknown, multi: boolean, kind: CallGroup['kind']): void {
   const { state } = step;
   state.callSeq += 1;
@@ -109,15 +114,14 @@ function registerGroup(step: Step, id: string, planned: PlannedCall[], memo: unk
   planned.forEach((p, index) => {
     const callId = newCallId(step, id);
     state.pending[callId] = { group, index, activity: p.call.activity };
+    const traits = CALL_TRAITS[p.call.activity];
     let call = p.call;
     // A model call of a node a Message is showing streams its tokens into a slot of its own.
-    if (kind === 'stream' && call.activity === 'llmChat' && call.request.show !== false) {
-      call = { ...call, request: { ...call.request, stream: { runId: state.runId, messageId: state.messageId, seq: step.sink.reserve(), componentId: id, createdAt: state.createdAt } } };
+    if (kind === 'stream' && traits.streams && (call.request as { show?: boolean }).show !== false) {
+      call = withRequest(call, { stream: { runId: state.runId, messageId: state.messageId, seq: step.sink.reserve(), componentId: id, createdAt: state.createdAt } });
     }
     // A child canvas's events go into a slot of this run's log, where this node stands.
-    if (call.activity === 'invokeCanvas') {
-      call = { ...call, request: { ...call.request, nest: { runId: state.runId, seq: step.sink.reserve(), createdAt: state.createdAt, messageId: state.messageId } } };
-    }
+    if (traits.nests) call = withRequest(call, { nest: { runId: state.runId, seq: step.sink.reserve(), createdAt: state.createdAt, messageId: state.messageId } });
     step.calls.push({ callId, componentId: id, call, summary: `${id}: ${p.summary}`, policy: policyOf(step, id) });
   });
 }
@@ -155,10 +159,11 @@ function countUsage(step: Step, id: string, call: ActivityCall['activity'], valu
   const ns = step.state.nodes[id];
   if (ns) ns.calls += 1;
   // A sub-agent's or an invoked canvas's model calls count toward the node that called it, and the run.
-  if (call !== 'llmChat' && call !== 'subAgent' && call !== 'invokeCanvas') return;
+  const counts = CALL_TRAITS[call].usage;
+  if (counts === 'none') return;
   const usage = (value as LlmChatResult | SubAgentResult | undefined)?.usage;
   if (!usage) return;
-  const calls = call === 'llmChat' ? 1 : ((usage as SubAgentResult['usage']).calls ?? 0);
+  const calls = counts === 'model' ? 1 : ((usage as SubAgentResult['usage']).calls ?? 0);
   const add = (u: TokenUsage) => {
     u.prompt_tokens += usage.prompt_tokens ?? 0;
     u.completion_tokens += usage.completion_tokens ?? 0;

@@ -1,10 +1,10 @@
 /**
- * Drives the pure engine in unit tests: call results come from a per-component script, so a test
+ * Drives the pure engine in unit tests through the shared run loop (src/engine/loop.ts, in process): call results come from a per-component script, so a test
  * states what each model (or tool) answers and checks what the engine does with it. (Integration
  * tests use the real activities against the scripted OpenAI-compatible HTTP server instead.)
  */
 import type { LlmChatRequest, LlmChatResult, ToolCallRequest } from '../../src/components/calls';
-import { continueInProcess, expirePause, runInProcess, submitInputs, type CallResult, type EngineCall, type InputsSubmission, type RunStartInput, type RunState } from '../../src/engine';
+import { continueInProcess, expirePause, runInProcess, submitInputs, type CallResult, type EngineCall, type InProcessOptions, type InputsSubmission, type RunStartInput, type RunState } from '../../src/engine';
 import type { CompiledCanvas } from '../../src/engine';
 import type { RunEvent } from '../../src/engine/events';
 
@@ -18,7 +18,8 @@ export type Answer =
 
 export interface Driver {
   calls: EngineCall[];
-  run(canvas: CompiledCanvas, input?: Partial<RunStartInput>): ReturnType<typeof runInProcess>;
+  /** Runs through the shared run loop; `loop` answers pauses and asks for a cancel between steps. */
+  run(canvas: CompiledCanvas, input?: Partial<RunStartInput>, loop?: Pick<InProcessOptions, 'onPause' | 'cancelReason'>): ReturnType<typeof runInProcess>;
   /** Submits form values to a paused run and carries it on (throws when the engine refuses them). */
   submit(canvas: CompiledCanvas, state: RunState, submission: InputsSubmission): ReturnType<typeof runInProcess>;
   /** The pause expired; the run goes on. */
@@ -61,7 +62,7 @@ export function driver(script: Record<string, Answer[]>): Driver {
   };
   return {
     calls,
-    run: (canvas, input = {}) => runInProcess(canvas, { runId: 'run1', messageId: 'msg1', query: 'hello', ...input }, exec, { now: () => (clock += 1000) }),
+    run: (canvas, input = {}, loop = {}) => runInProcess(canvas, { runId: 'run1', messageId: 'msg1', query: 'hello', ...input }, exec, { ...loop, now: () => (clock += 1000) }),
     submit: async (canvas, state, submission) => {
       const step = submitInputs(canvas, state, submission, (clock += 1000));
       if ('error' in step) throw new Error(step.error);
