@@ -122,7 +122,7 @@ export interface VariableWrite {
 
 /** A progress notice a component emits while it works (an extension event, e.g. a tool call). */
 export interface ProgressEvent {
-  event: 'tool_call' | 'agent_step';
+  event: 'tool_call';
   data: Record<string, unknown>;
 }
 

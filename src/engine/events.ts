@@ -7,8 +7,12 @@ import type { CompiledCanvas } from './compile';
 import type { RunState } from './state';
 
 export const RAGFLOW_EVENTS = ['workflow_started', 'node_started', 'node_finished', 'message', 'message_end', 'user_inputs', 'workflow_finished'] as const;
-/** Our additions, documented as extensions. */
-export const EXTENSION_EVENTS = ['run_failed', 'run_canceled', 'message_retry', 'tool_call', 'agent_step', 'child_event'] as const;
+/**
+ * Our additions, documented as extensions. An Agent's steps show as `tool_call` events, the
+ * counterpart of RAGFlow's tool-use trace (Canvas.tool_use_callback); RAGFlow streams no per-step
+ * agent event, so neither do we.
+ */
+export const EXTENSION_EVENTS = ['run_failed', 'run_canceled', 'message_retry', 'tool_call', 'child_event'] as const;
 
 export type RunEventName = (typeof RAGFLOW_EVENTS)[number] | (typeof EXTENSION_EVENTS)[number];
 
