@@ -42,12 +42,14 @@ export function valueTooDeep(value: unknown, max = MAX_JSON_DEPTH): boolean {
   return false;
 }
 
+const ANY_SURROGATE = /[\uD800-\uDFFF]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why PostgreSQL would refuse this text, or null when it is fine. */
 export function badTextReason(text: string): string | null {
   if (text.includes('\u0000')) return 'contains a NUL character (\\u0000)';
-  if (LONE_SURROGATE.test(text)) return 'contains a lone UTF-16 surrogate (invalid Unicode)';
+  // The cheap test first: most text holds no surrogate at all.
+  if (ANY_SURROGATE.test(text) && LONE_SURROGATE.test(text)) return 'contains a lone UTF-16 surrogate (invalid Unicode)';
   return null;
 }
 
@@ -62,19 +64,34 @@ export interface BadText {
  */
 export function findBadText(value: unknown, base: PathSegment[] = [], root = '$', limit = 20): BadText[] {
   const out: BadText[] = [];
-  const stack: Array<{ v: unknown; path: PathSegment[] }> = [{ v: value, path: base }];
+  // Each entry points at its parent: a path is only built for a value that fails.
+  interface Entry {
+    v: unknown;
+    parent: Entry | null;
+    key: PathSegment | null;
+  }
+  const pathOf = (e: Entry | null): PathSegment[] => {
+    const segs: PathSegment[] = [];
+    for (let cur = e; cur && cur.key !== null; cur = cur.parent) segs.push(cur.key);
+    return [...base, ...segs.reverse()];
+  };
+  const stack: Entry[] = [{ v: value, parent: null, key: null }];
   while (stack.length > 0 && out.length < limit) {
-    const { v, path } = stack.pop()!;
+    const entry = stack.pop()!;
+    const v = entry.v;
     if (typeof v === 'string') {
       const reason = badTextReason(v);
-      if (reason) out.push({ path: formatJsonPath(path, root), message: reason });
+      if (reason) out.push({ path: formatJsonPath(pathOf(entry), root), message: reason });
     } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
+      for (let i = v.length - 1; i >= 0; i--) if (v[i] !== null && typeof v[i] !== 'number' && typeof v[i] !== 'boolean') stack.push({ v: v[i], parent: entry, key: i });
     } else if (isContainer(v) && !ArrayBuffer.isView(v)) {
-      for (const [k, child] of Object.entries(v).reverse()) {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const k = keys[i]!;
         const reason = badTextReason(k);
-        if (reason) out.push({ path: formatJsonPath(path, root), message: `has a key that ${reason}: ${JSON.stringify(k)}` });
-        stack.push({ v: child, path: [...path, k] });
+        if (reason) out.push({ path: formatJsonPath(pathOf(entry), root), message: `has a key that ${reason}: ${JSON.stringify(k)}` });
+        const child = (v as Record<string, unknown>)[k];
+        if (child !== null && typeof child !== 'number' && typeof child !== 'boolean') stack.push({ v: child, parent: entry, key: k });
       }
     }
   }
