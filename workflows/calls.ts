@@ -20,7 +20,7 @@ import type { Activities } from '../activities/types';
 import type { CallResult, EngineCall } from '../src/engine';
 import { CALL_TRAITS, type ActivityCallName, type CallMap, type CallName, type InvokeCanvasRequest, type InvokeCanvasResult, type SubAgentRequest, type SubAgentResult } from '../src/components/calls';
 import type { CanvasRunWorkflow, SubAgentRunWorkflow } from './children';
-import type { CanvasRunInput, RunSettings } from './definitions';
+import { canvasRunInput, type RunSettings } from './definitions';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
@@ -104,22 +104,15 @@ async function invokeCanvas(request: InvokeCanvasRequest, call: EngineCall, sett
   const started = Date.now();
   const runId = uuid4().replace(/-/g, '');
   const prepared = await bookkeeping.prepareChildCanvasRun({ parentRunId: request.parentRunId, childRunId: runId, canvasId: request.canvasId });
-  const input: CanvasRunInput = {
+  const input = canvasRunInput({
     runId,
-    messageId: runId,
     tenantId: prepared.tenantId,
-    canvasId: request.canvasId,
-    sessionId: null,
-    title: prepared.title,
-    dsl: prepared.dsl,
+    canvas: { id: request.canvasId, title: prepared.title, dsl: prepared.dsl },
     query: request.query,
     inputs: Object.keys(request.inputs).length > 0 ? request.inputs : null,
-    files: [],
-    userId: prepared.tenantId,
-    session: null,
     settings: { ...settings, nestingDepth: depth },
     ...(request.nest ? { nest: { ...request.nest, componentId: request.componentId } } : {}),
-  };
+  });
   const result = await executeChild<CanvasRunWorkflow>('canvasRun', {
     workflowId: prepared.workflowId,
     args: [input],

@@ -44,6 +44,47 @@ export interface CanvasRunInput {
   nest?: NestTarget;
 }
 
+/** What a canvas run starts from, whoever starts it (the API for a turn, a run for InvokeCanvas). */
+export interface CanvasRunStart {
+  runId: string;
+  /** Defaults to the run id (a child run has no turn of its own). */
+  messageId?: string;
+  tenantId: string;
+  canvas: { id: string; title: string; dsl: unknown };
+  query: unknown;
+  /** Begin's values, echoed as given in workflow_started (null: none). */
+  inputs?: Record<string, unknown> | null;
+  files?: unknown[];
+  /** Defaults to the tenant (a child run acts for its parent's tenant). */
+  userId?: string;
+  sessionId?: string | null;
+  session?: SessionState | null;
+  settings: RunSettings;
+  webhook?: Record<string, unknown>;
+  nest?: NestTarget;
+}
+
+/** The one builder of a canvas run's input, so the API's runs and child runs cannot drift apart. */
+export function canvasRunInput(start: CanvasRunStart): CanvasRunInput {
+  return {
+    runId: start.runId,
+    messageId: start.messageId ?? start.runId,
+    tenantId: start.tenantId,
+    canvasId: start.canvas.id,
+    sessionId: start.sessionId ?? null,
+    title: start.canvas.title,
+    dsl: start.canvas.dsl,
+    query: start.query,
+    inputs: start.inputs ?? null,
+    files: start.files ?? [],
+    userId: start.userId ?? start.tenantId,
+    session: start.session ?? null,
+    settings: start.settings,
+    ...(start.webhook ? { webhook: start.webhook } : {}),
+    ...(start.nest ? { nest: start.nest } : {}),
+  };
+}
+
 export interface CanvasRunResult {
   status: RunStatus;
   /** What the run showed the user (the concatenated messages). */

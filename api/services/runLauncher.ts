@@ -12,7 +12,7 @@ import type { SessionState } from '../../src/engine/state';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord, Store } from '../../src/store/types';
 import { CANVAS_ID_KEY, RUN_STATUS_KEY, SESSION_ID_KEY, TENANT_ID_KEY } from '../../src/temporal/searchAttributes';
-import { workflowIdFor, type CanvasRunInput, type RunSettings } from '../../workflows/definitions';
+import { canvasRunInput, workflowIdFor, type RunSettings } from '../../workflows/definitions';
 import { checkRunInputSizes, checkSize, DEFAULT_RUN_INPUT_LIMITS, type RunInputLimits } from './runLimits';
 import { failStrandedRun } from './runReconciler';
 
@@ -70,14 +70,12 @@ export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<L
   const messageId = req.messageId ?? newId();
   const workflowId = workflowIdFor(req.canvas.id, runId);
   await recordRun(deps, req, runId);
-  const input: CanvasRunInput = {
+  const input = canvasRunInput({
     runId,
     messageId,
     tenantId: req.tenantId,
-    canvasId: req.canvas.id,
+    canvas: { id: req.canvas.id, title: req.canvas.title, dsl: redactSecrets(slimForRun(req.canvas.dsl)) },
     sessionId: req.sessionId,
-    title: req.canvas.title,
-    dsl: redactSecrets(slimForRun(req.canvas.dsl)),
     query: req.query,
     inputs: req.inputs,
     files: req.files,
@@ -85,7 +83,7 @@ export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<L
     session: req.session,
     settings: deps.settings,
     ...(req.webhook ? { webhook: req.webhook } : {}),
-  };
+  });
   try {
     await deps.client.workflow.start('canvasRun', {
       taskQueue: deps.taskQueue,
