@@ -53,18 +53,23 @@ describe('SIGTERM to the all-in-one process', () => {
     // SIGTERM once the answer is streaming; the stream must then end on its own (not hang, not error).
     const running = child;
     let signalled = false;
-    const seen = await streamSse(`${base}/api/v1/agents/chat/completions`, { method: 'POST', headers: auth, body: JSON.stringify({ agent_id: created.data.id, query: 'go', stream: true }) }, (m) => {
+    let onSignalled = () => {};
+    const sent = new Promise<void>((resolve) => (onSignalled = resolve));
+    const streaming = streamSse(`${base}/api/v1/agents/chat/completions`, { method: 'POST', headers: auth, body: JSON.stringify({ agent_id: created.data.id, query: 'go', stream: true }) }, (m) => {
       if (!signalled && m.json?.event === 'message' && String((m.json.data as { content: string }).content).includes('w3')) {
         signalled = true;
         running.proc.kill('SIGTERM');
+        onSignalled();
       }
     });
+    await Promise.race([sent, streaming]);
     expect(signalled).toBe(true);
-    expect(seen.at(-1)!.data).not.toBe('[DONE]');
     const ended = await exitOf(running, SHUTDOWN_TIMEOUT_MS + 15_000);
-    console.log(`[shutdown] all-in-one exited ${ended.code} ${ended.ms} ms after the stream ended`);
+    console.log(`[shutdown] all-in-one exited ${ended.code} ${ended.ms} ms after SIGTERM`);
     expect({ code: ended.code, signal: ended.signal }).toEqual({ code: 0, signal: null });
     expect(running.output()).not.toMatch(UNCLEAN_STOP);
+    const seen = await streaming;
+    expect(seen.at(-1)!.data).not.toBe('[DONE]');
 
     const runId = String(seen.find((m) => m.json?.task_id)!.json!.task_id);
     child = startAppProcess(env);
