@@ -135,7 +135,7 @@ export function createLlmActivities(deps: LlmActivityDeps) {
       return {
         content,
         reasoning: splitter.reasoning,
-        usage: usage ?? { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+        usage: usage ?? { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, estimated: true },
         model,
         finishReason,
         toolCalls: toolCalls.list(),

@@ -40,6 +40,8 @@ export interface TokenUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Set when some counts are estimates (characters ÷ 4) because the provider reported none. */
+  estimated?: true;
 }
 
 /** Where streamed tokens go: the run's event log, at a slot the engine reserved. */

@@ -168,6 +168,7 @@ function countUsage(step: Step, id: string, call: ActivityCall['activity'], valu
     u.prompt_tokens += usage.prompt_tokens ?? 0;
     u.completion_tokens += usage.completion_tokens ?? 0;
     u.total_tokens += usage.total_tokens ?? (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0);
+    if (usage.estimated) u.estimated = true;
   };
   if (ns) add(ns.usage);
   add(step.state.usage);
