@@ -7,12 +7,16 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { silentLogger } from '../activities/log';
 import { llmSettingsFromEnv } from '../src/llm/providers';
-import { openStore } from '../src/store/store';
-import type { Store } from '../src/store/types';
+import { prepareVectorColumn } from '../src/store/chunks';
+import { openDb } from '../src/store/db';
+import { migrate } from '../src/store/migrations';
+import { createStore } from '../src/store/store';
+import type { Db, Store } from '../src/store/types';
+import { WORKER_TUNING } from '../src/boot/worker';
 import { obtainTemporalCli } from '../src/temporal/cli';
 import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../src/temporal/bundle';
 import { startDevServer } from '../src/temporal/devServer';
@@ -36,7 +40,16 @@ export interface BenchEnvironment {
   close(): Promise<void>;
 }
 
-export async function startBenchEnvironment(env: Record<string, string> = {}): Promise<BenchEnvironment> {
+export interface BenchEnvironmentOptions {
+  /** PostgreSQL instead of the embedded PGlite. */
+  databaseUrl?: string;
+  /** Wraps the store's Db (e.g. to count statements). */
+  wrapDb?: (db: Db) => Db;
+  /** Wraps the worker's activities (e.g. to time them). */
+  wrapActivities?: (activities: ReturnType<typeof createActivities>) => ReturnType<typeof createActivities>;
+}
+
+export async function startBenchEnvironment(env: Record<string, string> = {}, opts: BenchEnvironmentOptions = {}): Promise<BenchEnvironment> {
   try {
     Runtime.install({ logger: new DefaultLogger('ERROR') });
   } catch {
@@ -44,16 +57,23 @@ export async function startBenchEnvironment(env: Record<string, string> = {}): P
   }
   const llm = await startScriptedLlm();
   // Benches register API keys: any secret will do for a store that lives as long as the bench.
-  const store = await openStore({ apiKeySecret: randomBytes(32).toString('hex') });
+  const opened = await openDb(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {});
+  await migrate(opened);
+  if (opened.hasVector) await prepareVectorColumn(opened);
+  const store = createStore(opts.wrapDb ? opts.wrapDb(opened) : opened, { vector: opened.hasVector, apiKeySecret: randomBytes(32).toString('hex') });
   await store.tenants.ensure('bench', 'bench');
   const cli = await obtainTemporalCli({ projectRoot: root });
   if (!cli) throw new Error('no Temporal CLI');
   const server = await startDevServer({ cliPath: cli.path });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
-  const activities = createActivities({ store, llm: llmSettingsFromEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: 'x' }), log: silentLogger, env });
+  const created = createActivities({ store, llm: llmSettingsFromEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: 'x' }), log: silentLogger, env });
+  const activities = opts.wrapActivities ? opts.wrapActivities(created) : created;
   const taskQueue = 'bench';
-  const worker = await Worker.create({ connection: await NativeConnection.connect({ address: server.address }), taskQueue, workflowsPath: workflowsPath(root), bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] }, activities, maxCachedWorkflows: 1000 });
+  // The product's worker options (src/boot/worker.ts), with a cache large enough for every run.
+  // BENCH_WORKER_OPTIONS (JSON) tries other worker options, e.g. '{"workflowThreadPoolSize":2}'.
+  const tried = JSON.parse(process.env.BENCH_WORKER_OPTIONS ?? '{}') as Partial<WorkerOptions>;
+  const worker = await Worker.create({ ...WORKER_TUNING, ...tried, connection: await NativeConnection.connect({ address: server.address }), taskQueue, workflowsPath: workflowsPath(root), bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] }, activities, maxCachedWorkflows: 1000 });
   return {
     llm,
     store,

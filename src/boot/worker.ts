@@ -1,5 +1,5 @@
 /** The Temporal worker: the run workflow plus the activities, with heartbeats frequent enough for prompt cancels. */
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../temporal/bundle';
 
@@ -17,6 +17,13 @@ export function quietTemporalRuntime(level: LogLevel = 'WARN'): void {
   }
 }
 
+/** Options every worker of the product runs with (the benchmarks use them too). */
+export const WORKER_TUNING = {
+  // A cancel reaches a running activity on its next heartbeat: keep them about a second apart.
+  maxHeartbeatThrottleInterval: '1 second',
+  defaultHeartbeatThrottleInterval: '1 second',
+} satisfies Partial<WorkerOptions>;
+
 export async function createWorker(opts: { address: string; namespace: string; taskQueue: string; projectRoot: string; activities: ActivityDeps; maxCachedWorkflows?: number; shutdownGraceMs?: number }): Promise<{ worker: Worker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: opts.address });
   const worker = await Worker.create({
@@ -29,9 +36,7 @@ export async function createWorker(opts: { address: string; namespace: string; t
     // A cached workflow costs ~2 MB of worker memory (its own copy of the engine's modules);
     // bounding the cache bounds memory: a paused run that leaves it is replayed when it resumes.
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
-    // A cancel reaches a running activity on its next heartbeat: keep them about a second apart.
-    maxHeartbeatThrottleInterval: '1 second',
-    defaultHeartbeatThrottleInterval: '1 second',
+    ...WORKER_TUNING,
     // On shutdown, running activities get this long to finish before they are cancelled (and
     // retried by another worker); the process's shutdown bound covers it.
     ...(opts.shutdownGraceMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceMs } : {}),
