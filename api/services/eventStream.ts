@@ -1,7 +1,9 @@
 /**
  * Reads a run's event log as it grows: what is stored after a cursor, then new events as they
- * are appended (woken by the store's notifications, with a short poll as a safety net). Used
- * by every streaming route, so a client can resume after a disconnect or an API restart.
+ * are appended. Readers are woken by the store's notifications, one read per wake-up; a slow
+ * safety poll (which also checks the run's status) covers notifications lost while a
+ * PostgreSQL listener reconnects. Used by every streaming route, so a client can resume after a
+ * disconnect or an API restart.
  */
 import type { EventCursor, StoredEvent, Store } from '../../src/store/types';
 
@@ -10,6 +12,7 @@ export interface FollowOptions {
   signal: AbortSignal;
   /** Stop after an event this returns true for (besides terminal events). */
   stopAfter?: (e: StoredEvent) => boolean;
+  /** The safety poll: how long a reader waits for a notification before reading (and checking the run) anyway. */
   pollMs?: number;
   /**
    * How long a run whose row says it ended may stay without a terminal event before the reader
@@ -20,7 +23,14 @@ export interface FollowOptions {
 }
 
 const PAGE = 500;
-const STATUS_CHECK_MS = 2000;
+/**
+ * Every append notifies, so polling only matters when a notification was lost. Polling each
+ * reader twice a second made a burst of 200 streams cost 40 of the ~60 statements a run makes,
+ * all in PGlite's one queue.
+ */
+const SAFETY_POLL_MS = 5000;
+/** While a run that ended waits for its terminal event, its row is checked this often. */
+const GRACE_POLL_MS = 500;
 const END_GRACE_MS = 5000;
 const ENDED = new Set(['failed', 'canceled', 'finished']);
 
@@ -72,7 +82,12 @@ export async function* followRunEvents(store: Store, runId: string, opts: Follow
     notified = true;
     wake?.();
   });
-  let lastStatusCheck = 0;
+  /**
+   * Whether the run's row is to be checked: after a wait no notification cut short (the safety
+   * poll), and at once for a reader resuming from a cursor (its run may have ended long ago).
+   * A reader from the start of a run just launched has nothing to ask yet.
+   */
+  let pollTimedOut = cursor !== null;
   /** Since when the run's row says it ended while no terminal event is stored. */
   let endedQuietSince: number | null = null;
   try {
@@ -88,8 +103,8 @@ export async function* followRunEvents(store: Store, runId: string, opts: Follow
         if (e.terminal || opts.stopAfter?.(e)) return;
       }
       if (batch.length === PAGE || notified) continue;
-      if (endedQuietSince !== null || Date.now() - lastStatusCheck > STATUS_CHECK_MS) {
-        lastStatusCheck = Date.now();
+      // A notified reader knows the run is writing; only a quiet one asks how the run is.
+      if (endedQuietSince !== null || pollTimedOut) {
         const run = await store.runs.getById(runId);
         if (!run) return;
         if (ENDED.has(run.status) && (await store.events.list(runId, cursor, 1)).length === 0) {
@@ -100,8 +115,14 @@ export async function* followRunEvents(store: Store, runId: string, opts: Follow
           if (Date.now() - endedQuietSince >= (opts.endGraceMs ?? END_GRACE_MS)) return;
         }
       }
+      const pollMs = opts.pollMs ?? SAFETY_POLL_MS;
+      pollTimedOut = false;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, opts.pollMs ?? 500);
+        const timer = setTimeout(timedOut, endedQuietSince !== null ? Math.min(pollMs, GRACE_POLL_MS) : pollMs);
+        function timedOut() {
+          pollTimedOut = true;
+          done();
+        }
         function done() {
           clearTimeout(timer);
           wake = null;

@@ -117,18 +117,23 @@ export function eventsRepository(db: Db): Store['events'] {
           data: e.data ?? {},
           terminal: isTerminalEvent(e.event),
         }));
-        // The whole chunk travels as one JSON parameter: one statement, one round trip.
+        // The whole chunk travels as one JSON parameter, and readers are notified by the same
+        // statement: one round trip (PGlite runs every statement of the process in one queue).
+        // The notification goes out even when a retry inserted nothing: the first attempt may
+        // have died before it was delivered. On PostgreSQL it is delivered on commit.
         await db.query(
-          `INSERT INTO run_events (run_id, seq, sub, event, message_id, created_at, task_id, data, terminal)
-           SELECT $1, r.seq, r.sub, r.event, r.message_id, r.created_at, r.task_id, r.data, r.terminal
-           FROM json_to_recordset($2::json) AS r(seq int, sub int, event text, message_id text, created_at double precision,
-                                                   task_id text, data json, terminal boolean)
-           ON CONFLICT (run_id, seq, sub) DO NOTHING`,
-          [runId, jsonParam(rows)],
+          `WITH inserted AS (
+             INSERT INTO run_events (run_id, seq, sub, event, message_id, created_at, task_id, data, terminal)
+             SELECT $1, r.seq, r.sub, r.event, r.message_id, r.created_at, r.task_id, r.data, r.terminal
+             FROM json_to_recordset($2::json) AS r(seq int, sub int, event text, message_id text, created_at double precision,
+                                                     task_id text, data json, terminal boolean)
+             ON CONFLICT (run_id, seq, sub) DO NOTHING
+             RETURNING 1
+           )
+           SELECT pg_notify($3, $1) FROM (SELECT count(*) FROM inserted) AS done`,
+          [runId, jsonParam(rows), RUN_EVENTS_CHANNEL],
         );
       }
-      // Also after a retry that inserted nothing: the first attempt may have died before notifying.
-      await db.notify(RUN_EVENTS_CHANNEL, runId);
     },
 
     async listByMessage(tenantId, canvasId, messageId, event) {
