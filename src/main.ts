@@ -71,6 +71,7 @@ async function main(): Promise<void> {
 
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
   let closeHttp: (() => Promise<void>) | null = null;
+  let reconciler: { stop(): void } | null = null;
   if (config.role !== 'worker') {
     app = await buildApp({
       store,
@@ -89,7 +90,7 @@ async function main(): Promise<void> {
     closeHttp = politeClose(app);
     await app.listen({ port: config.port, host: config.host });
     // Runs stranded by a crash or closed outside our finalize: repaired now and every interval.
-    startRunReconciler({ store, client, log, batch: 100, ...config.reconcile });
+    reconciler = startRunReconciler({ store, client, log, batch: 100, ...config.reconcile });
   }
 
   const base = `http://127.0.0.1:${config.port}`;
@@ -109,7 +110,9 @@ async function main(): Promise<void> {
   say('');
 
   const step = (name: string, run: (() => Promise<unknown>) | null): ShutdownStep[] => (run ? [{ name, run }] : []);
-  const drainSteps = [...step('the HTTP server', closeHttp), ...step('the worker', worker && workerRun ? () => drainWorker(worker!, workerRun!) : null)];
+  const http = closeHttp;
+  const stopApi = http ? async () => { reconciler?.stop(); await http(); } : null;
+  const drainSteps = [...step('the HTTP server', stopApi), ...step('the worker', worker && workerRun ? () => drainWorker(worker!, workerRun!) : null)];
   onStopSignals(
     {
       // HTTP first (no new runs, streams end), then the worker finishes or hands back what it holds;
