@@ -39,6 +39,8 @@ export interface LaunchRequest {
   messageId?: string;
   /** A webhook call (Begin in Webhook mode): `{query, headers, body, input}`. */
   webhook?: Record<string, unknown>;
+  /** The caller stored the run row already (a session turn records it before its claim). */
+  recorded?: boolean;
 }
 
 export interface LaunchedRun {
@@ -69,7 +71,7 @@ export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<L
   const runId = req.runId ?? newId();
   const messageId = req.messageId ?? newId();
   const workflowId = workflowIdFor(req.canvas.id, runId);
-  await recordRun(deps, req, runId);
+  if (!req.recorded) await recordRun(deps, req, runId);
   const input = canvasRunInput({
     runId,
     messageId,

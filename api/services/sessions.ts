@@ -107,7 +107,7 @@ export async function startTurn(deps: LaunchDeps, t: TurnRequest): Promise<Launc
     const session = (await deps.store.sessions.get(t.tenantId, t.canvas.id, t.session.id)) ?? t.session;
     const queryText = typeof t.query === 'string' ? t.query : JSON.stringify(t.query ?? '');
     await deps.store.sessions.appendMessages(t.session.id, [{ role: 'user', content: queryText, id: messageId, created_at: askedAt, files: t.files }]);
-    return await launchRun(deps, { ...launch, session: session.state });
+    return await launchRun(deps, { ...launch, session: session.state, recorded: true });
   } catch (err) {
     // Nothing half-stored: the user message of a turn that did not start goes with the claim.
     await deps.store.sessions.abandonTurn(t.session.id, runId, askedAt);
