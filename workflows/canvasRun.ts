@@ -51,7 +51,7 @@ async function finalize(input: CanvasRunInput, step: StepResult): Promise<Canvas
   const last = state.path[state.path.length - 1];
   const result: CanvasRunResult = {
     status: state.status,
-    content: state.shown,
+    content: state.display.shownText,
     outputs: state.status === 'canceled' ? CANCELED_MESSAGE : last ? (state.outputs[last] ?? null) : null,
     usage: state.usage,
     error: state.status === 'finished' ? null : state.error,

@@ -8,7 +8,7 @@ import type { RunProgress } from '../src/engine/progress';
 import type { RunSettings } from '../src/runSettings';
 import type { NestTarget } from '../src/engine/events';
 import type { EngineCall } from '../src/engine/step';
-import type { RunState, RunStatus, RunUsage, SessionState } from '../src/engine/state';
+import type { RunState, RunStateV1, RunStatus, RunUsage, SessionState } from '../src/engine/state';
 
 export type { RunProgress };
 
@@ -16,7 +16,8 @@ export { DEFAULT_RUN_SETTINGS, type RunSettings } from '../src/runSettings';
 
 /** Where a continued run picks up: the engine state and the calls it was about to make. */
 export interface RunCheckpoint {
-  state: RunState;
+  /** v2; a checkpoint in an older history may hold a v1 state (upgradeState reads both). */
+  state: RunState | RunStateV1;
   calls: EngineCall[];
 }
 

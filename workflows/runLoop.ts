@@ -71,7 +71,7 @@ export async function runLoop<R>(canvas: CompiledCanvas, first: StepResult, opti
     submitInputsUpdate,
     (s) => {
       submission = s;
-      return { seq: step.state.pause?.seq ?? step.state.seq };
+      return { seq: step.state.pause?.seq ?? step.state.events.lastSeq };
     },
     {
       validator: (s) => {

@@ -39,7 +39,7 @@ export async function subAgentRun(input: SubAgentRunInput): Promise<SubAgentResu
         runId,
         sessionId: null,
         messageId: runId,
-        result: { status: s.status, content: s.shown, outputs: s.outputs[request.componentId] ?? null, usage: s.usage, error: s.status === 'finished' ? null : s.error },
+        result: { status: s.status, content: s.display.shownText, outputs: s.outputs[request.componentId] ?? null, usage: s.usage, error: s.status === 'finished' ? null : s.error },
         session: null,
         events: step.events,
       });

@@ -42,7 +42,7 @@ function greeting(canvas: CanvasRecord, withPrologue: boolean): { messages: Sess
   if (!legacy) return { messages: firstMessage, state: emptySession() };
   const turn = startRun(compiled.canvas, { runId: newId(), messageId: newId(), query: '', greeting: true }, now);
   if (turn.status !== 'finished' || !turn.state.continueAt) return { messages: firstMessage, state: emptySession() };
-  return { messages: [{ role: 'assistant', content: turn.state.shown, created_at: now / 1000 }], state: sessionAfter(turn.state) };
+  return { messages: [{ role: 'assistant', content: turn.state.display.shownText, created_at: now / 1000 }], state: sessionAfter(turn.state) };
 }
 
 /**

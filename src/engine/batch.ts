@@ -53,7 +53,7 @@ function invoke(step: Step, id: string, position: number): void {
   if ((outcome.kind === 'call' || outcome.kind === 'calls') && canvas.streaming.has(id)) {
     // Planned now, with the values of now (RAGFlow captures the prompt in a partial); carried
     // out when the Message that shows it renders.
-    state.deferred[id] = { outcome };
+    state.calls.deferred[id] = { outcome };
     if (outcome.inputs) state.nodeInputs[id] = outcome.inputs;
     state.nodes[id]!.status = 'streaming';
     return;
@@ -65,11 +65,11 @@ function invoke(step: Step, id: string, position: number): void {
 export function startBatch(step: Step): number {
   const { canvas, state } = step;
   let to = state.path.length;
-  for (let i = state.idx; i < to; i++) {
+  for (let i = state.cursor.position; i < to; i++) {
     const id = state.path[i]!;
     step.sink.emit('node_started', nodeStartedData(canvas, id, thoughts(step, id, i), step.now));
   }
-  let i = state.idx;
+  let i = state.cursor.position;
   let formsRan = false;
   while (i < to) {
     const id = state.path[i]!;
@@ -86,8 +86,8 @@ export function startBatch(step: Step): number {
   }
   if (formsRan) {
     // The submitted values (or the expiry) were for this pause only; a later pass asks again.
-    state.fillInputs = null;
-    state.fillExpired = null;
+    state.form.submitted = null;
+    state.form.expired = null;
   }
   return to;
 }

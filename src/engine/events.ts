@@ -68,9 +68,9 @@ export class EventSink {
   constructor(private readonly state: RunState) {}
 
   emit(event: RunEventName, data: Record<string, unknown>): RunEvent {
-    this.state.seq += 1;
+    this.state.events.lastSeq += 1;
     const e: RunEvent = {
-      seq: this.state.seq,
+      seq: this.state.events.lastSeq,
       sub: 0,
       event,
       message_id: this.state.messageId,
@@ -84,8 +84,8 @@ export class EventSink {
 
   /** Reserves a sequence number for a stream written by an activity. */
   reserve(): number {
-    this.state.seq += 1;
-    return this.state.seq;
+    this.state.events.lastSeq += 1;
+    return this.state.events.lastSeq;
   }
 }
 

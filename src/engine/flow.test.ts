@@ -67,7 +67,7 @@ describe('UserFillUp pauses', () => {
     const paused = await d.run(withGoto);
     const { state } = await d.expire(withGoto, paused.state);
     expect(state.status).toBe('finished');
-    expect(state.shown).toBe('nobody answered');
+    expect(state.display.shownText).toBe('nobody answered');
     expect(state.nodes['UserFillUp:ask']!.error).toMatch(/No input arrived within 30 s/);
   });
 

@@ -13,18 +13,18 @@ import type { Step } from './step';
 /** Pauses the run if a form lies ahead on the path; true when it paused. */
 export function maybePause(step: Step): boolean {
   const { canvas, state } = step;
-  const ahead = state.path.slice(state.idx);
+  const ahead = state.path.slice(state.cursor.position);
   const forms = ahead.filter((id) => canvas.nodes[id]?.role === 'form');
   if (forms.length === 0) return false;
   // Resuming: the submitted values (or the expiry) are for these forms; let them run.
-  if (state.fillInputs !== null || state.fillExpired !== null) return false;
-  state.path = [...state.path.slice(0, state.idx), ...forms, ...ahead.filter((id) => canvas.nodes[id]?.role !== 'form')];
+  if (state.form.submitted !== null || state.form.expired !== null) return false;
+  state.path = [...state.path.slice(0, state.cursor.position), ...forms, ...ahead.filter((id) => canvas.nodes[id]?.role !== 'form')];
   const fields: Record<string, FormFieldSpec> = {};
   let tips = '';
   let timeoutS: number | null = null;
   forms.forEach((id, i) => {
     const node = canvas.nodes[id]!;
-    const form = node.def.form?.(node.params, makeContext(canvas, state, id, state.idx + i));
+    const form = node.def.form?.(node.params, makeContext(canvas, state, id, state.cursor.position + i));
     if (!form) return;
     Object.assign(fields, form.fields);
     if (form.tips) tips = form.tips;
@@ -34,7 +34,7 @@ export function maybePause(step: Step): boolean {
   // Nothing to ask (a form without fields): RAGFlow goes on without waiting.
   if (Object.keys(fields).length === 0) return false;
   step.sink.emit('user_inputs', { inputs: fields, tips });
-  state.pause = { componentIds: forms, form: fields, tips, seq: state.seq, timeoutS };
+  state.pause = { componentIds: forms, form: fields, tips, seq: state.events.lastSeq, timeoutS };
   state.status = 'paused';
   return true;
 }

@@ -29,7 +29,7 @@ function emitFinished(step: Step, id: string): void {
 
 function flushPartials(step: Step): void {
   const { state } = step;
-  while (state.partials.length > 0 && !state.deferred[state.partials[0]!] && !hasOpenCalls(state, state.partials[0]!)) emitFinished(step, state.partials.shift()!);
+  while (state.display.awaitingRender.length > 0 && !state.calls.deferred[state.display.awaitingRender[0]!] && !hasOpenCalls(state, state.display.awaitingRender[0]!)) emitFinished(step, state.display.awaitingRender.shift()!);
 }
 
 function messageEnd(step: Step, id: string): Record<string, unknown> {
@@ -43,8 +43,8 @@ function messageEnd(step: Step, id: string): Record<string, unknown> {
 
 /** Starts the planned answer of `producer` in stream mode (its model calls stream into slots). */
 function startStream(step: Step, cursor: MessageCursor, producer: string): void {
-  const planned = step.state.deferred[producer]!;
-  delete step.state.deferred[producer];
+  const planned = step.state.calls.deferred[producer]!;
+  delete step.state.calls.deferred[producer];
   cursor.awaiting = producer;
   applyOutcome(step, producer, planned.outcome, 'stream');
 }
@@ -81,7 +81,7 @@ function render(step: Step, cursor: MessageCursor): Progress {
       continue;
     }
     const ref = part.ref;
-    if (ref.kind === 'component' && state.deferred[ref.componentId] && ref.output === 'content' && ref.path.length === 0) {
+    if (ref.kind === 'component' && state.calls.deferred[ref.componentId] && ref.output === 'content' && ref.path.length === 0) {
       startStream(step, cursor, ref.componentId);
       if (hasOpenCalls(state, ref.componentId)) return 'wait';
       finishAwaited(step, cursor);
@@ -115,7 +115,7 @@ function postOne(step: Step, i: number, phase: { cursor: MessageCursor | null })
     }
     if (render(step, phase.cursor) === 'wait') return 'wait';
     state.outputs[id] = { ...state.outputs[id], content: phase.cursor.content, downloads: [] };
-    state.shown += phase.cursor.content;
+    state.display.shownText += phase.cursor.content;
     state.nodeInputs[id] = phase.cursor.inputs;
     phase.cursor = null;
     step.sink.emit('message_end', messageEnd(step, id));
@@ -131,19 +131,19 @@ function postOne(step: Step, i: number, phase: { cursor: MessageCursor | null })
     } else if (p.exception_method && p.exception_default_value) {
       step.sink.emit('message', { content: p.exception_default_value });
       step.sink.emit('message_end', {});
-      state.shown += p.exception_default_value;
+      state.display.shownText += p.exception_default_value;
     } else {
       state.error ??= ns.error;
     }
   }
 
-  if (state.deferred[id]) {
+  if (state.calls.deferred[id]) {
     if (state.error) {
-      delete state.deferred[id];
+      delete state.calls.deferred[id];
       state.outputs[id] = { ...state.outputs[id], content: null };
       emitFinished(step, id);
     } else {
-      state.partials.push(id);
+      state.display.awaitingRender.push(id);
     }
   } else if (node.role !== 'container' || ns.status === 'failed') {
     // A loop's node_finished comes when the loop is over (RAGFlow), unless it could not start.
@@ -190,7 +190,7 @@ function extendPath(step: Step, id: string, failed: boolean): void {
 
 /** Post-processes the current batch from the phase's cursor on. */
 export function postProcess(step: Step): Progress {
-  const phase = step.state.phase;
+  const phase = step.state.cursor.phase;
   if (phase.kind !== 'post') return 'done';
   while (phase.i < phase.to) {
     if (postOne(step, phase.i, phase) === 'wait') return 'wait';

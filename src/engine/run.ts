@@ -82,14 +82,20 @@ function initialState(canvas: CompiledCanvas, input: RunStartInput, now: number)
   globals['sys.conversation_turns'] = newTurn ? turns + 1 : turns;
   const start = session.continueAt && session.continueAt.length > 0 ? session.continueAt : ['begin'];
   return {
-    v: 1,
+    v: 2,
     runId: input.runId,
     messageId: input.messageId,
     status: 'running',
     startedAt: now,
+    createdAt: Math.floor(now / 1000),
     path: [...start],
-    idx: 0,
-    phase: { kind: 'next' },
+    cursor: { position: 0, phase: { kind: 'next' } },
+    calls: { pending: {}, groups: {}, deferred: {}, lastId: 0 },
+    events: { lastSeq: 0 },
+    display: { shownText: '', awaitingRender: [] },
+    inputs: { echo: input.inputs ?? null, values: input.inputs ?? {}, webhook: input.webhook ?? null },
+    pause: null,
+    form: { submitted: null, expired: null },
     outputs: {},
     nodeInputs: {},
     nodes: {},
@@ -100,25 +106,11 @@ function initialState(canvas: CompiledCanvas, input: RunStartInput, now: number)
     reference: { chunks: {}, doc_aggs: {} },
     ranBefore: [...session.ranBefore],
     continueAt: null,
-    partials: [],
-    deferred: {},
-    pending: {},
-    groups: {},
-    callSeq: 0,
-    seq: 0,
     steps: 0,
     error: null,
     usage: { ...ZERO_USAGE },
-    shown: '',
     toolCalling: input.toolCalling ?? null,
-    runInputs: input.inputs ?? {},
-    inputsEcho: input.inputs ?? null,
-    createdAt: Math.floor(now / 1000),
-    pause: null,
-    fillInputs: null,
-    fillExpired: null,
     loops: {},
-    webhook: input.webhook ?? null,
   };
 }
 
@@ -126,22 +118,22 @@ function fail(step: Step, message: string): void {
   const { state } = step;
   state.status = 'failed';
   state.error = message;
-  state.pending = {};
-  state.groups = {};
+  state.calls.pending = {};
+  state.calls.groups = {};
   step.sink.emit('run_failed', { error: message });
 }
 
 function finish(step: Step): void {
   const { state, canvas } = step;
-  for (const id of state.partials.splice(0)) {
+  for (const id of state.display.awaitingRender.splice(0)) {
     // A model answer planned for a Message that never rendered: nothing consumed it.
-    delete state.deferred[id];
+    delete state.calls.deferred[id];
     step.sink.emit('node_finished', nodeFinishedData(canvas, state, id, step.now));
   }
   const last = state.path[state.path.length - 1];
   const outputs = last ? publicOutputs(state.outputs[last]) : {};
   step.sink.emit('workflow_finished', {
-    inputs: state.inputsEcho,
+    inputs: state.inputs.echo,
     outputs,
     elapsed_time: (step.now - state.startedAt) / 1000,
     created_at: state.startedAt / 1000,
@@ -158,24 +150,24 @@ function finish(step: Step): void {
 function drive(step: Step, maxSteps: number): void {
   const { state } = step;
   while (state.status === 'running') {
-    const phase = state.phase;
+    const phase = state.cursor.phase;
     if (phase.kind === 'next') {
       if (maybePause(step)) return;
-      if (state.idx >= state.path.length) return finish(step);
+      if (state.cursor.position >= state.path.length) return finish(step);
       if (state.steps >= maxSteps) return fail(step, `The run stopped after ${maxSteps} component executions: the canvas seems to loop without end`);
       const to = startBatch(step);
-      state.phase = { kind: 'batch', to };
+      state.cursor.phase = { kind: 'batch', to };
       continue;
     }
     if (phase.kind === 'batch') {
-      if (Object.keys(state.pending).length > 0) return;
-      state.phase = { kind: 'post', to: phase.to, i: state.idx, cursor: null };
+      if (Object.keys(state.calls.pending).length > 0) return;
+      state.cursor.phase = { kind: 'post', to: phase.to, i: state.cursor.position, cursor: null };
       continue;
     }
     if (postProcess(step) === 'wait') return;
     if (state.error) return fail(step, state.error);
-    state.idx = phase.to;
-    state.phase = { kind: 'next' };
+    state.cursor.position = phase.to;
+    state.cursor.phase = { kind: 'next' };
   }
 }
 
@@ -191,7 +183,7 @@ export interface EngineOptions {
 export function startRun(canvas: CompiledCanvas, input: RunStartInput, now: number, options: EngineOptions = {}): StepResult {
   const state = initialState(canvas, input, now);
   const step = newStep(canvas, state, now);
-  step.sink.emit('workflow_started', { inputs: state.inputsEcho });
+  step.sink.emit('workflow_started', { inputs: state.inputs.echo });
   drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
   return result(step);
 }
@@ -221,7 +213,7 @@ export function submitInputs(canvas: CompiledCanvas, prev: RunState, submission:
   if (!check.ok) return { error: describeFieldProblems(check.problems) };
   const state = clone(prev);
   const step = newStep(canvas, state, now);
-  state.fillInputs = check.values;
+  state.form.submitted = check.values;
   state.pause = null;
   state.status = 'running';
   const query = submission.query;
@@ -242,7 +234,7 @@ export function expirePause(canvas: CompiledCanvas, prev: RunState, waitedS: num
   const state = clone(prev);
   const step = newStep(canvas, state, now);
   if (state.status !== 'paused') return result(step);
-  state.fillExpired = { waitedS };
+  state.form.expired = { waitedS };
   state.pause = null;
   state.status = 'running';
   drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
@@ -268,14 +260,14 @@ export function cancelRun(canvas: CompiledCanvas, prev: RunState, reason: string
     state.outputs[id] = { ...state.outputs[id], _ERROR: CANCELED_MESSAGE };
     step.sink.emit('node_finished', nodeFinishedData(canvas, state, id, now));
   }
-  state.pending = {};
-  state.groups = {};
-  state.deferred = {};
-  state.partials = [];
+  state.calls.pending = {};
+  state.calls.groups = {};
+  state.calls.deferred = {};
+  state.display.awaitingRender = [];
   state.pause = null;
   step.sink.emit('run_canceled', { reason });
   step.sink.emit('workflow_finished', {
-    inputs: state.inputsEcho,
+    inputs: state.inputs.echo,
     outputs: CANCELED_MESSAGE,
     elapsed_time: (now - state.startedAt) / 1000,
     created_at: state.startedAt / 1000,

@@ -95,58 +95,130 @@ export interface SessionState {
 }
 
 export interface RunState {
-  v: 1;
+  /** Shape version: 2 groups what v1 kept flat (see {@link upgradeState}). */
+  v: 2;
   runId: string;
   messageId: string;
   status: RunStatus;
   /** ms since epoch */
   startedAt: number;
+  /** Unix seconds of the run start: RAGFlow stamps every event envelope with it. */
+  createdAt: number;
+  /** Components in the order the run reached them (RAGFlow's `path`); a node may appear more than once. */
   path: string[];
-  idx: number;
-  phase: Phase;
+  /** Where the run stands in `path`. */
+  cursor: {
+    /** Index in `path` of the first component of the batch being run or post-processed (v1 `idx`). */
+    position: number;
+    /** What happens at that position. */
+    phase: Phase;
+  };
+  /** The side-effecting calls the run waits for. */
+  calls: {
+    /** Call id → the group and slot its result goes into (v1 `pending`). */
+    pending: Record<string, PendingCall>;
+    /** Group id → calls one component outcome asked for, delivered together (v1 `groups`). */
+    groups: Record<string, CallGroup>;
+    /** Model answers planned at batch time, made when a Message renders them (v1 `deferred`). */
+    deferred: Record<string, DeferredCall>;
+    /** Last number used for a call or group id (v1 `callSeq`). */
+    lastId: number;
+  };
+  /** The run's event log. */
+  events: {
+    /** Last event sequence number used (v1 `seq`). */
+    lastSeq: number;
+  };
+  /** What the user sees. */
+  display: {
+    /** Everything the run showed as messages, in order: the non-stream reply's content (v1 `shown`). */
+    shownText: string;
+    /** Streaming producers whose node_finished waits for their Message (RAGFlow's partials; v1 `partials`). */
+    awaitingRender: string[];
+  };
+  /** What the run was started with. */
+  inputs: {
+    /** The raw `inputs` of the request, echoed in workflow_started/finished (v1 `inputsEcho`). */
+    echo: unknown;
+    /** Begin's values, `{key: value}`, as components read them (v1 `runInputs`). */
+    values: Record<string, unknown>;
+    /** Webhook request (Begin in Webhook mode): `query`, `headers`, `body`, and the raw `input`. */
+    webhook: Record<string, unknown> | null;
+  };
+  /** The form the run waits for (a UserFillUp pause); null when not paused. */
+  pause: PauseState | null;
+  /** What came of the last pause, consumed by the UserFillUp(s) when they run. */
+  form: {
+    /** Values submitted for the paused form (v1 `fillInputs`). */
+    submitted: Record<string, unknown> | null;
+    /** The wait expired: the UserFillUp(s) fail with a timeout (v1 `fillExpired`). */
+    expired: { waitedS: number | null } | null;
+  };
+  /** Outputs of each component run so far. */
   outputs: Record<string, Record<string, unknown>>;
   /** Values each node read, reported as `node_finished.inputs`. */
   nodeInputs: Record<string, Record<string, unknown>>;
   nodes: Record<string, NodeState>;
+  /** `sys.*` and `env.*` values. */
   globals: Record<string, unknown>;
   history: HistoryEntry[];
   memory: unknown[];
   retrieval: unknown[];
   /** Citations gathered this run (RAGFlow's `retrieval[-1]`). */
   reference: { chunks: Record<string, unknown>; doc_aggs: Record<string, unknown> };
+  /** Components that ran in earlier turns of the session. */
+  ranBefore: string[];
+  /** Legacy `Answer` canvases: where the next turn starts. */
+  continueAt: string[] | null;
+  /** Component executions so far (runaway guard). */
+  steps: number;
+  error: string | null;
+  usage: RunUsage;
+  /** Which model factories call tools natively; null = assume all do. */
+  toolCalling: ToolCallingTable | null;
+  /** Loop items: passes made in the current run of their loop, -1 once the loop ended. */
+  loops: Record<string, number>;
+}
+
+/** The flat v1 state (and the older field-less ones), as continue-as-new checkpoints in histories hold it. */
+export interface RunStateV1 {
+  v: 1;
+  runId: string;
+  messageId: string;
+  status: RunStatus;
+  startedAt: number;
+  path: string[];
+  idx: number;
+  phase: Phase;
+  outputs: Record<string, Record<string, unknown>>;
+  nodeInputs: Record<string, Record<string, unknown>>;
+  nodes: Record<string, NodeState>;
+  globals: Record<string, unknown>;
+  history: HistoryEntry[];
+  memory: unknown[];
+  retrieval: unknown[];
+  reference: { chunks: Record<string, unknown>; doc_aggs: Record<string, unknown> };
   ranBefore: string[];
   continueAt: string[] | null;
-  /** Streaming producers whose node_finished waits for their Message (RAGFlow's partials). */
   partials: string[];
   deferred: Record<string, DeferredCall>;
   pending: Record<string, PendingCall>;
   groups: Record<string, CallGroup>;
   callSeq: number;
-  /** Last event sequence number used. */
   seq: number;
-  /** Component executions so far (runaway guard). */
   steps: number;
   error: string | null;
   usage: RunUsage;
   runInputs: Record<string, unknown>;
-  /** Everything the run showed as messages, in order (the non-stream reply's content). */
   shown: string;
-  /** Which model factories call tools natively; null = assume all do. */
-  toolCalling: ToolCallingTable | null;
-  /** The raw `inputs` of the request, echoed in workflow_started/finished. */
+  toolCalling?: ToolCallingTable | null;
   inputsEcho: unknown;
-  /** Unix seconds of the run start: RAGFlow stamps every event envelope with it. */
   createdAt: number;
-  /** The form the run waits for (a UserFillUp pause); null when not paused. */
-  pause: PauseState | null;
-  /** Values submitted for the paused form, consumed by the UserFillUp(s) when they run. */
-  fillInputs: Record<string, unknown> | null;
-  /** The wait expired: the UserFillUp(s) fail when they run (their exception handling applies). */
-  fillExpired: { waitedS: number | null } | null;
-  /** Loop items: passes made in the current run of their loop, -1 once the loop ended. */
-  loops: Record<string, number>;
-  /** Webhook request (Begin in Webhook mode): `query`, `headers`, `body`, and the raw `input`. */
-  webhook: Record<string, unknown> | null;
+  pause?: PauseState | null;
+  fillInputs?: Record<string, unknown> | null;
+  fillExpired?: { waitedS: number | null } | null;
+  loops?: Record<string, number>;
+  webhook?: Record<string, unknown> | null;
 }
 
 /** A run paused at one or more UserFillUps (RAGFlow merges their forms into one). */
@@ -162,13 +234,26 @@ export interface PauseState {
 }
 
 /**
- * A state from an earlier build (a continue-as-new checkpoint written before fields were added)
- * brought up to this one: missing fields get their initial values. Replay tests over stored
- * histories keep this honest.
+ * A state from an earlier build brought up to this one: a v1 checkpoint (flat fields; the older
+ * ones without pause/form/loop/webhook fields) regrouped into v2, a v2 state as it is. Replay
+ * tests over stored histories keep this honest: an old run continues with the same calls.
  */
-export function upgradeState(raw: RunState): RunState {
-  const defaults: Pick<RunState, 'pause' | 'fillInputs' | 'fillExpired' | 'loops' | 'webhook' | 'toolCalling'> = { pause: null, fillInputs: null, fillExpired: null, loops: {}, webhook: null, toolCalling: null };
-  return { ...defaults, ...raw };
+export function upgradeState(raw: RunState | RunStateV1): RunState {
+  if (raw.v === 2) return raw;
+  const { idx, phase, partials, deferred, pending, groups, callSeq, seq, runInputs, shown, inputsEcho, fillInputs, fillExpired, webhook, pause, loops, toolCalling, v: _v, ...same } = raw;
+  return {
+    ...same,
+    v: 2,
+    cursor: { position: idx, phase },
+    calls: { pending, groups, deferred, lastId: callSeq },
+    events: { lastSeq: seq },
+    display: { shownText: shown, awaitingRender: partials },
+    inputs: { echo: inputsEcho, values: runInputs, webhook: webhook ?? null },
+    pause: pause ?? null,
+    form: { submitted: fillInputs ?? null, expired: fillExpired ?? null },
+    loops: loops ?? {},
+    toolCalling: toolCalling ?? null,
+  };
 }
 
 export const ZERO_USAGE: Readonly<RunUsage> = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, calls: 0 });

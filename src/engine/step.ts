@@ -92,13 +92,13 @@ export function policyOf(step: Step, id: string): CallPolicy {
 }
 
 export function newCallId(step: Step, id: string): string {
-  step.state.callSeq += 1;
-  return `${step.state.callSeq}:${id}`;
+  step.state.calls.lastId += 1;
+  return `${step.state.calls.lastId}:${id}`;
 }
 
 /** True while a component still waits for calls. */
 export function hasOpenCalls(state: RunState, id: string): boolean {
-  return Object.values(state.groups).some((g) => g.componentId === id);
+  return Object.values(state.calls.groups).some((g) => g.componentId === id);
 }
 
 /** The call with engine-set fields added to its request (the traits say which requests take them). */
@@ -108,12 +108,12 @@ function withRequest(call: ActivityCall, extra: Record<string, unknown>): Activi
 
 function registerGroup(step: Step, id: string, planned: PlannedCall[], memo: unknown, multi: boolean, kind: CallGroup['kind']): void {
   const { state } = step;
-  state.callSeq += 1;
-  const group = `g${state.callSeq}`;
-  state.groups[group] = { componentId: id, kind, multi, size: planned.length, memo, activities: planned.map((p) => p.call.activity), results: {} };
+  state.calls.lastId += 1;
+  const group = `g${state.calls.lastId}`;
+  state.calls.groups[group] = { componentId: id, kind, multi, size: planned.length, memo, activities: planned.map((p) => p.call.activity), results: {} };
   planned.forEach((p, index) => {
     const callId = newCallId(step, id);
-    state.pending[callId] = { group, index, activity: p.call.activity };
+    state.calls.pending[callId] = { group, index, activity: p.call.activity };
     const traits = CALL_TRAITS[p.call.activity];
     let call = p.call;
     // A model call of a node a Message is showing streams its tokens into a slot of its own.
@@ -199,13 +199,13 @@ function deliver(step: Step, group: CallGroup): void {
 /** Files a call's result; when it completes its group, hands the group back to its component. */
 export function receiveResult(step: Step, result: CallResult): void {
   const { state } = step;
-  const pending = state.pending[result.callId];
+  const pending = state.calls.pending[result.callId];
   if (!pending) return; // a late result of a canceled or superseded call
-  delete state.pending[result.callId];
-  const group = state.groups[pending.group];
+  delete state.calls.pending[result.callId];
+  const group = state.calls.groups[pending.group];
   if (!group) return;
   group.results[pending.index] = result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error, ...(result.code ? { code: result.code } : {}) };
   if (Object.keys(group.results).length < group.size) return;
-  delete state.groups[pending.group];
+  delete state.calls.groups[pending.group];
   deliver(step, group);
 }
