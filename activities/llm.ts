@@ -7,7 +7,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChatCompletionChunk, ChatCompletionTool } from 'openai/resources/chat/completions';
-import type { LlmChatRequest, LlmChatResult, TokenUsage } from '../src/components/calls';
+import type { LlmChatRequest, LlmChatResult, TokenUsage } from '../src/components/callContracts';
 import { AppError } from '../src/errors';
 import { clientFor } from '../src/llm/client';
 import { classifyLlmError } from '../src/llm/errors';

@@ -4,7 +4,7 @@
  * put back together.
  */
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ChatMessage, ToolCallRequest } from '../src/components/calls';
+import type { ChatMessage, ToolCallRequest } from '../src/components/callContracts';
 import { BLOB_MARKER } from '../src/components/blobs';
 import type { Store } from '../src/store/types';
 

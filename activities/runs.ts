@@ -5,7 +5,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { redactSecrets, slimForRun } from '../src/dsl/secrets';
 import { workflowIdFor, type CanvasRunResult } from '../workflows/definitions';
-import { nestEvents, type NestTarget, type RunEvent } from '../src/engine/events';
+import { nestEvents, type NestTarget, type RunEvent } from '../src/engine/runEvents';
 import type { RunStatus, SessionState } from '../src/engine/state';
 import type { Store } from '../src/store/types';
 import type { Logger } from './log';

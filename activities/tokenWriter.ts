@@ -3,8 +3,8 @@
  * reserved: (seq, 1), (seq, 2)... Tokens are batched for a few milliseconds so a fast model does
  * not cost one database write per token, while the first token goes out at once.
  */
-import type { StreamTarget } from '../src/components/calls';
-import type { RunEvent } from '../src/engine/events';
+import type { StreamTarget } from '../src/components/callContracts';
+import type { RunEvent } from '../src/engine/runEvents';
 import type { StreamPiece } from '../src/llm/thinkSplitter';
 import type { Store } from '../src/store/types';
 

@@ -5,7 +5,7 @@
  * with zero latency and the web-search API a local stand-in, so the numbers are orchestration.
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
-import type { LlmChatRequest, ToolInvokeRequest } from '../src/components/calls';
+import type { LlmChatRequest, ToolInvokeRequest } from '../src/components/callContracts';
 import { compileCanvas, runInProcess, type CallResult, type EngineCall } from '../src/engine';
 import { launchRun } from '../api/services/runLauncher';
 import { DEFAULT_RUN_SETTINGS } from '../src/runSettings';

@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import { silentLogger } from '../activities/log';
 import { buildApp } from '../api/app';
 import { launchRun } from '../api/services/runLauncher';
-import type { LlmChatRequest } from '../src/components/calls';
+import type { LlmChatRequest } from '../src/components/callContracts';
 import { compileCanvas, runInProcess, type CallResult, type EngineCall } from '../src/engine';
 import { DEFAULT_RUN_SETTINGS } from '../src/runSettings';
 import { dsl } from '../test/helpers/canvasKit';

@@ -1,5 +1,5 @@
 /**
- * One canvas run as a Temporal workflow. It only drives the pure engine (workflows/runLoop.ts):
+ * One canvas run as a Temporal workflow. It only drives the pure engine (workflows/workflowCarrier.ts):
  * everything the run decides is in the engine; everything it touches is in activities.
  */
 import { continueAsNew, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
@@ -9,7 +9,7 @@ import { ZERO_USAGE } from '../src/engine/state';
 import { describeProblems } from '../src/errors';
 import { RUN_STATUS_KEY } from '../src/temporal/searchAttributes';
 import type { CanvasRunInput, CanvasRunResult } from './definitions';
-import { resumedStep, runLoop } from './runLoop';
+import { resumedStep, runInWorkflow } from './workflowCarrier';
 
 const bookkeeping = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
@@ -35,7 +35,7 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
         Date.now(),
         { maxSteps: settings.maxSteps },
       );
-  return runLoop(canvas, first, {
+  return runInWorkflow(canvas, first, {
     runId: input.runId,
     settings,
     recordedStatus: input.checkpoint ? input.checkpoint.state.status : null,

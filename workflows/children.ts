@@ -1,9 +1,9 @@
 /**
  * The child workflows calls.ts starts, by signature. Declared here, not taken as `typeof` from
- * canvasRun.ts and subAgent.ts: those import calls.ts (through runLoop.ts), and the layer check
+ * canvasRun.ts and subAgentRun.ts: those import callCarrier.ts (through workflowCarrier.ts), and the layer check
  * forbids import cycles. workflows/index.ts checks the real workflows against these signatures.
  */
-import type { SubAgentRequest, SubAgentResult } from '../src/components/calls';
+import type { SubAgentRequest, SubAgentResult } from '../src/components/callContracts';
 import type { CanvasRunInput, CanvasRunResult, RunCheckpoint, RunSettings } from './definitions';
 
 export interface SubAgentRunInput {

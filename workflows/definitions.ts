@@ -6,7 +6,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { InputsSubmission } from '../src/engine/run';
 import type { RunProgress } from '../src/engine/progress';
 import type { RunSettings } from '../src/runSettings';
-import type { NestTarget } from '../src/engine/events';
+import type { NestTarget } from '../src/engine/runEvents';
 import type { EngineCall } from '../src/engine/step';
 import type { RunState, RunStateV1, RunStatus, RunUsage, SessionState } from '../src/engine/state';
 

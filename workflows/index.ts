@@ -1,11 +1,11 @@
 /** The workflows the worker registers. */
 export { canvasRun } from './canvasRun';
-export { subAgentRun } from './subAgent';
+export { subAgentRun } from './subAgentRun';
 export { indexDocument } from './indexDocument';
 
 import type { CanvasRunWorkflow, SubAgentRunWorkflow } from './children';
 import { canvasRun } from './canvasRun';
-import { subAgentRun } from './subAgent';
+import { subAgentRun } from './subAgentRun';
 
 // calls.ts starts these by the signatures in children.ts: a workflow that drifts from them fails here.
 canvasRun satisfies CanvasRunWorkflow;

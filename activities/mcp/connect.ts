@@ -15,7 +15,7 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AppError } from '../../src/errors';
-import type { McpToolInfo } from '../../src/components/calls';
+import type { McpToolInfo } from '../../src/components/callContracts';
 import type { McpServerRecord } from '../../src/store/types';
 import { assertUrlAllowed, guardedFetchFn, RESERVED_REQUEST_HEADERS, type FetchFn, type Resolver } from '../net';
 import { listAllTools } from './results';

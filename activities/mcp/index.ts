@@ -6,7 +6,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { ErrorCode as McpErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { McpCallRequest, McpCallResult, McpListRequest, McpToolInfo } from '../../src/components/calls';
+import type { McpCallRequest, McpCallResult, McpListRequest, McpToolInfo } from '../../src/components/callContracts';
 import { AppError } from '../../src/errors';
 import type { McpServerRecord, Store } from '../../src/store/types';
 import { toFailure } from '../llm';

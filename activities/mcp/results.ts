@@ -1,6 +1,6 @@
 /** Reading MCP answers into what an Agent's model sees. */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { McpToolInfo } from '../../src/components/calls';
+import type { McpToolInfo } from '../../src/components/callContracts';
 
 type Content = { type: string; text?: string; mimeType?: string; resource?: { uri?: string; text?: string; mimeType?: string }; uri?: string; name?: string };
 

@@ -5,7 +5,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { BLOB_THRESHOLD, blobMarker } from '../../src/components/blobs';
-import type { ToolInvokeRequest, ToolInvokeResult } from '../../src/components/calls';
+import type { ToolInvokeRequest, ToolInvokeResult } from '../../src/components/callContracts';
 import { AppError } from '../../src/errors';
 import type { Store } from '../../src/store/types';
 import { toFailure } from '../llm';

@@ -1,5 +1,5 @@
 /** What a tool executor gets and gives. */
-import type { ToolInvokeResult } from '../../src/components/calls';
+import type { ToolInvokeResult } from '../../src/components/callContracts';
 import type { KnowledgeDeps } from '../knowledge/search';
 
 export interface ToolExecution {

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { hasLegacyStructure, planModelCall, readModelAnswer } from './LLM';
-import type { McpToolInfo } from './calls';
+import type { McpToolInfo } from './callContracts';
 import { nonNegInt, str } from './common';
 import { buildPrompt, llmInputRefs, llmParamsShape, llmThoughts, promptProblem, structuredOutputInstructions, structuredSchema } from './llmPrompt';
 import { buildCatalog } from './agent/catalog';

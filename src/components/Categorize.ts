@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { pyJson, parseRef, type VariableRef } from '../dsl/refs';
-import type { LlmChatResult } from './calls';
+import type { LlmChatResult } from './callContracts';
 import { bareRef, idList, nonNegInt, str } from './common';
 import { chatRequest, llmParamsShape } from './llmPrompt';
 import type { ComponentContext, ComponentDef } from './types';

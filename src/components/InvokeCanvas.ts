@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { parseRef } from '../dsl/refs';
-import type { ActivityCall } from './calls';
+import type { ActivityCall } from './callContracts';
 import { executionParamsShape, paramText, str, templateRefs } from './common';
 import { readToolNodeResult, summarize } from './tooling';
 import type { ComponentContext, ComponentDef } from './types';

@@ -4,7 +4,7 @@
  * be parsed; otherwise the answer is the `content` output, streamed into a downstream Message.
  */
 import { z } from 'zod';
-import type { ChatMessage, LlmChatResult } from './calls';
+import type { ChatMessage, LlmChatResult } from './callContracts';
 import {
   buildPrompt,
   chatRequest,

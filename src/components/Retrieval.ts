@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { parseRef } from '../dsl/refs';
 import type { PathSegment } from '../dsl/jsonPath';
-import type { ActivityCall, LlmChatResult } from './calls';
+import type { ActivityCall, LlmChatResult } from './callContracts';
 import { bareRef, bool, executionParamsShape, num, paramText, str, unitFloat } from './common';
 import { readToolNodeResult, summarize } from './tooling';
 import type { ComponentContext, ComponentDef } from './types';

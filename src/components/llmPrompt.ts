@@ -8,7 +8,7 @@ import { jsonrepair } from 'jsonrepair';
 import { z } from 'zod';
 import { pyJson, type VariableRef } from '../dsl/refs';
 import { withCitations } from './citations';
-import type { ChatMessage, GenConf, LlmChatRequest } from './calls';
+import type { ChatMessage, GenConf, LlmChatRequest } from './callContracts';
 import { bool, executionParamsShape, str, templateRefs, uniqueRefs, unitFloat } from './common';
 import type { ComponentContext } from './types';
 

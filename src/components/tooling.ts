@@ -2,7 +2,7 @@
  * Shared by tool components (usable as canvas nodes and as Agent tools): their function schema
  * for the model, and running them as a canvas node through the `toolInvoke` activity.
  */
-import type { ToolInvokeResult, ToolSchema } from './calls';
+import type { ToolInvokeResult, ToolSchema } from './callContracts';
 import type { ComponentContext, Outcome, ToolMeta } from './types';
 
 /** OpenAI function names: letters, digits, `_` and `-`, at most 64. */

@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { PathSegment } from '../dsl/jsonPath';
 import type { VariableRef } from '../dsl/refs';
-import type { ActivityCall, ChatMessage } from './calls';
+import type { ActivityCall, ChatMessage } from './callContracts';
 
 /** How the engine treats a component beyond running it. */
 export type ComponentRole =

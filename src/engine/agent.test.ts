@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolInvokeResult } from '../components/calls';
+import type { ToolInvokeResult } from '../components/callContracts';
 import { parsePlan } from '../components/agent/react';
 import { compile } from '../../test/helpers/canvasKit';
 import { driver, llmRequest, timeline, type Answer } from '../../test/helpers/engineDriver';

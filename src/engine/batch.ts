@@ -6,7 +6,7 @@
  * planned here; its call happens when the Message renders.
  */
 import { makeContext } from './context';
-import { nodeStartedData } from './events';
+import { nodeStartedData } from './runEvents';
 import { applyOutcome, failNode, startNode, type Step } from './step';
 
 /** Whether every component `id` reads from is already on the path (RAGFlow's dependency check). */

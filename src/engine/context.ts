@@ -1,7 +1,7 @@
 /**
  * Variable resolution against a run's state and the {@link ComponentContext} components see.
  */
-import type { ChatMessage } from '../components/calls';
+import type { ChatMessage } from '../components/callContracts';
 import type { ComponentContext, VariableWrite } from '../components/types';
 import { getPath, renderTemplate, setPath, type VariableRef } from '../dsl/refs';
 import { factoryOf } from '../dsl/modelId';

@@ -4,7 +4,7 @@
  * workflow runs, pause and cancel included; only durability and history are Temporal's.
  */
 import type { CompiledCanvas } from './compile';
-import type { RunEvent } from './events';
+import type { RunEvent } from './runEvents';
 import { checkPauseInputs } from './pause';
 import { runLoop, type PauseOutcome, type RunCarrier } from './loop';
 import { startRun, type EngineOptions, type InputsSubmission, type RunStartInput, type StepResult } from './run';

@@ -3,7 +3,7 @@
  * See docs/ARCHITECTURE.md for how the workflow drives it.
  */
 export { compileCanvas, type CompiledCanvas, type CompiledNode, type CompileResult } from './compile';
-export { isTerminalEvent, type RunEvent, type RunEventName } from './events';
+export { isTerminalEvent, type RunEvent, type RunEventName } from './runEvents';
 export { cancelRun, CANCELED_MESSAGE, expirePause, submitInputs, type InputsSubmission, DEFAULT_MAX_STEPS, rejectRun, resumeRun, startRun, type EngineOptions, type RunStartInput, type StepResult } from './run';
 export { emptySession, sessionAfter, type NodeState, type RunState, type RunStatus, type SessionState } from './state';
 export type { CallPolicy, CallResult, EngineCall } from './step';

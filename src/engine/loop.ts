@@ -2,7 +2,7 @@
  * The run loop, once: record each step's events, carry out its calls (a bounded number at a time),
  * feed the results back to the engine, and stop at a pause, a cancel or the end. It is written
  * against a {@link RunCarrier}: the Temporal workflow carries calls as activities and child
- * workflows and waits with `condition()` (workflows/runLoop.ts); the in-process driver carries
+ * workflows and waits with `condition()` (workflows/workflowCarrier.ts); the in-process driver carries
  * them as plain async functions (./inProcess.ts). So unit tests and benchmarks exercise the loop
  * production runs. No clock, no I/O and no Temporal import here: the carrier brings them.
  */

@@ -6,7 +6,7 @@
  */
 import { pyJson, splitTemplate } from '../dsl/refs';
 import { makeContext, resolveRef } from './context';
-import { nodeFinishedData } from './events';
+import { nodeFinishedData } from './runEvents';
 import type { MessageCursor } from './state';
 import { applyOutcome, hasOpenCalls, type Step } from './step';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolInvokeRequest } from '../components/calls';
+import type { ToolInvokeRequest } from '../components/callContracts';
 import { compile } from '../../test/helpers/canvasKit';
 import { driver } from '../../test/helpers/engineDriver';
 

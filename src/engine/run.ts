@@ -9,7 +9,7 @@ import type { ToolCallingTable } from '../runSettings';
 import { pyJson } from '../dsl/refs';
 import { startBatch } from './batch';
 import type { CompiledCanvas } from './compile';
-import { nodeFinishedData, publicOutputs, type RunEvent } from './events';
+import { nodeFinishedData, publicOutputs, type RunEvent } from './runEvents';
 import { postProcess } from './post';
 import { emptySession, ZERO_USAGE, type RunState, type RunStatus, type SessionState } from './state';
 import { checkPauseInputs, maybePause } from './pause';

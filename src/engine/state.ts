@@ -2,7 +2,7 @@
  * The engine's run state: everything needed to continue a run, as plain JSON (it travels in
  * workflow state and across continue-as-new). Nothing here reads a clock or makes an id.
  */
-import type { ActivityCall, TokenUsage } from '../components/calls';
+import type { ActivityCall, TokenUsage } from '../components/callContracts';
 import type { FormFieldSpec, Outcome } from '../components/types';
 import type { ToolCallingTable } from '../runSettings';
 import type { TemplatePart } from '../dsl/refs';

@@ -3,11 +3,11 @@
  * the node bookkeeping shared by batch execution and post-processing. A component's calls are
  * grouped: a group goes back to the component when all of its calls are back.
  */
-import { CALL_TRAITS, type ActivityCall, type LlmChatResult, type SubAgentResult, type TokenUsage } from '../components/calls';
+import { CALL_TRAITS, type ActivityCall, type LlmChatResult, type SubAgentResult, type TokenUsage } from '../components/callContracts';
 import type { CallOutcome, Outcome, PlannedCall } from '../components/types';
 import type { CompiledCanvas } from './compile';
 import { applyWrite, makeContext } from './context';
-import { EventSink } from './events';
+import { EventSink } from './runEvents';
 import type { CallGroup, RunState } from './state';
 
 /** Retry and timeout settings of a call, from the component's params. */

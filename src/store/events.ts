@@ -2,7 +2,7 @@
  * The event log of runs, ordered by (seq, sub), and the wake-ups of its readers.
  * Appends are idempotent so that retried activities can write the same events again.
  */
-import { isTerminalEvent, type RunEvent, type RunEventName } from '../engine/events';
+import { isTerminalEvent, type RunEvent, type RunEventName } from '../engine/runEvents';
 import { jsonParam } from './sql';
 import type { Db, Store, StoredEvent } from './types';
 

@@ -8,7 +8,7 @@
  */
 import type { KnowledgeStore } from './knowledgeTypes';
 import type { TenantsRepository } from './tenantTypes';
-import type { RunEvent } from '../engine/events';
+import type { RunEvent } from '../engine/runEvents';
 import type { SessionState } from '../engine/state';
 
 export type DbKind = 'pglite' | 'postgres';

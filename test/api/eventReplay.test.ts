@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followRunEvents } from '../../api/services/eventStream';
 import { collect, newCollector } from '../../api/services/replies';
-import type { RunEvent, RunEventName } from '../../src/engine/events';
+import type { RunEvent, RunEventName } from '../../src/engine/runEvents';
 import { openStore } from '../../src/store/store';
 import { newId } from '../../src/store/time';
 import type { EventCursor, StoredEvent, Store } from '../../src/store/types';

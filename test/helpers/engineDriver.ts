@@ -3,10 +3,10 @@
  * states what each model (or tool) answers and checks what the engine does with it. (Integration
  * tests use the real activities against the scripted OpenAI-compatible HTTP server instead.)
  */
-import type { LlmChatRequest, LlmChatResult, ToolCallRequest } from '../../src/components/calls';
+import type { LlmChatRequest, LlmChatResult, ToolCallRequest } from '../../src/components/callContracts';
 import { continueInProcess, expirePause, runInProcess, submitInputs, type CallResult, type EngineCall, type InProcessOptions, type InputsSubmission, type RunStartInput, type RunState } from '../../src/engine';
 import type { CompiledCanvas } from '../../src/engine';
-import type { RunEvent } from '../../src/engine/events';
+import type { RunEvent } from '../../src/engine/runEvents';
 
 /** A scripted answer: model text, model tool calls, an error, or a function of the call. */
 export type Answer =

@@ -4,7 +4,7 @@
  * tools in their prompts keep working.
  */
 import type { PathSegment } from '../../dsl/jsonPath';
-import type { McpToolInfo, ToolSchema } from '../calls';
+import type { McpToolInfo, ToolSchema } from '../callContracts';
 import { functionName, toolSchema } from '../tooling';
 import type { ComponentContext, ToolMeta } from '../types';
 

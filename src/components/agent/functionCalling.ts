@@ -4,7 +4,7 @@
  * the results back; an answer without tool calls is the final answer. After max_rounds + 1
  * tool-enabled calls the model must answer without tools.
  */
-import type { LlmChatResult } from '../calls';
+import type { LlmChatResult } from '../callContracts';
 import type { CallOutcome, ComponentContext, Outcome, ProgressEvent, ReferenceAddition } from '../types';
 import { afterReference, ask, finish, roundsExhausted, withSystem, type AgentMemo, type AgentSettings } from './memo';
 import { plannedCalls, prepareCalls, settleRound } from './toolCalls';

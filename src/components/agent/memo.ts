@@ -3,7 +3,7 @@
  * resumes the loop where it was), and the steps both strategies share: asking the model, and
  * finishing with a plain or a structured answer.
  */
-import type { ChatMessage, LlmChatRequest, McpToolInfo } from '../calls';
+import type { ChatMessage, LlmChatRequest, McpToolInfo } from '../callContracts';
 import { withCitations } from '../citations';
 import { genConf, parseModelJson, structuredOutputInstructions, type LlmParams } from '../llmPrompt';
 import type { Outcome, ProgressEvent, ReferenceAddition } from '../types';

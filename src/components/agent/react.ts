@@ -5,7 +5,7 @@
  * writes the answer (the one that streams into a Message). Every step is its own model call.
  */
 import { jsonrepair } from 'jsonrepair';
-import type { LlmChatResult } from '../calls';
+import type { LlmChatResult } from '../callContracts';
 import { summarize } from '../tooling';
 import type { CallOutcome, ComponentContext, Outcome, ProgressEvent, ReferenceAddition } from '../types';
 import { afterReference, ask, finish, withSystem, type AgentMemo, type AgentSettings } from './memo';

@@ -5,7 +5,7 @@
  */
 import { jsonrepair } from 'jsonrepair';
 import { BLOB_MARKER } from '../blobs';
-import type { ActivityCall, McpCallResult, SubAgentResult, ToolInvokeResult } from '../calls';
+import type { ActivityCall, McpCallResult, SubAgentResult, ToolInvokeResult } from '../callContracts';
 import { summarize } from '../tooling';
 import type { CallOutcome, ComponentContext, PlannedCall, ProgressEvent, ReferenceAddition } from '../types';
 import type { CatalogEntry } from './catalog';

@@ -1,6 +1,6 @@
 /** What every shared store case receives: the backend under test, opened once per suite. */
 import { emptySession } from '../../../src/engine/state';
-import type { RunEvent, RunEventName } from '../../../src/engine/events';
+import type { RunEvent, RunEventName } from '../../../src/engine/runEvents';
 import { newId } from '../../../src/store/time';
 import type { Db, Store } from '../../../src/store/types';
 

@@ -17,12 +17,12 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
 import { cancelRun, checkPauseInputs, progressOf, type CompiledCanvas, type InputsSubmission, type StepResult } from '../src/engine';
-import { historyFull, runLoop as sharedLoop, type PauseOutcome, type RunCarrier } from '../src/engine/loop';
+import { historyFull, runLoop, type PauseOutcome, type RunCarrier } from '../src/engine/loop';
 import { describeFieldProblems } from '../src/components/forms';
-import type { NestTarget } from '../src/engine/events';
+import type { NestTarget } from '../src/engine/runEvents';
 import { upgradeState, type RunStatus } from '../src/engine/state';
 import { RUN_STATUS_KEY } from '../src/temporal/searchAttributes';
-import { carryCall } from './calls';
+import { carryCall } from './callCarrier';
 import { cancelSignal, FORM_INVALID, progressQuery, submitInputsUpdate, type RunCheckpoint, type RunSettings } from './definitions';
 
 // Event writes are short database inserts: local activities, retried until the store answers.
@@ -31,7 +31,7 @@ const local = proxyLocalActivities<Activities>({
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
 
-export interface RunLoopOptions<R> {
+export interface WorkflowRunOptions<R> {
   runId: string;
   settings: RunSettings;
   /** The status already recorded for the first step (a continued run), so it is not recorded twice. */
@@ -50,7 +50,7 @@ export function resumedStep(checkpoint: RunCheckpoint): StepResult {
   return { state, events: [], calls: checkpoint.calls, status: state.status };
 }
 
-export async function runLoop<R>(canvas: CompiledCanvas, first: StepResult, options: RunLoopOptions<R>): Promise<R> {
+export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult, options: WorkflowRunOptions<R>): Promise<R> {
   const { runId, settings } = options;
   const engineOptions = { maxSteps: settings.maxSteps, maxParallel: settings.maxParallel };
   let step = first;
@@ -117,7 +117,7 @@ export async function runLoop<R>(canvas: CompiledCanvas, first: StepResult, opti
   };
 
   try {
-    const end = await sharedLoop(canvas, first, carrier, engineOptions);
+    const end = await runLoop(canvas, first, carrier, engineOptions);
     if (end.kind === 'handedOver') return end.value;
   } catch (err) {
     if (!isCancellation(err)) throw err;

@@ -1,5 +1,5 @@
 /**
- * Carries out one engine call, as its traits say (src/components/calls.ts): an activity of the
+ * Carries out one engine call, as its traits say (src/components/callContracts.ts): an activity of the
  * call's name, or a child run, with the retry policy and timeouts its component asked for. Failures become results for the engine (exception handling is its business);
  * only cancellation propagates.
  */
@@ -18,7 +18,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
 import type { CallResult, EngineCall } from '../src/engine';
-import { CALL_TRAITS, type ActivityCallName, type CallMap, type CallName, type InvokeCanvasRequest, type InvokeCanvasResult, type SubAgentRequest, type SubAgentResult } from '../src/components/calls';
+import { CALL_TRAITS, type ActivityCallName, type CallMap, type CallName, type InvokeCanvasRequest, type InvokeCanvasResult, type SubAgentRequest, type SubAgentResult } from '../src/components/callContracts';
 import type { CanvasRunWorkflow, SubAgentRunWorkflow } from './children';
 import { canvasRunInput, type RunSettings } from './definitions';
 

@@ -5,12 +5,12 @@
  */
 import { ApplicationFailure, continueAsNew, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
-import type { SubAgentResult } from '../src/components/calls';
+import type { SubAgentResult } from '../src/components/callContracts';
 import { compileCanvas, startRun, type StepResult } from '../src/engine';
-import { subAgentDsl, subAgentOutcome, subAgentStart } from '../src/engine/subAgent';
+import { subAgentDsl, subAgentOutcome, subAgentStart } from '../src/engine/subAgentCanvas';
 import { describeProblems } from '../src/errors';
 import type { SubAgentRunInput } from './children';
-import { resumedStep, runLoop } from './runLoop';
+import { resumedStep, runInWorkflow } from './workflowCarrier';
 
 const bookkeeping = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
@@ -29,7 +29,7 @@ export async function subAgentRun(input: SubAgentRunInput): Promise<SubAgentResu
   if (!input.checkpoint) await bookkeeping.registerChildRun({ runId, parentRunId: request.parentRunId, workflowId: workflowInfo().workflowId });
 
   const first = input.checkpoint ? resumedStep(input.checkpoint) : startRun(canvas, subAgentStart(request, { runId, messageId: runId }, settings.toolCalling), Date.now(), { maxSteps: settings.maxSteps });
-  const last: StepResult = await runLoop(canvas, first, {
+  const last: StepResult = await runInWorkflow(canvas, first, {
     runId,
     settings,
     recordedStatus: input.checkpoint ? input.checkpoint.state.status : null,

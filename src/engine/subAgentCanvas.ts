@@ -3,7 +3,7 @@
  * module turns the call into that run's canvas and start input, and the finished run back into
  * the tool result. Pure, like the rest of the engine.
  */
-import type { SubAgentRequest, SubAgentResult } from '../components/calls';
+import type { SubAgentRequest, SubAgentResult } from '../components/callContracts';
 import type { RunStartInput } from './run';
 import { emptySession, type RunState } from './state';
 
