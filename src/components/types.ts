@@ -120,8 +120,8 @@ export interface VariableWrite {
   value: unknown;
 }
 
-/** A progress notice a component emits while it works (an extension event, e.g. a tool call). */
-export interface ProgressEvent {
+/** A notice a component emits while it works (an extension event, e.g. a tool call); not the run's `progress` query. */
+export interface WorkNotice {
   event: 'tool_call';
   data: Record<string, unknown>;
 }
@@ -138,7 +138,7 @@ export type CallOutcome = { ok: true; value: unknown } | { ok: false; error: str
 interface OutcomeExtras {
   /** Values shown as the node's `inputs` in `node_finished`; defaults to the input refs. */
   inputs?: Record<string, unknown>;
-  progress?: ProgressEvent[];
+  notices?: WorkNotice[];
   /** Citations to add to the run's reference (retrieval and search tools). */
   reference?: ReferenceAddition;
 }

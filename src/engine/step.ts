@@ -1,5 +1,5 @@
 /**
- * One engine step in progress: the state being advanced, the events and calls it produces, and
+ * One engine step being taken: the state being advanced, the events and calls it produces, and
  * the node bookkeeping shared by batch execution and post-processing. A component's calls are
  * grouped: a group goes back to the component when all of its calls are back.
  */
@@ -135,7 +135,7 @@ function addReference(step: Step, outcome: Outcome): void {
 /** Applies what a component answered: outputs, an error, or more calls. */
 export function applyOutcome(step: Step, id: string, outcome: Outcome, kind: CallGroup['kind'] = 'component'): void {
   const { state } = step;
-  for (const p of outcome.progress ?? []) step.sink.emit(p.event, { component_id: id, ...p.data });
+  for (const p of outcome.notices ?? []) step.sink.emit(p.event, { component_id: id, ...p.data });
   addReference(step, outcome);
   if (outcome.kind === 'error') {
     failNode(step, id, outcome.message);

@@ -5,11 +5,11 @@
  * tool-enabled calls the model must answer without tools.
  */
 import type { LlmChatResult } from '../callContracts';
-import type { CallOutcome, ComponentContext, Outcome, ProgressEvent, ReferenceAddition } from '../types';
+import type { CallOutcome, ComponentContext, Outcome, WorkNotice, ReferenceAddition } from '../types';
 import { afterReference, ask, finish, roundsExhausted, withSystem, type AgentMemo, type AgentSettings } from './memo';
 import { plannedCalls, prepareCalls, settleRound } from './toolCalls';
 
-function askModel(s: AgentSettings, memo: AgentMemo, extras: { progress?: ProgressEvent[]; reference?: ReferenceAddition } = {}): Outcome {
+function askModel(s: AgentSettings, memo: AgentMemo, extras: { notices?: WorkNotice[]; reference?: ReferenceAddition } = {}): Outcome {
   const { p } = s;
   if (memo.round >= p.max_rounds + 1) {
     const messages = [...memo.messages, { role: 'user' as const, content: roundsExhausted(p.max_rounds) }];
@@ -46,7 +46,7 @@ function onTools(s: AgentSettings, memo: AgentMemo, outcomes: CallOutcome[]): Ou
   const settled = settleRound(memo.prepared, outcomes, memo.catalog, memo.round);
   const toolMessages = settled.results.map((r) => ({ role: 'tool' as const, tool_call_id: r.id, content: r.text }));
   const next: AgentMemo = afterReference({ ...memo, messages: [...memo.messages, ...toolMessages], prepared: [], uses: [...memo.uses, ...settled.uses] }, settled.reference);
-  return askModel(s, next, { progress: settled.progress, ...(settled.reference ? { reference: settled.reference } : {}) });
+  return askModel(s, next, { notices: settled.notices, ...(settled.reference ? { reference: settled.reference } : {}) });
 }
 
 export function continueFunctionCalling(s: AgentSettings, ctx: ComponentContext, memo: AgentMemo, result: unknown): Outcome {

@@ -6,7 +6,7 @@
 import type { ChatMessage, LlmChatRequest, McpToolInfo } from '../callContracts';
 import { withCitations } from '../citations';
 import { genConf, parseModelJson, structuredOutputInstructions, type LlmParams } from '../llmPrompt';
-import type { Outcome, ProgressEvent, ReferenceAddition } from '../types';
+import type { Outcome, WorkNotice, ReferenceAddition } from '../types';
 import type { CatalogEntry } from './catalog';
 import type { PreparedCall, ToolUse } from './toolCalls';
 
@@ -49,7 +49,7 @@ export interface AgentSettings {
 }
 
 /** A model call of the agent's loop. */
-export function ask(p: LlmParams, memo: AgentMemo, phase: AgentMemo['phase'], request: Partial<LlmChatRequest> & Pick<LlmChatRequest, 'messages'>, summary: string, extras: { progress?: ProgressEvent[]; reference?: ReferenceAddition } = {}): Outcome {
+export function ask(p: LlmParams, memo: AgentMemo, phase: AgentMemo['phase'], request: Partial<LlmChatRequest> & Pick<LlmChatRequest, 'messages'>, summary: string, extras: { notices?: WorkNotice[]; reference?: ReferenceAddition } = {}): Outcome {
   const full: LlmChatRequest = { llmId: p.llm_id, gen: genConf(p), ...request };
   return { kind: 'call', call: { activity: 'llmChat', request: full }, summary, memo: { ...memo, phase }, ...extras };
 }
@@ -63,7 +63,7 @@ function outputs(memo: AgentMemo, content: string, structured?: unknown): Record
 }
 
 /** Ends the loop with the model's answer (parsed when the node has a structured output). */
-export function finish(p: LlmParams, memo: AgentMemo, content: string, extras: { progress?: ProgressEvent[]; reference?: ReferenceAddition } = {}): Outcome {
+export function finish(p: LlmParams, memo: AgentMemo, content: string, extras: { notices?: WorkNotice[]; reference?: ReferenceAddition } = {}): Outcome {
   if (!memo.schema) return { kind: 'done', outputs: outputs(memo, content), ...extras };
   const parsed = parseModelJson(content);
   if (parsed.ok) return { kind: 'done', outputs: outputs(memo, content, parsed.value), ...extras };

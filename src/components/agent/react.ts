@@ -7,7 +7,7 @@
 import { jsonrepair } from 'jsonrepair';
 import type { LlmChatResult } from '../callContracts';
 import { summarize } from '../tooling';
-import type { CallOutcome, ComponentContext, Outcome, ProgressEvent, ReferenceAddition } from '../types';
+import type { CallOutcome, ComponentContext, Outcome, WorkNotice, ReferenceAddition } from '../types';
 import { afterReference, ask, finish, withSystem, type AgentMemo, type AgentSettings } from './memo';
 import { plannedCalls, prepareCalls, settleRound, type RequestedCall } from './toolCalls';
 
@@ -38,7 +38,7 @@ export function beginReAct(s: AgentSettings, memo: AgentMemo): Outcome {
   return ask(s.p, memo, 'analyze', { messages: withSystem(system, [{ role: 'user', content: `Task: ${task(memo)}\n\nAnalyze it.` }]), show: false }, 'analyze the task');
 }
 
-function plan(s: AgentSettings, memo: AgentMemo, extras: { progress?: ProgressEvent[]; reference?: ReferenceAddition } = {}): Outcome {
+function plan(s: AgentSettings, memo: AgentMemo, extras: { notices?: WorkNotice[]; reference?: ReferenceAddition } = {}): Outcome {
   if (memo.round >= s.p.max_rounds + 1) return final(s, memo, '', extras);
   const system = [
     'You plan the next step of a task and call tools to make progress.',
@@ -63,7 +63,7 @@ function plan(s: AgentSettings, memo: AgentMemo, extras: { progress?: ProgressEv
   return ask(s.p, next, 'plan', { messages: withSystem(system, [{ role: 'user', content: user }]), show: false }, `plan step ${next.round}`, extras);
 }
 
-function final(s: AgentSettings, memo: AgentMemo, draft: string, extras: { progress?: ProgressEvent[]; reference?: ReferenceAddition } = {}): Outcome {
+function final(s: AgentSettings, memo: AgentMemo, draft: string, extras: { notices?: WorkNotice[]; reference?: ReferenceAddition } = {}): Outcome {
   const findings = memo.observations.length > 0 ? `\n\nWhat the tools found:\n${memo.observations.join('\n\n')}` : '';
   const draftNote = draft ? `\n\nDraft answer:\n${draft}` : '';
   const messages = [...memo.messages.slice(0, -1), { role: 'user' as const, content: `${task(memo)}${findings}${draftNote}\n\nWrite the final answer to the request above.` }];
@@ -116,7 +116,7 @@ function onTools(s: AgentSettings, memo: AgentMemo, outcomes: CallOutcome[]): Ou
   const next: AgentMemo = afterReference({ ...memo, prepared: [], uses: [...memo.uses, ...settled.uses], observations: [...memo.observations, observation] }, settled.reference);
   const reflect = `Goal: ${task(memo)}\n\n${observation}\n\nReflect: did these results answer what was missing? What is still unknown? Is another step worth it? Be brief.`;
   return ask(s.p, next, 'reflect', { messages: withSystem(memo.system, [{ role: 'user', content: reflect }]), show: false }, `reflect on step ${memo.round}`, {
-    progress: settled.progress,
+    notices: settled.notices,
     ...(settled.reference ? { reference: settled.reference } : {}),
   });
 }

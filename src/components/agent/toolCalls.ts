@@ -1,13 +1,13 @@
 /**
  * One round of tool calls, whatever the strategy: the model's requests are checked (unknown
  * tools and malformed arguments become error results the model can correct), the valid ones
- * become calls, and the outcomes become tool results, progress events and the `use_tools` trace.
+ * become calls, and the outcomes become tool results, work notices and the `use_tools` trace.
  */
 import { jsonrepair } from 'jsonrepair';
 import { BLOB_MARKER } from '../blobs';
 import type { ActivityCall, McpCallResult, SubAgentResult, ToolInvokeResult } from '../callContracts';
 import { summarize } from '../tooling';
-import type { CallOutcome, ComponentContext, PlannedCall, ProgressEvent, ReferenceAddition } from '../types';
+import type { CallOutcome, ComponentContext, PlannedCall, WorkNotice, ReferenceAddition } from '../types';
 import type { CatalogEntry } from './catalog';
 
 export interface RequestedCall {
@@ -101,7 +101,7 @@ export interface SettledRound {
   /** Tool results for the model, in request order. */
   results: Array<{ id: string; fn: string; text: string }>;
   uses: ToolUse[];
-  progress: ProgressEvent[];
+  notices: WorkNotice[];
   reference?: ReferenceAddition;
 }
 
@@ -122,7 +122,7 @@ function resultText(entry: CatalogEntry | undefined, outcome: CallOutcome): { te
 /** Turns a round's outcomes (one per planned call, in order) into results, events and the trace. */
 export function settleRound(prepared: PreparedCall[], outcomes: CallOutcome[], catalog: CatalogEntry[], round: number): SettledRound {
   const byFn = new Map(catalog.map((e) => [e.fn, e]));
-  const settled: SettledRound = { results: [], uses: [], progress: [] };
+  const settled: SettledRound = { results: [], uses: [], notices: [] };
   let next = 0;
   for (const p of prepared) {
     const entry = byFn.get(p.fn);
@@ -135,7 +135,7 @@ export function settleRound(prepared: PreparedCall[], outcomes: CallOutcome[], c
     const use: ToolUse = { name: entry?.name ?? p.fn, function: p.fn, arguments: p.args, results: summarize(r.preview, 2000), error: r.error, elapsed_time: r.elapsed, round, ...(r.child ? { child_task_id: r.child } : {}) };
     settled.results.push({ id: p.id, fn: p.fn, text: r.text });
     settled.uses.push(use);
-    settled.progress.push({
+    settled.notices.push({
       event: 'tool_call',
       data: { round, tool_name: use.name, function: p.fn, arguments: p.args, result: summarize(r.preview, 300), error: r.error, elapsed_time: r.elapsed, ...(r.child ? { child_task_id: r.child } : {}) },
     });
