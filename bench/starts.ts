@@ -118,7 +118,11 @@ async function benchOne(storeName: string, opts: BenchEnvironmentOptions, meter:
   meterStore(store, marks);
   meterTemporal(client, marks);
   const app = await buildApp({ store, temporal: client, taskQueue: bench.taskQueue, runSettings: DEFAULT_RUN_SETTINGS, log: silentLogger });
-  app.addHook('onRequest', async (request) => marks.mark('0a request received', request.id));
+  let connections = 0;
+  let parsed = 0;
+  app.server.on('connection', () => marks.mark('0a- connection accepted', String(connections++)));
+  app.server.on('request', () => marks.mark('0a- request headers parsed', String(parsed++)));
+  app.addHook('onRequest', async (request) => marks.mark('0a request authenticated', request.id));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   const canvas = dsl({
