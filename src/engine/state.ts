@@ -233,6 +233,15 @@ export interface PauseState {
   timeoutS: number | null;
 }
 
+/** v1 outcomes called their work notices `progress`. */
+function upgradeDeferred(deferred: Record<string, DeferredCall>): Record<string, DeferredCall> {
+  const renamed = (o: Outcome): Outcome => {
+    const { progress, ...rest } = o as Outcome & { progress?: Outcome['notices'] };
+    return progress && !rest.notices ? { ...rest, notices: progress } : rest;
+  };
+  return Object.fromEntries(Object.entries(deferred).map(([id, d]) => [id, { ...d, outcome: renamed(d.outcome) }]));
+}
+
 /**
  * A state from an earlier build brought up to this one: a v1 checkpoint (flat fields; the older
  * ones without pause/form/loop/webhook fields) regrouped into v2, a v2 state as it is. Replay
@@ -245,7 +254,7 @@ export function upgradeState(raw: RunState | RunStateV1): RunState {
     ...same,
     v: 2,
     cursor: { position: idx, phase },
-    calls: { pending, groups, deferred, lastId: callSeq },
+    calls: { pending, groups, deferred: upgradeDeferred(deferred), lastId: callSeq },
     events: { lastSeq: seq },
     display: { shownText: shown, awaitingRender: partials },
     inputs: { echo: inputsEcho, values: runInputs, webhook: webhook ?? null },
