@@ -11,6 +11,7 @@ import { acceptCanvas } from '../canvasInput';
 import type { AppDeps } from '../deps';
 import { ragflowJson } from '../envelope';
 import { pageParams } from '../paging';
+import { checkSize, DEFAULT_RUN_INPUT_LIMITS } from '../services/runLimits';
 
 const ragflow = { ragflow: true } as const;
 
@@ -71,11 +72,14 @@ function body(raw: unknown): z.infer<typeof AgentBody> {
 
 export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { store } = deps;
+  // A canvas too large to start a run with is refused when saved, not when its first run starts.
+  const checkCanvasSize = (dsl: unknown) => checkSize('dsl', dsl, (deps.runInputLimits ?? DEFAULT_RUN_INPUT_LIMITS).dslBytes);
 
   app.post('/api/v1/agents', { config: ragflow, schema: { tags: ['agents'], summary: 'Create an agent from a DSL (bare or RAGFlow export form)' } }, async (request) => {
     const b = body(request.body);
     if (b.dsl === undefined || b.dsl === null) throw new AppError('BAD_REQUEST', 'No DSL data in request.');
     const canvas = acceptCanvas(b.dsl);
+    checkCanvasSize(canvas.dsl);
     if (b.title === undefined || b.title === null) throw new AppError('BAD_REQUEST', 'No title in request.');
     const title = b.title.trim();
     if (!title) throw new AppError('BAD_REQUEST', 'The title must not be empty.');
@@ -112,6 +116,7 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
     if (!existing) throw noAccess();
     const b = body(request.body);
     const accepted = b.dsl === undefined || b.dsl === null ? undefined : acceptCanvas(b.dsl);
+    if (accepted) checkCanvasSize(accepted.dsl);
     const dsl = accepted?.dsl;
     let title: string | undefined;
     if (b.title !== undefined && b.title !== null) {

@@ -9,6 +9,7 @@ import { launchDeps } from '../../api/services/completion';
 import { reconcileOnce } from '../../api/services/runReconciler';
 import { startTurn } from '../../api/services/sessions';
 import { newId } from '../../api/services/runLauncher';
+import { DEFAULT_RUN_INPUT_LIMITS } from '../../api/services/runLimits';
 import { silentLogger } from '../../activities/log';
 import type { AppError } from '../../src/errors';
 import { workflowIdFor } from '../../workflows/definitions';
@@ -17,7 +18,8 @@ import { dsl } from '../helpers/canvasKit';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  // A DSL limit under the test app's 1 MB body limit, so an oversized canvas can be sent over HTTP.
+  h = await startHarness({ runInputLimits: { ...DEFAULT_RUN_INPUT_LIMITS, dslBytes: 512 * 1024 } });
 });
 afterAll(async () => h?.close());
 
@@ -93,12 +95,25 @@ describe('size limits of a run start', () => {
   });
 
   it('refuses to run a DSL over its limit, naming it, instead of a start Temporal cannot take', async () => {
-    // Saved through the store: the test app's body limit (1 MB) is below what the report saved (9 MB).
-    const big = { ...echo, globals: { ...(echo.globals as Record<string, unknown>), 'env.padding': 'p'.repeat(1100 * 1024) } };
+    // Saved through the store, as canvases saved before the limit existed were.
+    const big = { ...echo, globals: { ...(echo.globals as Record<string, unknown>), 'env.padding': 'p'.repeat(600 * 1024) } };
     const canvas = await h.store.canvases.create({ tenantId: TENANT, title: `big ${newId()}`, dsl: big });
     const res = (await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: canvas.id, query: 'hi', stream: false } })).body as Envelope;
     expect(res.code).toBe(101);
-    expect(res.message).toBe('dsl is 1.1 MB; the limit is 1 MB');
+    expect(res.message).toBe('dsl is 600 KB; the limit is 512 KB');
+  });
+
+  it('refuses to save a DSL over the run limit, naming it, rather than storing a canvas that can never run', async () => {
+    const big = { ...echo, globals: { ...(echo.globals as Record<string, unknown>), 'env.padding': 'p'.repeat(600 * 1024) } };
+    const title = `too big ${newId()}`;
+    const res = (await api(h, 'POST', '/api/v1/agents', { body: { title, dsl: big } })).body as Envelope;
+    expect(res.code).toBe(101);
+    expect(res.message).toBe('dsl is 600 KB; the limit is 512 KB');
+    expect(await h.store.canvases.findByTitle(TENANT, title)).toBeFalsy();
+    const agentId = await agentWith(echo);
+    const update = (await api(h, 'PUT', `/api/v1/agents/${agentId}`, { body: { dsl: big } })).body as Envelope;
+    expect(update.code).toBe(101);
+    expect((await h.store.canvases.get(TENANT, agentId))?.dsl).toEqual(expect.objectContaining({ components: expect.anything() }));
   });
 });
 

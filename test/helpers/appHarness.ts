@@ -16,6 +16,7 @@ import { openStore } from '../../src/store/store';
 import type { Store } from '../../src/store/types';
 import { startScriptedLlm, type ScriptedLlm } from './scriptedLlm';
 import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from './temporal';
+import type { RunInputLimits } from '../../api/services/runLimits';
 
 export interface Harness {
   base: string;
@@ -47,6 +48,8 @@ export interface HarnessOptions {
   /** The knowledge search backend for the worker and the API (default: the store). */
   chunkIndex?: ChunkIndex;
   runSettings?: Partial<RunSettings>;
+  /** Size limits of what a run starts with (default: the API's defaults). */
+  runInputLimits?: RunInputLimits;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -60,7 +63,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   await store.tenants.addApiKey(OTHER_TENANT, otherKey);
   const env: Record<string, string> = { ...opts.env, ...(opts.scriptedEmbeddings ? { EMBEDDING_BASE_URL: llm.url, EMBEDDING_API_KEY: 'test', EMBEDDING_MODEL: 'scripted-embed' } : {}) };
   const worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url, env, chunkIndex: opts.chunkIndex });
-  const deps: AppDeps = { store, temporal: temporal.client, taskQueue: worker.taskQueue, runSettings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000, ...opts.runSettings }, log: silentLogger, bodyLimit: 1024 * 1024, mcp: { policy: mcpPolicyFromEnv(env) }, knowledge: knowledgeDeps(store, env, opts.chunkIndex) };
+  const deps: AppDeps = { store, temporal: temporal.client, taskQueue: worker.taskQueue, runSettings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000, ...opts.runSettings }, log: silentLogger, bodyLimit: 1024 * 1024, mcp: { policy: mcpPolicyFromEnv(env) }, knowledge: knowledgeDeps(store, env, opts.chunkIndex), ...(opts.runInputLimits ? { runInputLimits: opts.runInputLimits } : {}) };
   const listen = async () => {
     const app = await buildApp(deps);
     await app.listen({ port: 0, host: '127.0.0.1' });
