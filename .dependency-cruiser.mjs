@@ -7,13 +7,13 @@
 /** Bottom-up; each entry lists path prefixes (regex-escaped, relative to the repo root). */
 const layers = [
   { name: 'errors', paths: ['src/errors\\.ts'] },
-  { name: 'dsl', paths: ['src/dsl/', 'src/runSettings\\.ts'] },
-  { name: 'components', paths: ['src/components/'] },
-  { name: 'engine', paths: ['src/engine/'] },
-  { name: 'io', paths: ['src/store/', 'src/llm/', 'src/knowledge/', 'src/temporal/', 'src/config\\.ts'] },
+  { name: 'dsl', paths: ['src/core/dsl/', 'src/core/runSettings\\.ts'] },
+  { name: 'components', paths: ['src/core/components/'] },
+  { name: 'engine', paths: ['src/core/engine/', 'src/core/searchAttributes\\.ts'] },
+  { name: 'io', paths: ['src/io/'] },
   { name: 'workflows-activities', paths: ['workflows/', 'activities/'] },
   { name: 'api', paths: ['api/'] },
-  { name: 'root', paths: ['src/main\\.ts', 'src/boot/', 'src/logger\\.ts'] },
+  { name: 'root', paths: ['server/'] },
 ];
 
 const tests = '(^test/|^bench/|\\.test\\.ts$)';
@@ -45,14 +45,21 @@ export default {
       name: 'layered-file',
       severity: 'error',
       comment: 'Every production module belongs to a layer: add its folder to `layers` in .dependency-cruiser.mjs.',
-      from: { path: '^(src|workflows|activities|api)/', pathNot: [tests, pathsOf(layers)] },
+      from: { path: '^(src|workflows|activities|api|server)/', pathNot: [tests, pathsOf(layers)] },
       to: {},
+    },
+    {
+      name: 'api-not-activities',
+      severity: 'error',
+      comment: 'The API uses the shared I/O layer (src/io) directly; activities are thin Temporal wrappers only the worker registers.',
+      from: { path: '^api/', pathNot: tests },
+      to: { path: '^activities/' },
     },
     {
       name: 'no-test-code-in-production',
       severity: 'error',
       comment: 'Production code may not import tests, test helpers or benchmarks.',
-      from: { path: '^(src|workflows|activities|api)/', pathNot: tests },
+      from: { path: '^(src|workflows|activities|api|server)/', pathNot: tests },
       to: { path: '^(test|bench)/' },
     },
   ],

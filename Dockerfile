@@ -6,4 +6,4 @@ RUN npm ci --no-audit --no-fund && npm cache clean --force
 COPY . .
 ENV NODE_ENV=production PORT=9380 HOST=0.0.0.0
 EXPOSE 9380
-CMD ["node", "--import", "tsx", "src/main.ts"]
+CMD ["node", "--import", "tsx", "server/main.ts"]

@@ -1,4 +1,4 @@
-// Lint rules, including the workflow sandbox: pure layers (DSL, components, engine, workflows) may
+// Lint rules, including the workflow sandbox: the pure core (src/core: DSL, components, engine) and workflows may
 // not import Node builtins or I/O libraries; workflows see activities as types only. The layer
 // order and the no-cycle rule live in .dependency-cruiser.mjs. See docs/ARCHITECTURE.md.
 import { builtinModules } from 'node:module';
@@ -13,8 +13,8 @@ function forbid(...groups) {
   return ['error', { paths: groups.flatMap((g) => (g.paths ?? []).map((name) => ({ name, message: g.message }))), patterns: groups.filter((g) => g.patterns).map((g) => ({ group: g.patterns, message: g.message, allowTypeImports: g.allowTypeImports ?? false })) }];
 }
 
-const pure = { paths: nodeBuiltins, message: 'Pure layers (dsl, components, engine, workflows) run in the workflow sandbox: no Node builtins.' };
-const noIo = { patterns: ioLibraries, message: 'Pure layers may not import I/O libraries; do I/O in activities/ or api/.' };
+const pure = { paths: nodeBuiltins, message: 'The pure core (src/core) and workflows run in the workflow sandbox: no Node builtins.' };
+const noIo = { patterns: ioLibraries, message: 'The pure core may not import I/O libraries; I/O lives in src/io, used by activities/ and api/.' };
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.tools/**', '.data/**', 'dist/**', 'coverage/**'] },
@@ -34,9 +34,7 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
     },
   },
-  { files: ['src/dsl/**'], rules: { 'no-restricted-imports': forbid(pure, noIo) } },
-  { files: ['src/components/**'], rules: { 'no-restricted-imports': forbid(pure, noIo) } },
-  { files: ['src/engine/**'], ignores: ['src/engine/**/*.test.ts'], rules: { 'no-restricted-imports': forbid(pure, noIo) } },
+  { files: ['src/core/**'], ignores: ['src/core/**/*.test.ts'], rules: { 'no-restricted-imports': forbid(pure, noIo) } },
   {
     files: ['workflows/**'],
     rules: {
@@ -44,7 +42,7 @@ export default tseslint.config(
         pure,
         noIo,
         { patterns: ['../activities', '../activities/*'], allowTypeImports: true, message: 'Workflows import activities as types only (import type).' },
-        { patterns: ['../src/store/*', '../src/llm/*', '../src/knowledge/*'], message: 'Workflows run in the sandbox: do I/O through activities.' },
+        { patterns: ['../src/io', '../src/io/*'], message: 'Workflows run in the sandbox: do I/O through activities.' },
       ),
     },
   },

@@ -2,17 +2,15 @@
  * All activities of the worker, built from their dependencies. Workflows see only the types
  * (activities/types.ts).
  */
-import type { LlmSettings } from '../src/llm/providers';
-import type { Store } from '../src/store/types';
-import { storeIndex, type ChunkIndex } from './knowledge/chunkIndex';
-import { embeddingSettingsFromEnv } from './knowledge/embedder';
-import { createKnowledgeActivities } from './knowledge/ingest';
-import { rerankSettingsFromEnv } from './knowledge/rerank';
-import type { KnowledgeDeps } from './knowledge/search';
+import type { LlmSettings } from '../src/io/llm/providers';
+import type { Store } from '../src/io/store/types';
+import type { ChunkIndex } from '../src/io/knowledge/chunkIndex';
+import { knowledgeDeps } from '../src/io/knowledge/deps';
+import { createKnowledgeActivities } from './knowledge';
 import { createLlmActivities } from './llm';
-import type { Logger } from './log';
+import type { Logger } from '../src/io/log';
 import { createMcpActivities } from './mcp';
-import type { McpPool } from './mcp/pool';
+import type { McpPool } from '../src/io/mcp/pool';
 import { createRunActivities } from './runs';
 import { createToolActivities } from './tools';
 
@@ -28,11 +26,6 @@ export interface ActivityDeps {
   mcpPool?: McpPool;
   /** The knowledge search backend; the store itself unless OpenSearch is configured. */
   chunkIndex?: ChunkIndex;
-}
-
-/** What Retrieval and indexing need: the store, the search backend, embedding and rerank settings. */
-export function knowledgeDeps(store: Store, env: Record<string, string | undefined>, index?: ChunkIndex): KnowledgeDeps {
-  return { store, index: index ?? storeIndex(store), embedding: embeddingSettingsFromEnv(env), rerank: rerankSettingsFromEnv(env) };
 }
 
 export function createActivities(deps: ActivityDeps) {

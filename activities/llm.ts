@@ -7,16 +7,16 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChatCompletionChunk, ChatCompletionTool } from 'openai/resources/chat/completions';
-import type { LlmChatRequest, LlmChatResult, TokenUsage } from '../src/components/callContracts';
+import type { LlmChatRequest, LlmChatResult, TokenUsage } from '../src/core/components/callContracts';
 import { AppError } from '../src/errors';
-import { clientFor } from '../src/llm/client';
-import { classifyLlmError } from '../src/llm/errors';
-import { resolveModel, type LlmSettings } from '../src/llm/providers';
-import { ThinkSplitter } from '../src/llm/thinkSplitter';
-import type { Store } from '../src/store/types';
-import type { Logger } from './log';
-import { expandBlobs, toOpenAiMessages, ToolCallAssembler, type ToolCallDelta } from './llmMessages';
-import { TokenWriter } from './tokenWriter';
+import { clientFor } from '../src/io/llm/client';
+import { classifyLlmError } from '../src/io/llm/errors';
+import { resolveModel, type LlmSettings } from '../src/io/llm/providers';
+import { ThinkSplitter } from '../src/io/llm/thinkSplitter';
+import type { Store } from '../src/io/store/types';
+import type { Logger } from '../src/io/log';
+import { expandBlobs, toOpenAiMessages, ToolCallAssembler, type ToolCallDelta } from '../src/io/llm/messages';
+import { TokenWriter } from '../src/io/llm/tokenWriter';
 
 export interface LlmActivityDeps {
   store: Store;

@@ -3,12 +3,12 @@
  * run (its result, and the session's next turn). Both are idempotent, so retries are harmless.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { redactSecrets, slimForRun } from '../src/dsl/secrets';
+import { redactSecrets, slimForRun } from '../src/core/dsl/secrets';
 import { workflowIdFor, type CanvasRunResult } from '../workflows/definitions';
-import { nestEvents, type NestTarget, type RunEvent } from '../src/engine/runEvents';
-import type { RunStatus, SessionState } from '../src/engine/state';
-import type { Store } from '../src/store/types';
-import type { Logger } from './log';
+import { nestEvents, type NestTarget, type RunEvent } from '../src/core/engine/runEvents';
+import type { RunStatus, SessionState } from '../src/core/engine/state';
+import type { Store } from '../src/io/store/types';
+import type { Logger } from '../src/io/log';
 
 export interface AppendRunEventsInput {
   runId: string;

@@ -2,9 +2,9 @@
  * Reading a canvas from a request: RAGFlow's export form or the bare DSL, as an object or a
  * JSON string, normalized and validated with every problem reported by JSON path.
  */
-import { readCanvasInput } from '../src/dsl/input';
-import type { PathSegment } from '../src/dsl/jsonPath';
-import { compileCanvas, type CompiledCanvas } from '../src/engine';
+import { readCanvasInput } from '../src/core/dsl/input';
+import type { PathSegment } from '../src/core/dsl/jsonPath';
+import { compileCanvas, type CompiledCanvas } from '../src/core/engine';
 import { AppError, describeProblems, type Problem } from '../src/errors';
 
 export interface AcceptedCanvas {

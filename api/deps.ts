@@ -3,10 +3,10 @@
  * it the same way.
  */
 import type { Client } from '@temporalio/client';
-import type { Logger } from '../activities/log';
-import type { KnowledgeDeps } from '../activities/knowledge/search';
-import type { McpPolicy } from '../activities/mcp/connect';
-import type { Store } from '../src/store/types';
+import type { Logger } from '../src/io/log';
+import type { KnowledgeDeps } from '../src/io/knowledge/search';
+import type { McpPolicy } from '../src/io/mcp/connect';
+import type { Store } from '../src/io/store/types';
 import type { RunSettings } from '../workflows/definitions';
 import type { RunInputLimits } from './services/runLimits';
 

@@ -5,8 +5,8 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import type { Logger } from '../activities/log';
-import { formatJsonPath, type PathSegment } from '../src/dsl/jsonPath';
+import type { Logger } from '../src/io/log';
+import { formatJsonPath, type PathSegment } from '../src/core/dsl/jsonPath';
 import { AppError, type Problem } from '../src/errors';
 import { ragflowError, sendError } from './envelope';
 

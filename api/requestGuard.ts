@@ -7,7 +7,7 @@
  * Each refusal is a 400 (RAGFlow code 101) naming the field.
  */
 import type { FastifyInstance } from 'fastify';
-import { findBadText, jsonTextTooDeep, MAX_JSON_DEPTH } from '../src/dsl/jsonShape';
+import { findBadText, jsonTextTooDeep, MAX_JSON_DEPTH } from '../src/core/dsl/jsonShape';
 import { AppError } from '../src/errors';
 
 function parseJsonBody(text: string): unknown {

@@ -5,10 +5,10 @@
  * with zero latency and the web-search API a local stand-in, so the numbers are orchestration.
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
-import type { LlmChatRequest, ToolInvokeRequest } from '../src/components/callContracts';
-import { compileCanvas, runInProcess, type CallResult, type EngineCall } from '../src/engine';
+import type { LlmChatRequest, ToolInvokeRequest } from '../src/core/components/callContracts';
+import { compileCanvas, runInProcess, type CallResult, type EngineCall } from '../src/core/engine';
 import { launchRun } from '../api/services/runLauncher';
-import { DEFAULT_RUN_SETTINGS } from '../src/runSettings';
+import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
 import { dsl } from '../test/helpers/canvasKit';
 import { startWebSearchServer } from '../test/helpers/webSearchServer';
 import { median, printTable, runBench, startBenchEnvironment } from './common';

@@ -9,17 +9,17 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import { silentLogger } from '../activities/log';
-import { llmSettingsFromEnv } from '../src/llm/providers';
-import { prepareVectorColumn } from '../src/store/chunks';
-import { openDb } from '../src/store/db';
-import { migrate } from '../src/store/migrations';
-import { createStore } from '../src/store/store';
-import type { Db, Store } from '../src/store/types';
-import { WORKER_TUNING } from '../src/boot/worker';
-import { obtainTemporalCli } from '../src/temporal/cli';
-import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../src/temporal/bundle';
-import { startDevServer } from '../src/temporal/devServer';
+import { silentLogger } from '../src/io/log';
+import { llmSettingsFromEnv } from '../src/io/llm/providers';
+import { prepareVectorColumn } from '../src/io/store/chunks';
+import { openDb } from '../src/io/store/db';
+import { migrate } from '../src/io/store/migrations';
+import { createStore } from '../src/io/store/store';
+import type { Db, Store } from '../src/io/store/types';
+import { WORKER_TUNING } from '../server/boot/worker';
+import { obtainTemporalCli } from '../src/io/temporal/cli';
+import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../src/io/temporal/bundle';
+import { startDevServer } from '../src/io/temporal/devServer';
 import { startScriptedLlm, type ScriptedLlm } from '../test/helpers/scriptedLlm';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -70,7 +70,7 @@ export async function startBenchEnvironment(env: Record<string, string> = {}, op
   const created = createActivities({ store, llm: llmSettingsFromEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: 'x' }), log: silentLogger, env });
   const activities = opts.wrapActivities ? opts.wrapActivities(created) : created;
   const taskQueue = 'bench';
-  // The product's worker options (src/boot/worker.ts), with a cache large enough for every run.
+  // The product's worker options (server/boot/worker.ts), with a cache large enough for every run.
   // BENCH_WORKER_OPTIONS (JSON) tries other worker options, e.g. '{"workflowThreadPoolSize":2}'.
   const tried = JSON.parse(process.env.BENCH_WORKER_OPTIONS ?? '{}') as Partial<WorkerOptions>;
   const worker = await Worker.create({ ...WORKER_TUNING, ...tried, connection: await NativeConnection.connect({ address: server.address }), taskQueue, workflowsPath: workflowsPath(root), bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] }, activities, maxCachedWorkflows: 1000 });

@@ -6,12 +6,12 @@
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import OpenAI from 'openai';
-import { silentLogger } from '../activities/log';
+import { silentLogger } from '../src/io/log';
 import { buildApp } from '../api/app';
 import { launchRun } from '../api/services/runLauncher';
-import type { LlmChatRequest } from '../src/components/callContracts';
-import { compileCanvas, runInProcess, type CallResult, type EngineCall } from '../src/engine';
-import { DEFAULT_RUN_SETTINGS } from '../src/runSettings';
+import type { LlmChatRequest } from '../src/core/components/callContracts';
+import { compileCanvas, runInProcess, type CallResult, type EngineCall } from '../src/core/engine';
+import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
 import { dsl } from '../test/helpers/canvasKit';
 import { median, printTable, REPEATS, runBench, startBenchEnvironment } from './common';
 

@@ -3,7 +3,7 @@
  * runs waiting at a UserFillUp versus none — with a cache as large as the SDK would size it here,
  * and with our default bound (WORKER_MAX_CACHED_WORKFLOWS=100), where paused runs leave the worker —
  * and how long
- * answering the 1,000 pauses takes. The worker is `src/main.ts` in worker role on PostgreSQL
+ * answering the 1,000 pauses takes. The worker is `server/main.ts` in worker role on PostgreSQL
  * (started here with the test helper), so its memory is the worker's alone. Prints numbers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,11 +11,11 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { launchRun } from '../api/services/runLauncher';
-import { DEFAULT_RUN_SETTINGS } from '../src/runSettings';
-import { openStore } from '../src/store/store';
-import type { Store } from '../src/store/types';
-import { obtainTemporalCli } from '../src/temporal/cli';
-import { startDevServer } from '../src/temporal/devServer';
+import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
+import { openStore } from '../src/io/store/store';
+import type { Store } from '../src/io/store/types';
+import { obtainTemporalCli } from '../src/io/temporal/cli';
+import { startDevServer } from '../src/io/temporal/devServer';
 import { dsl } from '../test/helpers/canvasKit';
 import { startPostgres } from '../test/helpers/postgres';
 import { submitInputsUpdate } from '../workflows/definitions';
@@ -30,7 +30,7 @@ function rssMiB(pid: number): number {
 }
 
 function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
     const onData = (d: Buffer) => {

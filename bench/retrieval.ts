@@ -8,14 +8,14 @@
  * embeddings precomputed) and how often each backend's best chunk is PGlite's. Backends that
  * cannot run are listed with the reason.
  */
-import { knowledgeDeps } from '../activities';
-import { storeIndex, type ChunkIndex } from '../activities/knowledge/chunkIndex';
-import { openSearchIndex } from '../activities/knowledge/openSearchIndex';
-import { searchKnowledge } from '../activities/knowledge/search';
-import { LOCAL_EMBEDDING_MODEL, localEmbedding } from '../src/knowledge/localEmbedding';
-import type { DocumentRecord, NewChunk } from '../src/store/knowledgeTypes';
-import { openStore } from '../src/store/store';
-import type { Store } from '../src/store/types';
+import { knowledgeDeps } from '../src/io/knowledge/deps';
+import { storeIndex, type ChunkIndex } from '../src/io/knowledge/chunkIndex';
+import { openSearchIndex } from '../src/io/knowledge/openSearchIndex';
+import { searchKnowledge } from '../src/io/knowledge/search';
+import { LOCAL_EMBEDDING_MODEL, localEmbedding } from '../src/io/knowledge/localEmbedding';
+import type { DocumentRecord, NewChunk } from '../src/io/store/knowledgeTypes';
+import { openStore } from '../src/io/store/store';
+import type { Store } from '../src/io/store/types';
 import { startOpenSearch } from '../test/helpers/opensearch';
 import { startPostgres } from '../test/helpers/postgres';
 import { printTable, runBench } from './common';
@@ -23,7 +23,7 @@ import { printTable, runBench } from './common';
 const CHUNKS = Number(process.env.BENCH_RETRIEVAL_CHUNKS ?? 10_000);
 const QUERIES = Number(process.env.BENCH_RETRIEVAL_QUERIES ?? 50);
 const PER_DOCUMENT = 100;
-const BATCH = 32; // as activities/knowledge/ingest.ts writes
+const BATCH = 32; // as activities/knowledge.ts writes
 const PARALLEL_DOCUMENTS = 4;
 const WARMUP = 5;
 const TENANT = 'bench';

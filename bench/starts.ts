@@ -10,10 +10,10 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Client } from '@temporalio/client';
-import { silentLogger } from '../activities/log';
+import { silentLogger } from '../src/io/log';
 import { buildApp } from '../api/app';
-import { DEFAULT_RUN_SETTINGS } from '../src/runSettings';
-import type { Store } from '../src/store/types';
+import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
+import type { Store } from '../src/io/store/types';
 import { dsl } from '../test/helpers/canvasKit';
 import { startPostgres } from '../test/helpers/postgres';
 import { printTable, runBench, startBenchEnvironment, type BenchEnvironmentOptions } from './common';

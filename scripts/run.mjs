@@ -1,7 +1,7 @@
 // `npm start` and `npm test` on a fresh clone: install dependencies if needed, then run.
 // Plain Node ESM with builtins only, because it runs before node_modules exists.
 //
-//   node scripts/run.mjs start [args for src/main.ts]
+//   node scripts/run.mjs start [args for server/main.ts]
 //   node scripts/run.mjs test  [args for vitest]      (AGENT_CANVAS_SKIP_LINT=1 skips typecheck, lint, layers)
 //   node scripts/run.mjs bench [orchestration|agent|paused|retrieval|starts]  (benchmarks, print tables; default: all)
 import { spawn } from 'node:child_process';
@@ -38,11 +38,11 @@ if (command === 'start') {
   process.exitCode = 2;
 }
 
-/** Runs src/main.ts under tsx, passing on stop signals, and resolves to its exit code. */
+/** Runs server/main.ts under tsx, passing on stop signals, and resolves to its exit code. */
 function runStart(mainArgs) {
   // Its own process group (POSIX), so a terminal Ctrl-C reaches it once, through us, rather than
   // once from the terminal plus once more from each of npm and this script.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...mainArgs], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...mainArgs], {
     cwd: root,
     stdio: 'inherit',
     detached: process.platform !== 'win32',

@@ -10,10 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
-import { obtainTemporalCli } from '../src/temporal/cli';
-import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../src/temporal/bundle';
-import { DEV_SERVER_TUNING } from '../src/temporal/devServer';
-import { SEARCH_ATTRIBUTE_KEYS } from '../src/temporal/searchAttributes';
+import { obtainTemporalCli } from '../src/io/temporal/cli';
+import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../src/io/temporal/bundle';
+import { DEV_SERVER_TUNING } from '../src/io/temporal/devServer';
+import { SEARCH_ATTRIBUTE_KEYS } from '../src/core/searchAttributes';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,5 +1,5 @@
 /**
- * Carries out one engine call, as its traits say (src/components/callContracts.ts): an activity of the
+ * Carries out one engine call, as its traits say (src/core/components/callContracts.ts): an activity of the
  * call's name, or a child run, with the retry policy and timeouts its component asked for. Failures become results for the engine (exception handling is its business);
  * only cancellation propagates.
  */
@@ -17,8 +17,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
-import type { CallResult, EngineCall } from '../src/engine';
-import { CALL_TRAITS, type ActivityCallName, type CallMap, type CallName, type InvokeCanvasRequest, type InvokeCanvasResult, type SubAgentRequest, type SubAgentResult } from '../src/components/callContracts';
+import type { CallResult, EngineCall } from '../src/core/engine';
+import { CALL_TRAITS, type ActivityCallName, type CallMap, type CallName, type InvokeCanvasRequest, type InvokeCanvasResult, type SubAgentRequest, type SubAgentResult } from '../src/core/components/callContracts';
 import type { CanvasRunWorkflow, SubAgentRunWorkflow } from './children';
 import { canvasRunInput, type RunSettings } from './definitions';
 
@@ -36,7 +36,7 @@ function failureMessage(err: unknown): { error: string; code?: string } {
   return { error: err instanceof Error ? err.message : String(err) };
 }
 
-/** Carries out one call of the run loop (src/engine/loop.ts bounds how many run at once). */
+/** Carries out one call of the run loop (src/core/engine/loop.ts bounds how many run at once). */
 export async function carryCall(call: EngineCall, settings: RunSettings): Promise<CallResult> {
   const p = call.policy;
   // A component's own `timeout` is its time budget (RAGFlow's per-invocation timeout): each attempt

@@ -4,10 +4,10 @@
  */
 import { continueAsNew, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
-import { CANCELED_MESSAGE, compileCanvas, rejectRun, sessionAfter, startRun, type StepResult } from '../src/engine';
-import { ZERO_USAGE } from '../src/engine/state';
+import { CANCELED_MESSAGE, compileCanvas, rejectRun, sessionAfter, startRun, type StepResult } from '../src/core/engine';
+import { ZERO_USAGE } from '../src/core/engine/state';
 import { describeProblems } from '../src/errors';
-import { RUN_STATUS_KEY } from '../src/temporal/searchAttributes';
+import { RUN_STATUS_KEY } from '../src/core/searchAttributes';
 import type { CanvasRunInput, CanvasRunResult } from './definitions';
 import { resumedStep, runInWorkflow } from './workflowCarrier';
 

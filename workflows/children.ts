@@ -3,7 +3,7 @@
  * canvasRun.ts and subAgentRun.ts: those import callCarrier.ts (through workflowCarrier.ts), and the layer check
  * forbids import cycles. workflows/index.ts checks the real workflows against these signatures.
  */
-import type { SubAgentRequest, SubAgentResult } from '../src/components/callContracts';
+import type { SubAgentRequest, SubAgentResult } from '../src/core/components/callContracts';
 import type { CanvasRunInput, CanvasRunResult, RunCheckpoint, RunSettings } from './definitions';
 
 export interface SubAgentRunInput {

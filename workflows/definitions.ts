@@ -3,16 +3,16 @@
  * imports these definitions (they carry no workflow code).
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { InputsSubmission } from '../src/engine/run';
-import type { RunProgress } from '../src/engine/progress';
-import type { RunSettings } from '../src/runSettings';
-import type { NestTarget } from '../src/engine/runEvents';
-import type { EngineCall } from '../src/engine/step';
-import type { RunState, RunStateV1, RunStatus, RunUsage, SessionState } from '../src/engine/state';
+import type { InputsSubmission } from '../src/core/engine/run';
+import type { RunProgress } from '../src/core/engine/progress';
+import type { RunSettings } from '../src/core/runSettings';
+import type { NestTarget } from '../src/core/engine/runEvents';
+import type { EngineCall } from '../src/core/engine/step';
+import type { RunState, RunStateV1, RunStatus, RunUsage, SessionState } from '../src/core/engine/state';
 
 export type { RunProgress };
 
-export { DEFAULT_RUN_SETTINGS, type RunSettings } from '../src/runSettings';
+export { DEFAULT_RUN_SETTINGS, type RunSettings } from '../src/core/runSettings';
 
 /** Where a continued run picks up: the engine state and the calls it was about to make. */
 export interface RunCheckpoint {

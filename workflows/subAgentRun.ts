@@ -5,9 +5,9 @@
  */
 import { ApplicationFailure, continueAsNew, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
-import type { SubAgentResult } from '../src/components/callContracts';
-import { compileCanvas, startRun, type StepResult } from '../src/engine';
-import { subAgentDsl, subAgentOutcome, subAgentStart } from '../src/engine/subAgentCanvas';
+import type { SubAgentResult } from '../src/core/components/callContracts';
+import { compileCanvas, startRun, type StepResult } from '../src/core/engine';
+import { subAgentDsl, subAgentOutcome, subAgentStart } from '../src/core/engine/subAgentCanvas';
 import { describeProblems } from '../src/errors';
 import type { SubAgentRunInput } from './children';
 import { resumedStep, runInWorkflow } from './workflowCarrier';

@@ -1,5 +1,5 @@
 /**
- * The workflow's carrier of the shared run loop (src/engine/loop.ts), for every run workflow (a
+ * The workflow's carrier of the shared run loop (src/core/engine/loop.ts), for every run workflow (a
  * canvas run, a sub-agent run): calls become activities and child workflows, events go to the
  * store through local activities, pauses wait with `condition()`. It also owns the run's cancel
  * signal, inputs update, progress query and continue-as-new, so each workflow only says how its
@@ -16,12 +16,12 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
-import { cancelRun, checkPauseInputs, progressOf, type CompiledCanvas, type InputsSubmission, type StepResult } from '../src/engine';
-import { historyFull, runLoop, type PauseOutcome, type RunCarrier } from '../src/engine/loop';
-import { describeFieldProblems } from '../src/components/forms';
-import type { NestTarget } from '../src/engine/runEvents';
-import { upgradeState, type RunStatus } from '../src/engine/state';
-import { RUN_STATUS_KEY } from '../src/temporal/searchAttributes';
+import { cancelRun, checkPauseInputs, progressOf, type CompiledCanvas, type InputsSubmission, type StepResult } from '../src/core/engine';
+import { historyFull, runLoop, type PauseOutcome, type RunCarrier } from '../src/core/engine/loop';
+import { describeFieldProblems } from '../src/core/components/forms';
+import type { NestTarget } from '../src/core/engine/runEvents';
+import { upgradeState, type RunStatus } from '../src/core/engine/state';
+import { RUN_STATUS_KEY } from '../src/core/searchAttributes';
 import { carryCall } from './callCarrier';
 import { cancelSignal, FORM_INVALID, progressQuery, submitInputsUpdate, type RunCheckpoint, type RunSettings } from './definitions';
 

@@ -4,9 +4,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { localizedText } from '../../src/dsl/input';
+import { localizedText } from '../../src/core/dsl/input';
 import { AppError, type Problem } from '../../src/errors';
-import type { CanvasRecord, CanvasVersionRecord } from '../../src/store/types';
+import type { CanvasRecord, CanvasVersionRecord } from '../../src/io/store/types';
 import { acceptCanvas } from '../canvasInput';
 import type { AppDeps } from '../deps';
 import { ragflowJson } from '../envelope';

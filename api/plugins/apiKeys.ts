@@ -15,8 +15,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../../src/errors';
-import { formatDate, newId } from '../../src/store/time';
-import type { ApiKeyRecord, TenantSummary } from '../../src/store/types';
+import { formatDate, newId } from '../../src/io/store/time';
+import type { ApiKeyRecord, TenantSummary } from '../../src/io/store/types';
 import type { AppDeps } from '../deps';
 import { ragflowJson } from '../envelope';
 

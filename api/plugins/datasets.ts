@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { datasetEmbeddingModel } from '../../activities/knowledge/embedder';
+import { datasetEmbeddingModel } from '../../src/io/knowledge/embedder';
 import { AppError } from '../../src/errors';
 import type { AppDeps } from '../deps';
 import { ragflowResult } from '../envelope';

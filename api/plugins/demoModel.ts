@@ -3,8 +3,8 @@
  * without any model key goes through exactly the same code path as a real provider.
  */
 import type { FastifyInstance } from 'fastify';
-import { demoAnswer } from '../../src/llm/demoModel';
-import { chunk, completion, roughTokens, sse, tokenize } from '../../src/llm/openaiWire';
+import { demoAnswer } from '../../src/io/llm/demoModel';
+import { chunk, completion, roughTokens, sse, tokenize } from '../../src/io/llm/openaiWire';
 
 export const DEMO_MODEL_PATH = '/demo-llm/v1';
 

@@ -6,9 +6,9 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { documentTypeOf } from '../../activities/knowledge/parse';
+import { documentTypeOf } from '../../src/io/knowledge/parse';
 import { AppError } from '../../src/errors';
-import type { DatasetRecord } from '../../src/store/knowledgeTypes';
+import type { DatasetRecord } from '../../src/io/store/knowledgeTypes';
 import type { AppDeps } from '../deps';
 import { ragflowResult } from '../envelope';
 import { pageParams } from '../paging';

@@ -3,15 +3,15 @@
  * names one of them. Saving a server lists its tools (stored in `variables.tools`, as RAGFlow
  * does), so a server that cannot be reached is refused when it is saved, not mid-run. Beyond
  * RAGFlow: `stdio` servers (a `command` from the operator's MCP_STDIO_COMMANDS allow-list).
- * HTTP servers pass the network guard (see activities/mcp/connect.ts): testing or saving a
+ * HTTP servers pass the network guard (see src/io/mcp/connect.ts): testing or saving a
  * definition cannot reach internal hosts, nor read what a failing target answered.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { checkServer, MCP_SERVER_TYPES, mcpPolicyFromEnv, probeTools } from '../../activities/mcp/connect';
+import { checkServer, MCP_SERVER_TYPES, mcpPolicyFromEnv, probeTools } from '../../src/io/mcp/connect';
 import { AppError } from '../../src/errors';
-import { formatDate } from '../../src/store/time';
-import type { McpServerRecord } from '../../src/store/types';
+import { formatDate } from '../../src/io/store/time';
+import type { McpServerRecord } from '../../src/io/store/types';
 import type { AppDeps } from '../deps';
 import { ragflowJson } from '../envelope';
 import { pageParams } from '../paging';

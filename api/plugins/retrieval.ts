@@ -4,8 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { searchKnowledge } from '../../activities/knowledge/search';
-import { manualFilter } from '../../src/knowledge/metaFilter';
+import { searchKnowledge } from '../../src/io/knowledge/search';
+import { manualFilter } from '../../src/io/knowledge/metaFilter';
 import { AppError } from '../../src/errors';
 import type { AppDeps } from '../deps';
 import { ragflowResult } from '../envelope';

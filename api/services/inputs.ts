@@ -5,10 +5,10 @@
  * the first one's outcome instead of being applied twice.
  */
 import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import type { FieldProblem } from '../../src/components/forms';
-import type { InputsSubmission } from '../../src/engine';
+import type { FieldProblem } from '../../src/core/components/forms';
+import type { InputsSubmission } from '../../src/core/engine';
 import { AppError } from '../../src/errors';
-import type { RunRecord } from '../../src/store/types';
+import type { RunRecord } from '../../src/io/store/types';
 import { FORM_INVALID, submitInputsUpdate } from '../../workflows/definitions';
 import type { AppDeps } from '../deps';
 

@@ -3,9 +3,9 @@
  * workflows (one per document: durable, cancellable, never blocking the API).
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import { knowledgeDeps } from '../../activities';
-import type { KnowledgeDeps } from '../../activities/knowledge/search';
-import type { DatasetRecord, DocumentRecord } from '../../src/store/knowledgeTypes';
+import { knowledgeDeps } from '../../src/io/knowledge/deps';
+import type { KnowledgeDeps } from '../../src/io/knowledge/search';
+import type { DatasetRecord, DocumentRecord } from '../../src/io/store/knowledgeTypes';
 import { indexWorkflowId } from '../../workflows/indexDocument';
 import type { AppDeps } from '../deps';
 

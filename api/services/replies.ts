@@ -2,8 +2,8 @@
  * Turns a run's events into the replies of the completion routes: RAGFlow's non-stream answer
  * and OpenAI's chat completion (whole or chunked).
  */
-import { chunk as wireChunk, completion as wireCompletion } from '../../src/llm/openaiWire';
-import type { StoredEvent } from '../../src/store/types';
+import { chunk as wireChunk, completion as wireCompletion } from '../../src/io/llm/openaiWire';
+import type { StoredEvent } from '../../src/io/store/types';
 import { messageText } from './eventStream';
 
 export interface Collected {

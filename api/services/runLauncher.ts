@@ -7,11 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { redactSecrets, slimForRun } from '../../src/dsl/secrets';
-import type { SessionState } from '../../src/engine/state';
+import { redactSecrets, slimForRun } from '../../src/core/dsl/secrets';
+import type { SessionState } from '../../src/core/engine/state';
 import { AppError } from '../../src/errors';
-import type { CanvasRecord, Store } from '../../src/store/types';
-import { CANVAS_ID_KEY, RUN_STATUS_KEY, SESSION_ID_KEY, TENANT_ID_KEY } from '../../src/temporal/searchAttributes';
+import type { CanvasRecord, Store } from '../../src/io/store/types';
+import { CANVAS_ID_KEY, RUN_STATUS_KEY, SESSION_ID_KEY, TENANT_ID_KEY } from '../../src/core/searchAttributes';
 import { canvasRunInput, workflowIdFor, type RunSettings } from '../../workflows/definitions';
 import { checkRunInputSizes, checkSize, DEFAULT_RUN_INPUT_LIMITS, type RunInputLimits } from './runLimits';
 import { failStrandedRun } from './runReconciler';

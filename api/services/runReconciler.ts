@@ -7,9 +7,9 @@
  * finalize fails the row, writes the terminal event followers end at, and releases the session.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { Logger } from '../../activities/log';
-import { rejectRun } from '../../src/engine';
-import type { RunRecord, Store } from '../../src/store/types';
+import type { Logger } from '../../src/io/log';
+import { rejectRun } from '../../src/core/engine';
+import type { RunRecord, Store } from '../../src/io/store/types';
 
 export interface ReconcilerDeps {
   store: Store;

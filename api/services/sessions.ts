@@ -3,11 +3,11 @@
  * next turn of one. A session runs one turn at a time; its conversation state (history, turn
  * counter, variables, memory) travels into each run and comes back when the run finishes.
  */
-import { compileCanvas, emptySession, sessionAfter, startRun, type SessionState } from '../../src/engine';
-import { checkForm, describeFieldProblems } from '../../src/components/forms';
-import type { FormFieldSpec } from '../../src/components/types';
+import { compileCanvas, emptySession, sessionAfter, startRun, type SessionState } from '../../src/core/engine';
+import { checkForm, describeFieldProblems } from '../../src/core/components/forms';
+import type { FormFieldSpec } from '../../src/core/components/types';
 import { AppError } from '../../src/errors';
-import type { CanvasRecord, SessionMessage, SessionRecord } from '../../src/store/types';
+import type { CanvasRecord, SessionMessage, SessionRecord } from '../../src/io/store/types';
 import { checkLaunchSizes, launchRun, newId, recordRun, type LaunchDeps, type LaunchedRun } from './runLauncher';
 
 /** RAGFlow's session dict (`_normalize_agent_session`). */

@@ -6,12 +6,12 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { knowledgeDeps } from '../../activities';
-import { createKnowledgeActivities } from '../../activities/knowledge/ingest';
-import { silentLogger } from '../../activities/log';
-import { LOCAL_EMBEDDING_MODEL } from '../../src/knowledge/localEmbedding';
-import { openStore } from '../../src/store/store';
-import type { Store } from '../../src/store/types';
+import { knowledgeDeps } from '../../src/io/knowledge/deps';
+import { createKnowledgeActivities } from '../../activities/knowledge';
+import { silentLogger } from '../../src/io/log';
+import { LOCAL_EMBEDDING_MODEL } from '../../src/io/knowledge/localEmbedding';
+import { openStore } from '../../src/io/store/store';
+import type { Store } from '../../src/io/store/types';
 
 let store: Store;
 let datasetId: string;

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadApiKeySecret, provisionApiKey } from '../../src/boot/apiKey';
+import { loadApiKeySecret, provisionApiKey } from '../../server/boot/apiKey';
 import { api, startHarness, TENANT, type Harness } from '../helpers/appHarness';
 
 interface KeyView {

@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followRunEvents } from '../../api/services/eventStream';
 import { collect, newCollector } from '../../api/services/replies';
-import type { RunEvent, RunEventName } from '../../src/engine/runEvents';
-import { openStore } from '../../src/store/store';
-import { newId } from '../../src/store/time';
-import type { EventCursor, StoredEvent, Store } from '../../src/store/types';
+import type { RunEvent, RunEventName } from '../../src/core/engine/runEvents';
+import { openStore } from '../../src/io/store/store';
+import { newId } from '../../src/io/store/time';
+import type { EventCursor, StoredEvent, Store } from '../../src/io/store/types';
 
 let store: Store;
 

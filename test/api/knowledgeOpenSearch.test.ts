@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChunkIndex } from '../../activities/knowledge/chunkIndex';
-import { openSearchIndex, type OpenSearchChunkIndex } from '../../activities/knowledge/openSearchIndex';
+import type { ChunkIndex } from '../../src/io/knowledge/chunkIndex';
+import { openSearchIndex, type OpenSearchChunkIndex } from '../../src/io/knowledge/openSearchIndex';
 import { api, parseSse, startHarness, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 import { openSearchUnavailable, startOpenSearch, type StartedOpenSearch } from '../helpers/opensearch';

@@ -10,7 +10,7 @@ import { reconcileOnce } from '../../api/services/runReconciler';
 import { startTurn } from '../../api/services/sessions';
 import { newId } from '../../api/services/runLauncher';
 import { DEFAULT_RUN_INPUT_LIMITS } from '../../api/services/runLimits';
-import { silentLogger } from '../../activities/log';
+import { silentLogger } from '../../src/io/log';
 import type { AppError } from '../../src/errors';
 import { workflowIdFor } from '../../workflows/definitions';
 import { api, parseSse, startHarness, TENANT, type Harness } from '../helpers/appHarness';

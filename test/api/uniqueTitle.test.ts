@@ -4,10 +4,10 @@
  * duplicates made before it, renamed. On PGlite and, when the machine has one, real PostgreSQL.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDb, type OpenedDb } from '../../src/store/db';
-import { migrate, MIGRATIONS } from '../../src/store/migrations';
-import { createStore } from '../../src/store/store';
-import { newId } from '../../src/store/time';
+import { openDb, type OpenedDb } from '../../src/io/store/db';
+import { migrate, MIGRATIONS } from '../../src/io/store/migrations';
+import { createStore } from '../../src/io/store/store';
+import { newId } from '../../src/io/store/time';
 import { AppError } from '../../src/errors';
 import { startPostgres } from '../helpers/postgres';
 

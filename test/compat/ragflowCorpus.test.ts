@@ -9,8 +9,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCanvasInput } from '../../src/dsl/input';
-import { compileCanvas } from '../../src/engine';
+import { readCanvasInput } from '../../src/core/dsl/input';
+import { compileCanvas } from '../../src/core/engine';
 import { api, parseSse, startHarness, type Harness } from '../helpers/appHarness';
 import type { RecordedCall } from '../helpers/scriptedLlm';
 import { startWebSearchServer, type WebSearchServer } from '../helpers/webSearchServer';

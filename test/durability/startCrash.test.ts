@@ -13,7 +13,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openStore } from '../../src/store/store';
+import { openStore } from '../../src/io/store/store';
 import { appEnv, freePort, startAppProcess, waitHealthy, type AppProcess } from '../helpers/appProcess';
 import { dsl } from '../helpers/canvasKit';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';

@@ -1,12 +1,12 @@
 /**
- * agent-canvas as a separate process (`src/main.ts`, what `npm start` runs), for tests that kill
+ * agent-canvas as a separate process (`server/main.ts`, what `npm start` runs), for tests that kill
  * it: a free port, start, wait until healthy, and the output kept for failure messages.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pickFreePort } from '../../src/temporal/ports';
+import { pickFreePort } from '../../src/io/temporal/ports';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -21,7 +21,7 @@ export interface AppProcess {
 
 export function startAppProcess(env: Record<string, string>): AppProcess {
   let output = '';
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   return {

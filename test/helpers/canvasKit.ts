@@ -2,7 +2,7 @@
  * Builds canvases for tests from a compact description: upstream lists are derived from
  * downstream ones, so a test states only the graph it means.
  */
-import { compileCanvas, type CompiledCanvas } from '../../src/engine';
+import { compileCanvas, type CompiledCanvas } from '../../src/core/engine';
 
 export interface NodeSpec {
   name: string;

@@ -1,12 +1,12 @@
 /**
- * Drives the pure engine in unit tests through the shared run loop (src/engine/loop.ts, in process): call results come from a per-component script, so a test
+ * Drives the pure engine in unit tests through the shared run loop (src/core/engine/loop.ts, in process): call results come from a per-component script, so a test
  * states what each model (or tool) answers and checks what the engine does with it. (Integration
  * tests use the real activities against the scripted OpenAI-compatible HTTP server instead.)
  */
-import type { LlmChatRequest, LlmChatResult, ToolCallRequest } from '../../src/components/callContracts';
-import { continueInProcess, expirePause, runInProcess, submitInputs, type CallResult, type EngineCall, type InProcessOptions, type InputsSubmission, type RunStartInput, type RunState } from '../../src/engine';
-import type { CompiledCanvas } from '../../src/engine';
-import type { RunEvent } from '../../src/engine/runEvents';
+import type { LlmChatRequest, LlmChatResult, ToolCallRequest } from '../../src/core/components/callContracts';
+import { continueInProcess, expirePause, runInProcess, submitInputs, type CallResult, type EngineCall, type InProcessOptions, type InputsSubmission, type RunStartInput, type RunState } from '../../src/core/engine';
+import type { CompiledCanvas } from '../../src/core/engine';
+import type { RunEvent } from '../../src/core/engine/runEvents';
 
 /** A scripted answer: model text, model tool calls, an error, or a function of the call. */
 export type Answer =

@@ -7,7 +7,7 @@ import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync,
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import pg from 'pg';
-import { pickFreePort } from '../../src/temporal/ports';
+import { pickFreePort } from '../../src/io/temporal/ports';
 
 export type StartedPostgres = { url: string; stop(): Promise<void> };
 export type SkippedPostgres = { skipped: string };

@@ -5,8 +5,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { localEmbedding } from '../../src/knowledge/localEmbedding';
-import { chunk, completion, roughTokens, sse, tokenize, type WireToolCall } from '../../src/llm/openaiWire';
+import { localEmbedding } from '../../src/io/knowledge/localEmbedding';
+import { chunk, completion, roughTokens, sse, tokenize, type WireToolCall } from '../../src/io/llm/openaiWire';
 
 export type Reply =
   /** A normal answer, streamed in pieces of `chunkWords` words `delayMs` apart. */

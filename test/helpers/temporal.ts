@@ -7,10 +7,10 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { createActivities } from '../../activities';
-import type { ChunkIndex } from '../../activities/knowledge/chunkIndex';
-import { silentLogger } from '../../activities/log';
-import { llmSettingsFromEnv } from '../../src/llm/providers';
-import type { Store } from '../../src/store/types';
+import type { ChunkIndex } from '../../src/io/knowledge/chunkIndex';
+import { silentLogger } from '../../src/io/log';
+import { llmSettingsFromEnv } from '../../src/io/llm/providers';
+import type { Store } from '../../src/io/store/types';
 
 let runtimeQuieted = false;
 

@@ -7,13 +7,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSearchIndex, type OpenSearchChunkIndex } from '../../activities/knowledge/openSearchIndex';
+import { openSearchIndex, type OpenSearchChunkIndex } from '../../src/io/knowledge/openSearchIndex';
 import { AppError } from '../../src/errors';
-import { rank, type ChunkHit } from '../../src/knowledge/hybrid';
-import { cosine, localEmbedding } from '../../src/knowledge/localEmbedding';
-import type { NewChunk } from '../../src/store/knowledgeTypes';
-import { openStore } from '../../src/store/store';
-import type { Store } from '../../src/store/types';
+import { rank, type ChunkHit } from '../../src/io/knowledge/hybrid';
+import { cosine, localEmbedding } from '../../src/io/knowledge/localEmbedding';
+import type { NewChunk } from '../../src/io/store/knowledgeTypes';
+import { openStore } from '../../src/io/store/store';
+import type { Store } from '../../src/io/store/types';
 import { openSearchUnavailable, startOpenSearch, type StartedOpenSearch } from '../helpers/opensearch';
 
 const texts = [

@@ -1,6 +1,6 @@
-/** SEARCH_BACKEND and OPENSEARCH_* as src/config.ts reads them: the store by default, OpenSearch when asked, bad values named. */
+/** SEARCH_BACKEND and OPENSEARCH_* as src/io/config.ts reads them: the store by default, OpenSearch when asked, bad values named. */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/io/config';
 
 const load = (env: Record<string, string>) => loadConfig(env, '/tmp/agent-canvas');
 

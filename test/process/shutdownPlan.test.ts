@@ -3,7 +3,7 @@
  * timeout, a failing or hanging step reported in one line without stopping the rest.
  */
 import { describe, expect, it } from 'vitest';
-import { runShutdown } from '../../src/boot/shutdown';
+import { runShutdown } from '../../server/boot/shutdown';
 
 describe('runShutdown', () => {
   it('runs drain then release steps in order and exits 0 when all finish', async () => {

@@ -11,7 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeExec } from '../../activities/tools/codeExec';
+import { codeExec } from '../../src/io/tools/codeExec';
 import { AppError } from '../../src/errors';
 
 // A user of its own, so that counting its processes is not disturbed by other tests' scripts.
@@ -236,7 +236,7 @@ describe('CodeExec without a sandbox', () => {
     const probe = path.join(dir, 'probe.ts');
     writeFileSync(
       probe,
-      `import { codeExec } from ${JSON.stringify(path.resolve('activities/tools/codeExec'))};\n` +
+      `import { codeExec } from ${JSON.stringify(path.resolve('src/io/tools/codeExec'))};\n` +
         `codeExec({ params: { script: 'def main():\\n    open(${JSON.stringify(marker)}, "w").write("x")\\n' }, args: {}, env: {}, signal: new AbortController().signal, tenantId: 't' })\n` +
         `  .then(() => console.log(JSON.stringify({ ok: true })), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })));\n`,
     );

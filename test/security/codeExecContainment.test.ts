@@ -8,7 +8,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { codeExec } from '../../activities/tools/codeExec';
+import { codeExec } from '../../src/io/tools/codeExec';
 
 const ENV = { CODE_EXEC_TIMEOUT_S: '5', CODE_EXEC_UID: '60003', CODE_EXEC_GID: '60003' };
 const asRoot = process.getuid?.() === 0;
@@ -59,7 +59,7 @@ async function workerSleepingIn(marker: string, timeoutS: number): Promise<Child
   const script = `import subprocess\n\ndef main():\n    subprocess.run(["sleep", "${marker}"])\n`;
   writeFileSync(
     probe,
-    `import { codeExec } from ${JSON.stringify(path.resolve('activities/tools/codeExec'))};\n` +
+    `import { codeExec } from ${JSON.stringify(path.resolve('src/io/tools/codeExec'))};\n` +
       `codeExec({ params: { script: ${JSON.stringify(script)} }, args: {}, env: ${JSON.stringify({ ...ENV, CODE_EXEC_TIMEOUT_S: String(timeoutS) })}, signal: new AbortController().signal, tenantId: 't' })\n` +
       `  .then(() => console.log('done'), (e) => console.log(e.code, e.message));\n`,
   );

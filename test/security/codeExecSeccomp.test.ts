@@ -3,7 +3,7 @@
  * filter uses) for both architectures it supports — arm64 included, which this machine cannot run.
  */
 import { describe, expect, it } from 'vitest';
-import { seccompFilter } from '../../activities/tools/codeExec/seccomp';
+import { seccompFilter } from '../../src/io/tools/codeExec/seccomp';
 
 const ALLOW = 0x7fff0000;
 const EPERM = 0x00050000 | 1;

@@ -9,8 +9,8 @@
 import pg from 'pg';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExeSqlExecutor, statementLimitMs } from '../../activities/tools/exesql';
-import { checkSql, splitStatements, type SqlDialect } from '../../activities/tools/sqlGuard';
+import { createExeSqlExecutor, statementLimitMs } from '../../src/io/tools/exesql';
+import { checkSql, splitStatements, type SqlDialect } from '../../src/io/tools/sqlGuard';
 import { AppError } from '../../src/errors';
 import { startPostgres } from '../helpers/postgres';
 import { startMysql } from './mysqlServer';

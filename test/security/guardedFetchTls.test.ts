@@ -12,7 +12,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { guardedFetch, type Resolver } from '../../activities/net';
+import { guardedFetch, type Resolver } from '../../src/io/net';
 
 function makeCertificate(): { key: string; cert: string } | null {
   const dir = mkdtempSync(join(tmpdir(), 'agent-canvas-tls-'));

@@ -5,12 +5,12 @@
  * works; and the node runs end to end in a workflow on the Temporal dev server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Resolver } from '../../activities/net';
-import { createInvokeExecutor } from '../../activities/tools/invoke';
+import type { Resolver } from '../../src/io/net';
+import { createInvokeExecutor } from '../../src/io/tools/invoke';
 import { launchRun, type LaunchDeps } from '../../api/services/runLauncher';
 import { AppError } from '../../src/errors';
-import { openStore } from '../../src/store/store';
-import type { Store } from '../../src/store/types';
+import { openStore } from '../../src/io/store/store';
+import type { Store } from '../../src/io/store/types';
 import { DEFAULT_RUN_SETTINGS, type CanvasRunResult } from '../../workflows/definitions';
 import { dsl } from '../helpers/canvasKit';
 import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from '../helpers/temporal';

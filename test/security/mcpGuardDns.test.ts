@@ -5,9 +5,9 @@
  * re-checks each redirect and keeps the Host header and hop-by-hop headers its own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mcpPolicyFromEnv, probeTools, type McpPolicy } from '../../activities/mcp/connect';
-import { guardedFetchFn, type Resolver } from '../../activities/net';
-import type { McpServerRecord } from '../../src/store/types';
+import { mcpPolicyFromEnv, probeTools, type McpPolicy } from '../../src/io/mcp/connect';
+import { guardedFetchFn, type Resolver } from '../../src/io/net';
+import type { McpServerRecord } from '../../src/io/store/types';
 import { startHttpMcpServer, type HttpMcpServer } from '../helpers/mcpServers';
 import { startRecordingServer, type RecordingServer } from './recordingServer';
 

@@ -4,9 +4,9 @@
  * fake resolver (no DNS, no sockets).
  */
 import { describe, expect, it } from 'vitest';
-import { allowsAddress, allowsName, parseAllowList } from '../../activities/net/allowList';
-import { assertHostAllowed, assertUrlAllowed, canonicalHost, pinnedLookup, type Resolver } from '../../activities/net/guard';
-import { blockedReason, parseIp } from '../../activities/net/ip';
+import { allowsAddress, allowsName, parseAllowList } from '../../src/io/net/allowList';
+import { assertHostAllowed, assertUrlAllowed, canonicalHost, pinnedLookup, type Resolver } from '../../src/io/net/guard';
+import { blockedReason, parseIp } from '../../src/io/net/ip';
 import { AppError } from '../../src/errors';
 
 const reason = (ip: string) => blockedReason(parseIp(ip)!);

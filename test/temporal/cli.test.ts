@@ -9,9 +9,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { obtainTemporalCli, toolsBinaryPath } from '../../src/temporal/cli';
-import { startDevServer } from '../../src/temporal/devServer';
-import { SEARCH_ATTRIBUTES } from '../../src/temporal/searchAttributes';
+import { obtainTemporalCli, toolsBinaryPath } from '../../src/io/temporal/cli';
+import { startDevServer } from '../../src/io/temporal/devServer';
+import { SEARCH_ATTRIBUTES } from '../../src/core/searchAttributes';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const KEYWORD = 2; // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD

@@ -9,10 +9,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { obtainTemporalCli } from '../../src/temporal/cli';
-import { connectOrStartTemporal } from '../../src/temporal/devServer';
-import { SEARCH_ATTRIBUTES } from '../../src/temporal/searchAttributes';
-import { pickFreePort } from '../../src/temporal/ports';
+import { obtainTemporalCli } from '../../src/io/temporal/cli';
+import { connectOrStartTemporal } from '../../src/io/temporal/devServer';
+import { SEARCH_ATTRIBUTES } from '../../src/core/searchAttributes';
+import { pickFreePort } from '../../src/io/temporal/ports';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { obtainTemporalCli } from '../../src/temporal/cli';
-import { connectOrStartTemporal, devServerFiles } from '../../src/temporal/devServer';
-import { pickFreePort } from '../../src/temporal/ports';
+import { obtainTemporalCli } from '../../src/io/temporal/cli';
+import { connectOrStartTemporal, devServerFiles } from '../../src/io/temporal/devServer';
+import { pickFreePort } from '../../src/io/temporal/ports';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -3,8 +3,8 @@
  * TLS rule (STARTTLS required unless SMTP_ALLOW_INSECURE), and how refusals are reported.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendEmail } from '../../activities/tools/email';
-import type { ToolExecution } from '../../activities/tools/types';
+import { sendEmail } from '../../src/io/tools/email';
+import type { ToolExecution } from '../../src/io/tools/types';
 import { startSmtpServer, type SmtpStandIn } from '../helpers/smtpServer';
 import { failure } from '../helpers/failure';
 

@@ -3,11 +3,11 @@
  * APIs: the requests they make, what they return (outputs, citations) and how they fail.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDdgHtml } from '../../activities/tools/ddgHtml';
-import { duckDuckGoSearch } from '../../activities/tools/duckduckgo';
-import { searxngSearch } from '../../activities/tools/searxng';
-import type { ToolExecution, ToolExecutor } from '../../activities/tools/types';
-import { wikipediaSearch } from '../../activities/tools/wikipedia';
+import { parseDdgHtml } from '../../src/io/tools/ddgHtml';
+import { duckDuckGoSearch } from '../../src/io/tools/duckduckgo';
+import { searxngSearch } from '../../src/io/tools/searxng';
+import type { ToolExecution, ToolExecutor } from '../../src/io/tools/types';
+import { wikipediaSearch } from '../../src/io/tools/wikipedia';
 import { ddgResultUrl, startDuckDuckGoServer } from '../helpers/duckduckgoServer';
 import type { StandIn } from '../helpers/httpStandIn';
 import { startSearxngServer } from '../helpers/searxngServer';

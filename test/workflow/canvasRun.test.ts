@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchRun, type LaunchDeps } from '../../api/services/runLauncher';
-import { openStore } from '../../src/store/store';
-import type { CanvasRecord, Store } from '../../src/store/types';
+import { openStore } from '../../src/io/store/store';
+import type { CanvasRecord, Store } from '../../src/io/store/types';
 import { cancelSignal, DEFAULT_RUN_SETTINGS, progressQuery, type CanvasRunResult } from '../../workflows/definitions';
 import { dsl } from '../helpers/canvasKit';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';

@@ -1,9 +1,9 @@
 /** API keys at rest: a public key id plus HMAC(server secret, key), nothing of the key itself. */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { MIGRATIONS, migrate } from '../../../src/store/migrations';
-import { createStore } from '../../../src/store/store';
-import { tenantsRepository } from '../../../src/store/tenants';
+import { MIGRATIONS, migrate } from '../../../src/io/store/migrations';
+import { createStore } from '../../../src/io/store/store';
+import { tenantsRepository } from '../../../src/io/store/tenants';
 import { freshTenant, type StoreContext } from './context';
 
 /** The secret the suite's store is opened with. */

@@ -1,8 +1,8 @@
 /** What every shared store case receives: the backend under test, opened once per suite. */
-import { emptySession } from '../../../src/engine/state';
-import type { RunEvent, RunEventName } from '../../../src/engine/runEvents';
-import { newId } from '../../../src/store/time';
-import type { Db, Store } from '../../../src/store/types';
+import { emptySession } from '../../../src/core/engine/state';
+import type { RunEvent, RunEventName } from '../../../src/core/engine/runEvents';
+import { newId } from '../../../src/io/store/time';
+import type { Db, Store } from '../../../src/io/store/types';
 
 export interface StoreContext {
   /** Valid inside tests and hooks (set by the suite's beforeAll). */

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { MIGRATIONS, migrate } from '../../../src/store/migrations';
+import { MIGRATIONS, migrate } from '../../../src/io/store/migrations';
 import { freshTenant, type StoreContext } from './context';
 
 export function dbCases(ctx: StoreContext): void {

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { newId } from '../../../src/store/time';
+import { newId } from '../../../src/io/store/time';
 import { firstCall, positions, runEvent, type StoreContext } from './context';
 
 export function eventCases(ctx: StoreContext): void {

@@ -1,10 +1,10 @@
 import { expect, it } from 'vitest';
-import { rank } from '../../../src/knowledge/hybrid';
-import { localEmbedding } from '../../../src/knowledge/localEmbedding';
-import { prepareVectorColumn } from '../../../src/store/chunks';
-import type { OpenedDb } from '../../../src/store/db';
-import { createStore } from '../../../src/store/store';
-import { newId } from '../../../src/store/time';
+import { rank } from '../../../src/io/knowledge/hybrid';
+import { localEmbedding } from '../../../src/io/knowledge/localEmbedding';
+import { prepareVectorColumn } from '../../../src/io/store/chunks';
+import type { OpenedDb } from '../../../src/io/store/db';
+import { createStore } from '../../../src/io/store/store';
+import { newId } from '../../../src/io/store/time';
 import { freshTenant, type StoreContext } from './context';
 
 const texts = [

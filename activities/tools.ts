@@ -1,0 +1,79 @@
+/**
+ * The `toolInvoke` activity: runs a tool component (as an Agent tool or a canvas node) with its
+ * real params, keeps large results out of workflow history, and reports failures so that bad
+ * requests are not retried and outages are.
+ */
+import { Context } from '@temporalio/activity';
+import { BLOB_THRESHOLD, blobMarker } from '../src/core/components/blobs';
+import type { ToolInvokeRequest, ToolInvokeResult } from '../src/core/components/callContracts';
+import { AppError } from '../src/errors';
+import type { Store } from '../src/io/store/types';
+import { toFailure } from './llm';
+import type { KnowledgeDeps } from '../src/io/knowledge/search';
+import type { Logger } from '../src/io/log';
+import { duckDuckGoSearch } from '../src/io/tools/duckduckgo';
+import { sendEmail } from '../src/io/tools/email';
+import { exeSqlTool } from '../src/io/tools/exesql';
+import { invokeTool } from '../src/io/tools/invoke';
+import { loadToolParams } from '../src/io/tools/params';
+import { retrieve } from '../src/io/tools/retrieval';
+import { searxngSearch } from '../src/io/tools/searxng';
+import { tavilyExtract, tavilySearch } from '../src/io/tools/tavily';
+import type { ToolExecutor } from '../src/io/tools/types';
+import { wikipediaSearch } from '../src/io/tools/wikipedia';
+import { codeExec } from '../src/io/tools/codeExec';
+
+const EXECUTORS: Readonly<Record<string, ToolExecutor>> = {
+  Invoke: invokeTool,
+  ExeSQL: exeSqlTool,
+  TavilySearch: tavilySearch,
+  TavilyExtract: tavilyExtract,
+  SearXNG: searxngSearch,
+  DuckDuckGo: duckDuckGoSearch,
+  Wikipedia: wikipediaSearch,
+  Email: sendEmail,
+  Retrieval: retrieve,
+  CodeExec: codeExec,
+};
+
+export interface ToolActivityDeps {
+  store: Store;
+  log: Logger;
+  env: Record<string, string | undefined>;
+  knowledge: KnowledgeDeps;
+}
+
+export function createToolActivities(deps: ToolActivityDeps) {
+  return {
+    /** Runs one tool call. */
+    async toolInvoke(request: ToolInvokeRequest, options: { maxRetries: number }): Promise<ToolInvokeResult & { preview?: string }> {
+      const ctx = Context.current();
+      const started = Date.now();
+      const exhausted = ctx.info.attempt > options.maxRetries;
+      const executor = EXECUTORS[request.componentName];
+      try {
+        if (!executor) throw new AppError('COMPONENT_UNSUPPORTED', `The ${request.componentName} tool cannot run in this build yet`);
+        const { params, tenantId } = await loadToolParams(deps.store, request.runId, request.paramsPath);
+        ctx.heartbeat();
+        // Heartbeat while the service works: a call slower than the heartbeat timeout (a search
+        // over several pages, an SMTP exchange) must not be taken for a lost worker and retried.
+        const beat = setInterval(() => ctx.heartbeat(), 1000);
+        const result = await executor({ params, args: request.args, env: deps.env, signal: ctx.cancellationSignal, tenantId, knowledge: deps.knowledge }).finally(() => clearInterval(beat));
+        let text = result.text;
+        let preview: string | undefined;
+        if (text.length > BLOB_THRESHOLD) {
+          // Long results stay in the store; history carries a marker the model activity expands.
+          preview = text.slice(0, 1000);
+          text = blobMarker(await deps.store.blobs.put(request.runId, text));
+        }
+        const outputs = request.asTool ? {} : result.outputs;
+        return { ...result, outputs, text, ...(preview ? { preview } : {}), elapsedMs: Date.now() - started };
+      } catch (err) {
+        if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
+        const appErr = err instanceof AppError ? err : new AppError('TOOL_UNAVAILABLE', err instanceof Error ? err.message : String(err));
+        deps.log.warn('tool call failed', { tool: request.componentName, code: appErr.code, attempt: ctx.info.attempt, error: appErr.message });
+        throw toFailure(appErr, exhausted);
+      }
+    },
+  };
+}

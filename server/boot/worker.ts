@@ -1,0 +1,56 @@
+/** The Temporal worker: the run workflow plus the activities, with heartbeats frequent enough for prompt cancels. */
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkerOptions } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../../activities';
+import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../../src/io/temporal/bundle';
+
+/**
+ * The SDK logs through its own runtime logger; keep it at warnings (the bundler's build report
+ * is noise on every start) unless debugging. `shutdownSignals: []`: the process's own shutdown
+ * (boot/shutdown.ts) stops the worker; the SDK's default handlers would call `shutdown()` too,
+ * and the second call throws `IllegalStateError: Not running. Current state: DRAINING`.
+ */
+export function quietTemporalRuntime(level: LogLevel = 'WARN'): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger(level), shutdownSignals: [] });
+  } catch {
+    // A runtime exists already (tests install their own).
+  }
+}
+
+/** Options every worker of the product runs with (the benchmarks use them too). */
+export const WORKER_TUNING = {
+  // A cancel reaches a running activity on its next heartbeat: keep them about a second apart.
+  maxHeartbeatThrottleInterval: '1 second',
+  defaultHeartbeatThrottleInterval: '1 second',
+  // The first task of every run evaluates the workflow bundle's modules anew (~30 ms of CPU), so
+  // a burst of starts queues on the workflow thread. A second thread (the SDK's default is one
+  // with reusable contexts) measured on 2 cores, 200 starts at once: workflow.start answered →
+  // first task p50 15 s → 1–3 s, first SSE event p50 29–45 s → 18 s (bench/starts.ts).
+  workflowThreadPoolSize: 2,
+} satisfies Partial<WorkerOptions>;
+
+export async function createWorker(opts: { address: string; namespace: string; taskQueue: string; projectRoot: string; activities: ActivityDeps; maxCachedWorkflows?: number; shutdownGraceMs?: number }): Promise<{ worker: Worker; connection: NativeConnection }> {
+  const connection = await NativeConnection.connect({ address: opts.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue,
+    workflowsPath: workflowsPath(opts.projectRoot),
+    bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] },
+    activities: createActivities(opts.activities),
+    // A cached workflow costs ~2 MB of worker memory (its own copy of the engine's modules);
+    // bounding the cache bounds memory: a paused run that leaves it is replayed when it resumes.
+    ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
+    ...WORKER_TUNING,
+    // On shutdown, running activities get this long to finish before they are cancelled (and
+    // retried by another worker); the process's shutdown bound covers it.
+    ...(opts.shutdownGraceMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceMs } : {}),
+  });
+  return { worker, connection };
+}
+
+/** Stops polling and waits for the worker's run loop to end; safe to call in any state, and more than once. */
+export async function drainWorker(worker: Worker, running: Promise<void>): Promise<void> {
+  if (worker.getState() === 'RUNNING') worker.shutdown();
+  await running;
+}

@@ -1,0 +1,137 @@
+/**
+ * The entry point `npm start` runs: store, Temporal (a dev server with file persistence unless
+ * TEMPORAL_ADDRESS is set), the worker and the API in one process. `AGENT_CANVAS_ROLE=api` or
+ * `worker` runs one half, for deployments that scale them apart.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import { mcpPolicyFromEnv } from '../src/io/mcp/connect';
+import { McpPool } from '../src/io/mcp/pool';
+import { openSearchIndex } from '../src/io/knowledge/openSearchIndex';
+import { knowledgeDeps } from '../src/io/knowledge/deps';
+import { buildApp } from '../api/app';
+import { startRunReconciler } from '../api/services/runReconciler';
+import { DEMO_MODEL_PATH } from '../api/plugins/demoModel';
+import { loadApiKeySecret, provisionApiKey } from './boot/apiKey';
+import { loadExamples, readExamples } from './boot/examples';
+import { politeClose } from './boot/httpDrain';
+import { onStopSignals, type ShutdownStep } from './boot/shutdown';
+import { createWorker, drainWorker, quietTemporalRuntime } from './boot/worker';
+import { loadConfig } from '../src/io/config';
+import { DEMO_LABEL } from '../src/io/llm/demoModel';
+import { hasAnyModel, llmSettingsFromEnv, toolCallingTable } from '../src/io/llm/providers';
+import { createLogger } from './logger';
+import { openStore } from '../src/io/store/store';
+import { connectOrStartTemporal } from '../src/io/temporal/devServer';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env, root);
+  const log = createLogger(config.logLevel);
+  quietTemporalRuntime(config.logLevel === 'debug' ? 'DEBUG' : 'WARN');
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  await fs.mkdir(config.dataDir, { recursive: true });
+
+  const apiKeySecret = await loadApiKeySecret({ secret: config.apiKeySecret, dataDir: config.dataDir });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : path.join(config.dataDir, 'pglite'), log: (m) => log.info(m), apiKeySecret });
+  const temporalServer = await connectOrStartTemporal({ projectRoot: root, dataDir: config.dataDir, persistent: true, ui: true, log: (line) => log.info(line) });
+  const connection = await Connection.connect({ address: temporalServer.address });
+  const client = new Client({ connection, namespace: temporalServer.namespace });
+
+  let llm = llmSettingsFromEnv(process.env);
+  const demo = !hasAnyModel(llm);
+  if (demo) llm = { ...llm, gatewayBaseUrl: `http://127.0.0.1:${config.port}${DEMO_MODEL_PATH}`, gatewayApiKey: 'demo', demo: true };
+
+  const key = await provisionApiKey(store, { tenantId: config.defaultTenantId, apiKey: config.apiKey, dataDir: config.dataDir });
+  const examples = config.loadExamples ? await loadExamples(store, config.defaultTenantId, root) : [];
+
+  // Which models call tools natively travels with each run (an Agent's `auto` strategy).
+  const runSettings = { ...config.runSettings, toolCalling: toolCallingTable(llm) };
+  const mcpPool = new McpPool(mcpPolicyFromEnv(process.env));
+  // One search backend for both halves: the worker indexes into it, Retrieval and the API search it.
+  const search = config.search;
+  const chunkIndex = search.backend === 'opensearch' ? openSearchIndex({ url: search.url, username: search.username, password: search.password, indexPrefix: search.indexPrefix, refresh: search.refresh }) : undefined;
+
+  let worker: Worker | null = null;
+  let workerConnection: NativeConnection | null = null;
+  let workerRun: Promise<void> | null = null;
+  if (config.role !== 'api') {
+    // Running activities get half the shutdown bound to finish; then they are cancelled and retried elsewhere.
+    const shutdownGraceMs = Math.floor(config.shutdownTimeoutMs / 2);
+    ({ worker, connection: workerConnection } = await createWorker({ address: temporalServer.address, namespace: temporalServer.namespace, taskQueue: config.taskQueue, projectRoot: root, activities: { store, llm, log, env: process.env, mcpPool, chunkIndex }, maxCachedWorkflows: config.workerMaxCachedWorkflows, shutdownGraceMs }));
+    workerRun = worker.run().catch((err: unknown) => {
+      log.error('worker stopped', { error: err instanceof Error ? err.stack : String(err) });
+      process.exit(1);
+    });
+  }
+
+  let app: Awaited<ReturnType<typeof buildApp>> | null = null;
+  let closeHttp: (() => Promise<void>) | null = null;
+  let reconciler: { stop(): void } | null = null;
+  if (config.role !== 'worker') {
+    app = await buildApp({
+      store,
+      temporal: client,
+      taskQueue: config.taskQueue,
+      runSettings,
+      mcp: { policy: mcpPolicyFromEnv(process.env) },
+      knowledge: knowledgeDeps(store, process.env, chunkIndex),
+      log,
+      demoModel: demo,
+      bodyLimit: config.maxBodyBytes,
+      runInputLimits: config.runInputLimits,
+      templates: () => readExamples(root),
+      probes: worker ? { worker: async () => void (worker!.getState() === 'RUNNING' || Promise.reject(new Error(`worker is ${worker!.getState()}`))) } : {},
+    });
+    closeHttp = politeClose(app);
+    await app.listen({ port: config.port, host: config.host });
+    // Runs stranded by a crash or closed outside our finalize: repaired now and every interval.
+    reconciler = startRunReconciler({ store, client, log, batch: 100, ...config.reconcile });
+  }
+
+  const base = `http://127.0.0.1:${config.port}`;
+  say('');
+  say('agent-canvas is running');
+  if (app) {
+    say(`  API            ${base}/api/v1   (health: ${base}/health)`);
+    say(`  OpenAPI        ${base}/api/v1/openapi.json`);
+  }
+  say(`  Temporal       ${temporalServer.address}${temporalServer.uiUrl ? `   UI: ${temporalServer.uiUrl}` : ''}`);
+  say(`  Store          ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${path.join(config.dataDir, 'pglite')}`}`);
+  if (search.backend === 'opensearch') say(`  Search         OpenSearch at ${new URL(search.url).host} (indices ${search.indexPrefix}-chunks-*)`);
+  say(`  API key        ${key.key}${key.generated ? `   (kept in ${path.join(config.dataDir, 'api-key')}; set API_KEY to choose one)` : ''}`);
+  if (demo) say(`  Model          OFFLINE DEMO MODEL ${DEMO_LABEL}`);
+  if (examples.length > 0) say(`  Examples       loaded: ${examples.join(', ')}`);
+  say(`  Try            curl -N -H "Authorization: Bearer ${key.key}" ${base}/api/v1/agents`);
+  say('');
+
+  const step = (name: string, run: (() => Promise<unknown>) | null): ShutdownStep[] => (run ? [{ name, run }] : []);
+  const http = closeHttp;
+  const stopApi = http ? async () => { reconciler?.stop(); await http(); } : null;
+  const drainSteps = [...step('the HTTP server', stopApi), ...step('the worker', worker && workerRun ? () => drainWorker(worker!, workerRun!) : null)];
+  onStopSignals(
+    {
+      // HTTP first (no new runs, streams end), then the worker finishes or hands back what it holds;
+      // the other way round when this process serves the demo model the worker's runs are calling.
+      drain: demo ? [...drainSteps].reverse() : drainSteps,
+      release: [
+        ...step('MCP sessions', () => mcpPool.closeAll()),
+        ...step('the search index', chunkIndex ? () => chunkIndex.close() : null),
+        ...step('the worker connection', workerConnection ? () => workerConnection!.close() : null),
+        ...step('the Temporal connection', () => connection.close()),
+        ...step('the store', () => store.close()),
+        ...step('the Temporal dev server', () => temporalServer.stop()),
+      ],
+    },
+    { timeoutMs: config.shutdownTimeoutMs, say, exit: (code) => process.exit(code) },
+  );
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`agent-canvas failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,77 @@
+/**
+ * Writes a streamed answer into the run's event log as `message` events at the slot the engine
+ * reserved: (seq, 1), (seq, 2)... Tokens are batched for a few milliseconds so a fast model does
+ * not cost one database write per token, while the first token goes out at once.
+ */
+import type { StreamTarget } from '../../core/components/callContracts';
+import type { RunEvent } from '../../core/engine/runEvents';
+import type { StreamPiece } from './thinkSplitter';
+import type { Store } from '../store/types';
+
+const FLUSH_MS = 25;
+
+export class TokenWriter {
+  private sub: number;
+  private buffer: RunEvent[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private writing: Promise<void> = Promise.resolve();
+  private failure: unknown = null;
+  private first = true;
+
+  constructor(
+    private readonly store: Store,
+    private readonly target: StreamTarget,
+    startSub: number,
+  ) {
+    this.sub = startSub;
+  }
+
+  /** Announces that an earlier attempt's tokens were dropped (a retried stream). */
+  retryNotice(attempt: number, discardedChars: number): void {
+    this.push({ event: 'message_retry', data: { component_id: this.target.componentId, attempt, discard_chars: discardedChars } });
+  }
+
+  write(pieces: StreamPiece[]): void {
+    for (const p of pieces) {
+      if (p.kind === 'think-start') this.push({ event: 'message', data: { content: '', start_to_think: true } });
+      else if (p.kind === 'think-end') this.push({ event: 'message', data: { content: '', end_to_think: true } });
+      else if (p.text) this.push({ event: 'message', data: { content: p.text } });
+    }
+  }
+
+  private push(e: Pick<RunEvent, 'event' | 'data'>): void {
+    this.sub += 1;
+    this.buffer.push({ seq: this.target.seq, sub: this.sub, event: e.event, data: e.data, message_id: this.target.messageId, created_at: this.target.createdAt, task_id: this.target.runId });
+    if (this.first) {
+      this.first = false;
+      this.flushNow();
+    } else if (!this.timer) {
+      this.timer = setTimeout(() => this.flushNow(), FLUSH_MS);
+    }
+  }
+
+  private flushNow(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.buffer.length === 0) return;
+    const batch = this.buffer;
+    this.buffer = [];
+    this.writing = this.writing.then(() =>
+      this.store.events.append(this.target.runId, batch).catch((err: unknown) => {
+        this.failure ??= err;
+      }),
+    );
+  }
+
+  /** Writes what is buffered and waits for every write; rethrows a failed write. */
+  async close(): Promise<void> {
+    this.flushNow();
+    await this.writing;
+    if (this.failure) throw this.failure;
+  }
+
+  /** Stops without waiting (cancellation): pending writes still complete in the background. */
+  abandon(): void {
+    this.flushNow();
+  }
+}

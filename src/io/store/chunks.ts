@@ -1,0 +1,112 @@
+/**
+ * Chunks and their search on PostgreSQL/PGlite: candidates by vector similarity (pgvector's `<=>`
+ * where the extension exists, else an exact dot product in SQL over the stored `real[]`, the
+ * embeddings being normalized) and by full text (`tsvector`, OR of the query's terms), each up
+ * to `top_k`, returned with their cosine similarity. Ranking is shared: src/io/knowledge/hybrid.ts.
+ */
+import type { ChunkHit } from '../knowledge/hybrid';
+import { normalize } from '../knowledge/localEmbedding';
+import { tokenize } from '../knowledge/text';
+import type { ChunkSearch, KnowledgeStore, NewChunk } from './knowledgeTypes';
+import { SqlParams } from './sql';
+import type { Queryable } from './types';
+
+interface ChunkRow {
+  id: string;
+  content: string;
+  document_id: string;
+  document_name: string;
+  dataset_id: string;
+  section: string;
+  position: number;
+  vsim: number | null;
+}
+
+const SELECT = 'id, content, document_id, document_name, dataset_id, section, position';
+
+function toHit(r: ChunkRow): ChunkHit {
+  return { id: r.id, content: r.content, documentId: r.document_id, documentName: r.document_name, datasetId: r.dataset_id, section: r.section, position: r.position, vectorSimilarity: Number(r.vsim ?? 0) };
+}
+
+/** `a | b | c` over plain word terms ('simple' parser; CJK runs are left to the vector side). */
+function tsQuery(query: string): string {
+  const terms = [...new Set(tokenize(query).filter((t) => /^[\p{L}\p{N}]+$/u.test(t) && !/[\u3040-\u9fff\uac00-\ud7af]/u.test(t)))];
+  return terms.slice(0, 32).join(' | ');
+}
+
+/** pgvector's text form of a vector. */
+function vectorLiteral(v: readonly number[]): string {
+  return `[${v.map((x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
+}
+
+export function chunksRepository(db: Queryable, vector: boolean): KnowledgeStore['chunks'] {
+  const insert = async (doc: { id: string; tenant_id: string; dataset_id: string; name: string }, chunks: NewChunk[]) => {
+    const now = Date.now();
+    // A few hundred rows per statement keeps parameter counts well under PostgreSQL's limit.
+    for (let i = 0; i < chunks.length; i += 200) {
+      const params = new SqlParams();
+      const rows = chunks.slice(i, i + 200).map((c) => {
+        const e = normalize(c.embedding);
+        const vec = vector ? `, ${params.add(vectorLiteral(e))}::vector` : '';
+        return `(${params.add(c.id)}, ${params.add(doc.tenant_id)}, ${params.add(doc.dataset_id)}, ${params.add(doc.id)}, ${params.add(doc.name)}, ${params.add(c.content.split('\u0000').join(''))}, ${params.add(c.section)}, ${params.add(c.position)}, ${params.add(c.tokens)}, ${params.add(e)}::real[]${vec}, ${params.add(now)})`;
+      });
+      const cols = `id, tenant_id, dataset_id, document_id, document_name, content, section, position, tokens, embedding${vector ? ', embedding_v' : ''}, create_time`;
+      await db.query(`INSERT INTO chunks (${cols}) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`, params.values());
+    }
+  };
+  return {
+    async replace(doc, chunks) {
+      await db.query('DELETE FROM chunks WHERE document_id = $1', [doc.id]);
+      await insert(doc, chunks);
+    },
+    add: insert,
+    async deleteForDocument(documentId) {
+      await db.query('DELETE FROM chunks WHERE document_id = $1', [documentId]);
+    },
+    async list(tenantId, documentId, opts) {
+      const params = new SqlParams();
+      const where = [`tenant_id = ${params.add(tenantId)}`, `document_id = ${params.add(documentId)}`];
+      if (opts.keywords) where.push(`strpos(lower(content), lower(${params.add(opts.keywords)})) > 0`);
+      const w = where.join(' AND ');
+      const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chunks WHERE ${w}`, params.values())).rows[0]?.n ?? 0;
+      const limit = `LIMIT ${params.add(Math.max(1, opts.pageSize))} OFFSET ${params.add((Math.max(1, opts.page) - 1) * opts.pageSize)}`;
+      const r = await db.query<ChunkRow>(`SELECT ${SELECT}, NULL::real AS vsim FROM chunks WHERE ${w} ORDER BY position ${limit}`, params.values());
+      return { items: r.rows.map(toHit), total };
+    },
+    async candidates(s: ChunkSearch) {
+      if (s.datasetIds.length === 0 || (s.documentIds && s.documentIds.length === 0)) return [];
+      const params = new SqlParams();
+      const q = normalize(s.embedding);
+      const where = [`tenant_id = ${params.add(s.tenantId)}`, `dataset_id = ANY(${params.add(s.datasetIds)}::text[])`];
+      if (s.documentIds) where.push(`document_id = ANY(${params.add(s.documentIds)}::text[])`);
+      const qv = vector ? params.add(vectorLiteral(q)) : params.add(q);
+      const vsim = vector ? `(1 - (embedding_v <=> ${qv}::vector))` : `(SELECT coalesce(sum(a * b), 0) FROM unnest(embedding, ${qv}::real[]) AS t(a, b))`;
+      const limit = params.add(Math.max(1, s.topK));
+      const w = where.join(' AND ');
+      const byVector = db.query<ChunkRow>(`SELECT ${SELECT}, ${vsim} AS vsim FROM chunks WHERE ${w} ORDER BY vsim DESC, id LIMIT ${limit}`, params.values());
+      const ts = tsQuery(s.query);
+      let byText: Promise<{ rows: ChunkRow[] }> = Promise.resolve({ rows: [] });
+      if (ts) {
+        const p2 = new SqlParams();
+        const where2 = [`tenant_id = ${p2.add(s.tenantId)}`, `dataset_id = ANY(${p2.add(s.datasetIds)}::text[])`];
+        if (s.documentIds) where2.push(`document_id = ANY(${p2.add(s.documentIds)}::text[])`);
+        const qv2 = vector ? p2.add(vectorLiteral(q)) : p2.add(q);
+        const vsim2 = vector ? `(1 - (embedding_v <=> ${qv2}::vector))` : `(SELECT coalesce(sum(a * b), 0) FROM unnest(embedding, ${qv2}::real[]) AS t(a, b))`;
+        const tq = `to_tsquery('simple', ${p2.add(ts)})`;
+        byText = db.query<ChunkRow>(`SELECT ${SELECT}, ${vsim2} AS vsim FROM chunks WHERE ${where2.join(' AND ')} AND tsv @@ ${tq} ORDER BY ts_rank_cd(tsv, ${tq}) DESC, id LIMIT ${p2.add(Math.max(1, s.topK))}`, p2.values());
+      }
+      const [v, t] = await Promise.all([byVector, byText]);
+      return [...v.rows, ...t.rows].map(toHit);
+    },
+    async count(tenantId, datasetIds) {
+      const r = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE tenant_id = $1 AND dataset_id = ANY($2::text[])', [tenantId, datasetIds]);
+      return r.rows[0]?.n ?? 0;
+    },
+  };
+}
+
+/** Adds the pgvector column where the extension exists (and fills it for rows written without it). */
+export async function prepareVectorColumn(db: Queryable): Promise<void> {
+  await db.query('ALTER TABLE chunks ADD COLUMN IF NOT EXISTS embedding_v vector');
+  await db.query('UPDATE chunks SET embedding_v = embedding::vector WHERE embedding_v IS NULL');
+}

@@ -1,0 +1,213 @@
+/**
+ * The event log of runs, ordered by (seq, sub), and the wake-ups of its readers.
+ * Appends are idempotent so that retried activities can write the same events again.
+ */
+import { isTerminalEvent, type RunEvent, type RunEventName } from '../../core/engine/runEvents';
+import { jsonParam } from './sql';
+import type { Db, Store, StoredEvent } from './types';
+
+/** One channel for every run: the payload is the run id. */
+export const RUN_EVENTS_CHANNEL = 'run_events';
+
+/** Rows per INSERT: keeps statements bounded when a long stream is flushed at once. */
+const APPEND_CHUNK = 500;
+
+interface EventRow {
+  seq: number;
+  sub: number;
+  event: string;
+  message_id: string;
+  created_at: number;
+  task_id: string;
+  data: Record<string, unknown>;
+  terminal: boolean;
+}
+
+/**
+ * Fans the one LISTEN of a Db out to per-run subscribers. Kept per Db (not per store) so the
+ * number of listening connections never grows with the number of stores or subscribers.
+ */
+class RunEventDispatcher {
+  private readonly subscribers = new Map<string, Set<() => void>>();
+  private started: Promise<unknown> | null = null;
+
+  constructor(private readonly db: Db) {}
+
+  async subscribe(runId: string, onNew: () => void): Promise<() => Promise<void>> {
+    // Registered before LISTEN is active: nothing notified after this call resolves is missed.
+    const entry = () => onNew();
+    let set = this.subscribers.get(runId);
+    if (!set) {
+      set = new Set();
+      this.subscribers.set(runId, set);
+    }
+    set.add(entry);
+    try {
+      await this.start();
+    } catch (err) {
+      this.remove(runId, entry);
+      throw err;
+    }
+    return async () => this.remove(runId, entry);
+  }
+
+  private start(): Promise<unknown> {
+    this.started ??= this.db.listen(RUN_EVENTS_CHANNEL, (runId) => this.dispatch(runId)).catch((err: unknown) => {
+      this.started = null; // let the next subscriber try again
+      throw err;
+    });
+    return this.started;
+  }
+
+  private dispatch(runId: string): void {
+    for (const onNew of [...(this.subscribers.get(runId) ?? [])]) {
+      try {
+        onNew();
+      } catch {
+        // A subscriber's failure is its own business; the others must still be woken.
+      }
+    }
+  }
+
+  private remove(runId: string, entry: () => void): void {
+    const set = this.subscribers.get(runId);
+    if (!set) return;
+    set.delete(entry);
+    if (set.size === 0) this.subscribers.delete(runId);
+  }
+}
+
+const dispatchers = new WeakMap<Db, RunEventDispatcher>();
+
+function dispatcherFor(db: Db): RunEventDispatcher {
+  let dispatcher = dispatchers.get(db);
+  if (!dispatcher) {
+    dispatcher = new RunEventDispatcher(db);
+    dispatchers.set(db, dispatcher);
+  }
+  return dispatcher;
+}
+
+function toStoredEvent(row: EventRow): StoredEvent {
+  return {
+    seq: row.seq,
+    sub: row.sub,
+    event: row.event as RunEventName,
+    message_id: row.message_id,
+    created_at: row.created_at,
+    task_id: row.task_id,
+    data: row.data,
+    terminal: row.terminal,
+  };
+}
+
+/** The events repository over `db`. */
+export function eventsRepository(db: Db): Store['events'] {
+  return {
+    async append(runId, events) {
+      if (events.length === 0) return;
+      for (let start = 0; start < events.length; start += APPEND_CHUNK) {
+        const rows = events.slice(start, start + APPEND_CHUNK).map((e: RunEvent) => ({
+          seq: e.seq,
+          sub: e.sub,
+          event: e.event,
+          message_id: e.message_id,
+          created_at: e.created_at,
+          task_id: e.task_id,
+          data: e.data ?? {},
+          terminal: isTerminalEvent(e.event),
+        }));
+        // The whole chunk travels as one JSON parameter, and readers are notified by the same
+        // statement: one round trip (PGlite runs every statement of the process in one queue).
+        // The notification goes out even when a retry inserted nothing: the first attempt may
+        // have died before it was delivered. On PostgreSQL it is delivered on commit.
+        await db.query(
+          `WITH inserted AS (
+             INSERT INTO run_events (run_id, seq, sub, event, message_id, created_at, task_id, data, terminal)
+             SELECT $1, r.seq, r.sub, r.event, r.message_id, r.created_at, r.task_id, r.data, r.terminal
+             FROM json_to_recordset($2::json) AS r(seq int, sub int, event text, message_id text, created_at double precision,
+                                                     task_id text, data json, terminal boolean)
+             ON CONFLICT (run_id, seq, sub) DO NOTHING
+             RETURNING 1
+           )
+           SELECT pg_notify($3, $1) FROM (SELECT count(*) FROM inserted) AS done`,
+          [runId, jsonParam(rows), RUN_EVENTS_CHANNEL],
+        );
+      }
+    },
+
+    async listByMessage(tenantId, canvasId, messageId, event) {
+      const result = await db.query<EventRow>(
+        `SELECT e.seq, e.sub, e.event, e.message_id, e.created_at, e.task_id, e.data, e.terminal
+         FROM run_events e JOIN runs r ON r.id = e.run_id
+         WHERE r.tenant_id = $1 AND r.canvas_id = $2 AND e.message_id = $3 AND e.event = $4 AND NOT e.superseded
+         ORDER BY e.seq, e.sub`,
+        [tenantId, canvasId, messageId, event],
+      );
+      return result.rows.map(toStoredEvent);
+    },
+
+    async list(runId, after, limit) {
+      // seq and sub are never negative, so (-1, -1) is before everything.
+      const cursor = after ?? { seq: -1, sub: -1 };
+      const result = await db.query<EventRow>(
+        `SELECT seq, sub, event, message_id, created_at, task_id, data, terminal FROM run_events
+         WHERE run_id = $1 AND (seq, sub) > ($2, $3) AND NOT superseded
+         ORDER BY seq, sub
+         LIMIT $4`,
+        [runId, cursor.seq, cursor.sub, Math.max(0, Math.floor(limit))],
+      );
+      return result.rows.map(toStoredEvent);
+    },
+
+    async supersede(runId, seq) {
+      const result = await db.query<{ n: number }>(
+        `WITH hidden AS (
+           UPDATE run_events SET superseded = true
+           WHERE run_id = $1 AND seq = $2 AND sub > 0 AND NOT superseded
+           RETURNING 1
+         )
+         SELECT count(*)::int AS n FROM hidden`,
+        [runId, seq],
+      );
+      return result.rows[0]?.n ?? 0;
+    },
+
+    async lastNamed(runId, event) {
+      const result = await db.query<EventRow>(
+        `SELECT seq, sub, event, message_id, created_at, task_id, data, terminal FROM run_events
+         WHERE run_id = $1 AND event = $2 AND NOT superseded ORDER BY seq DESC, sub DESC LIMIT 1`,
+        [runId, event],
+      );
+      return result.rows[0] ? toStoredEvent(result.rows[0]) : null;
+    },
+
+    async lastSub(runId, seq) {
+      // Superseded rows count: a new attempt must write above them, not over them.
+      const result = await db.query<{ n: number }>('SELECT coalesce(max(sub), 0)::int AS n FROM run_events WHERE run_id = $1 AND seq = $2', [
+        runId,
+        seq,
+      ]);
+      return result.rows[0]?.n ?? 0;
+    },
+
+    async slotUpTo(runId, cursor) {
+      const result = await db.query<EventRow>(
+        `SELECT seq, sub, event, message_id, created_at, task_id, data, terminal FROM run_events
+         WHERE run_id = $1 AND seq = $2 AND sub > 0 AND sub <= $3 AND event IN ('message', 'message_retry')
+         ORDER BY sub`,
+        [runId, cursor.seq, cursor.sub],
+      );
+      return result.rows.map(toStoredEvent);
+    },
+
+    async hasTerminal(runId) {
+      const result = await db.query<{ found: boolean }>('SELECT EXISTS (SELECT 1 FROM run_events WHERE run_id = $1 AND terminal AND NOT superseded) AS found', [runId]);
+      return result.rows[0]?.found === true;
+    },
+
+    subscribe(runId, onNew) {
+      return dispatcherFor(db).subscribe(runId, onNew);
+    },
+  };
+}

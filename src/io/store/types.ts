@@ -1,0 +1,310 @@
+/**
+ * The storage contract. One implementation (src/io/store/*.ts) serves both PostgreSQL (`pg`, when
+ * DATABASE_URL is set) and PGlite (embedded default) with the same SQL. Every read and write of
+ * tenant data is scoped by tenant id.
+ *
+ * Times are milliseconds since epoch (RAGFlow's `create_time`/`update_time`); dates are
+ * `YYYY-MM-DD HH:MM:SS` strings in UTC (RAGFlow's `create_date`/`update_date`).
+ */
+import type { KnowledgeStore } from './knowledgeTypes';
+import type { TenantsRepository } from './tenantTypes';
+import type { RunEvent } from '../../core/engine/runEvents';
+import type { SessionState } from '../../core/engine/state';
+
+export type DbKind = 'pglite' | 'postgres';
+
+export interface QueryResult<T> {
+  rows: T[];
+}
+
+/** Minimal SQL access shared by pg and PGlite. Parameters are `$1, $2...`. */
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: DbKind;
+  /** Runs `fn` in one transaction (BEGIN/COMMIT, ROLLBACK on error). */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** LISTEN on a channel; resolves with an unsubscribe function. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /** NOTIFY a channel (pg_notify). */
+  notify(channel: string, payload: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type { ApiKeyRecord, KeyOwner, TenantRecord, TenantSummary } from './tenantTypes';
+
+export interface CanvasRecord {
+  id: string;
+  tenant_id: string;
+  title: string;
+  description: string | null;
+  avatar: string | null;
+  canvas_type: string | null;
+  canvas_category: string;
+  /** The normalized DSL as last saved (graph kept intact). */
+  dsl: Record<string, unknown>;
+  /** The id of the latest version (each save with a DSL makes one). */
+  version_id: string;
+  create_time: number;
+  update_time: number;
+  create_date: string;
+  update_date: string;
+}
+
+export interface CanvasVersionRecord {
+  id: string;
+  user_canvas_id: string;
+  title: string;
+  dsl: Record<string, unknown>;
+  release: boolean;
+  create_time: number;
+  update_time: number;
+  create_date: string;
+  update_date: string;
+}
+
+export interface ListOptions {
+  page: number;
+  pageSize: number;
+  orderby: string;
+  desc: boolean;
+}
+
+export interface CanvasListFilter extends ListOptions {
+  keywords?: string;
+  id?: string;
+  title?: string;
+}
+
+export interface NewCanvas {
+  tenantId: string;
+  title: string;
+  description?: string | null;
+  avatar?: string | null;
+  canvasType?: string | null;
+  canvasCategory?: string;
+  dsl: Record<string, unknown>;
+}
+
+export interface CanvasPatch {
+  title?: string;
+  description?: string | null;
+  avatar?: string | null;
+  canvasType?: string | null;
+  /** When present a new version is recorded. */
+  dsl?: Record<string, unknown>;
+}
+
+/** A chat message as RAGFlow sessions keep them. */
+export interface SessionMessage {
+  role: 'user' | 'assistant';
+  content: string;
+  id?: string;
+  created_at?: number;
+  reference?: unknown;
+  [key: string]: unknown;
+}
+
+export interface SessionRecord {
+  id: string;
+  tenant_id: string;
+  agent_id: string;
+  name: string;
+  user_id: string;
+  source: string;
+  messages: SessionMessage[];
+  /** Conversation state carried to the next run. */
+  state: SessionState;
+  /** The run currently running or paused in this session, if any. */
+  active_run_id: string | null;
+  create_time: number;
+  update_time: number;
+  create_date: string;
+  update_date: string;
+}
+
+export interface SessionListFilter extends ListOptions {
+  id?: string;
+  userId?: string;
+}
+
+export type RunRecordStatus = 'running' | 'paused' | 'finished' | 'failed' | 'canceled';
+
+export interface RunRecord {
+  id: string;
+  tenant_id: string;
+  canvas_id: string;
+  session_id: string | null;
+  workflow_id: string;
+  status: RunRecordStatus;
+  /** Final outputs, content, usage... (set when the run ends). */
+  result: Record<string, unknown> | null;
+  error: string | null;
+  create_time: number;
+  update_time: number;
+  finish_time: number | null;
+  /** The canvas version the run started from (tools read their real params from it). */
+  canvas_version_id: string | null;
+  /** The run that started this one (a sub-agent's child run). */
+  parent_run_id: string | null;
+}
+
+export interface McpServerRecord {
+  id: string;
+  tenant_id: string;
+  name: string;
+  /** `streamable-http`, `sse` or `stdio`. */
+  server_type: string;
+  url: string | null;
+  command: string | null;
+  args: string[];
+  env: Record<string, string>;
+  headers: Record<string, string>;
+  /** RAGFlow's variables (authorization_token, cached `tools`). */
+  variables: Record<string, unknown>;
+  description: string | null;
+  create_time: number;
+  update_time: number;
+}
+
+export interface NewMcpServer {
+  tenantId: string;
+  name: string;
+  serverType: string;
+  url?: string | null;
+  command?: string | null;
+  args?: string[];
+  env?: Record<string, string>;
+  headers?: Record<string, string>;
+  variables?: Record<string, unknown>;
+  description?: string | null;
+}
+
+/** Position in a run's event log; events sort by (seq, sub). */
+export interface EventCursor {
+  seq: number;
+  sub: number;
+}
+
+export interface StoredEvent extends RunEvent {
+  /** True for the last event a run produces (workflow_finished, run_failed). */
+  terminal: boolean;
+}
+
+export interface Store {
+  readonly db: Db;
+
+  tenants: TenantsRepository;
+
+  canvases: {
+    create(input: NewCanvas): Promise<CanvasRecord>;
+    get(tenantId: string, id: string): Promise<CanvasRecord | null>;
+    /** A canvas by id in any tenant: only for routes whose caller has no API key (webhooks). */
+    getById(id: string): Promise<CanvasRecord | null>;
+    /** Case-insensitive title lookup within a tenant. */
+    findByTitle(tenantId: string, title: string): Promise<CanvasRecord | null>;
+    list(tenantId: string, filter: CanvasListFilter): Promise<{ items: CanvasRecord[]; total: number }>;
+    update(tenantId: string, id: string, patch: CanvasPatch): Promise<CanvasRecord | null>;
+    delete(tenantId: string, id: string): Promise<boolean>;
+    listVersions(tenantId: string, canvasId: string): Promise<CanvasVersionRecord[]>;
+    getVersion(tenantId: string, canvasId: string, versionId: string): Promise<CanvasVersionRecord | null>;
+  };
+
+  sessions: {
+    create(input: { id: string; tenantId: string; agentId: string; name: string; userId: string; source: string; messages: SessionMessage[]; state: SessionState }): Promise<SessionRecord>;
+    get(tenantId: string, agentId: string, id: string): Promise<SessionRecord | null>;
+    list(tenantId: string, agentId: string, filter: SessionListFilter): Promise<{ items: SessionRecord[]; total: number }>;
+    delete(tenantId: string, agentId: string, id: string): Promise<boolean>;
+    /**
+     * Claims the session for a run: sets active_run_id when it is null (or already this run).
+     * Returns false when another run holds it.
+     */
+    claim(id: string, runId: string): Promise<boolean>;
+    /**
+     * When `runId` holds the session: appends messages, stores the new state and releases the
+     * claim, in one statement. Otherwise (e.g. a retry after success) changes nothing.
+     */
+    completeTurn(id: string, runId: string, messages: SessionMessage[], state: SessionState): Promise<void>;
+    /** Releases the claim of `runId` without other changes (failed or canceled runs). */
+    release(id: string, runId: string): Promise<void>;
+    /**
+     * When `runId` holds the session: releases it and removes the user messages stamped at or
+     * after `since` (unix seconds), i.e. the turn that never ran. Returns false otherwise.
+     */
+    abandonTurn(id: string, runId: string, since: number): Promise<boolean>;
+    /** Releases up to `limit` sessions held by a missing run or one that ended before `endedBefore` (ms); returns how many. */
+    releaseOrphans(endedBefore: number, limit: number): Promise<number>;
+    appendMessages(id: string, messages: SessionMessage[]): Promise<void>;
+  };
+
+  runs: {
+    /** Creates the run; creating an id that exists returns the existing run (idempotent). */
+    create(input: { id: string; tenantId: string; canvasId: string; sessionId: string | null; workflowId: string; canvasVersionId?: string | null; parentRunId?: string | null }): Promise<RunRecord>;
+    get(tenantId: string, id: string): Promise<RunRecord | null>;
+    /** Any tenant: for activities, which act on behalf of the run's own tenant. */
+    getById(id: string): Promise<RunRecord | null>;
+    setStatus(id: string, status: RunRecordStatus, extra?: { result?: Record<string, unknown> | null; error?: string | null }): Promise<void>;
+    /** Deletes a run recorded for a start that was refused before anything ran. */
+    discard(id: string): Promise<void>;
+    /** Marks a running or paused run failed; false when it had already ended. */
+    failIfActive(id: string, error: string): Promise<boolean>;
+    /** Running or paused runs last updated before `before` (ms), in (update_time, id) order after `after`. */
+    unsettled(filter: { before: number; after: { time: number; id: string } | null; limit: number }): Promise<RunRecord[]>;
+    /** The run's last stored event, if any. */
+    lastEvent(id: string): Promise<{ seq: number; message_id: string; terminal: boolean } | null>;
+    /** The run holding a session (running or paused), if any. */
+    activeForSession(tenantId: string, sessionId: string): Promise<RunRecord | null>;
+    /** Runs a run started (its sub-agents), oldest first. */
+    children(parentRunId: string): Promise<RunRecord[]>;
+  };
+
+  events: {
+    /**
+     * Appends events; an event already stored at the same (run, seq, sub) is left as it is, so
+     * retried appends are harmless. Notifies listeners of the run.
+     */
+    append(runId: string, events: RunEvent[]): Promise<void>;
+    /** Events after `after` (exclusive) in (seq, sub) order, superseded ones left out. */
+    list(runId: string, after: EventCursor | null, limit: number): Promise<StoredEvent[]>;
+    /** Hides the tokens of an earlier attempt of a stream slot (a retried streaming call). */
+    supersede(runId: string, seq: number): Promise<number>;
+    /** The last event of a run with this name (e.g. the `user_inputs` of the current pause). */
+    lastNamed(runId: string, event: string): Promise<StoredEvent | null>;
+    /** Highest sub stored for a stream slot (0 when none). */
+    lastSub(runId: string, seq: number): Promise<number>;
+    /**
+     * The `message` and `message_retry` events of the cursor's stream slot up to the cursor,
+     * superseded ones included: what a reader that got to the cursor was sent of that slot.
+     */
+    slotUpTo(runId: string, cursor: EventCursor): Promise<StoredEvent[]>;
+    /** Whether the run's terminal event (workflow_finished, run_failed) is stored. */
+    hasTerminal(runId: string): Promise<boolean>;
+    /** Events named `event` carrying `messageId`, from runs of one canvas of one tenant, in order. */
+    listByMessage(tenantId: string, canvasId: string, messageId: string, event: string): Promise<StoredEvent[]>;
+    /** Subscribes to new events of a run; resolves with an unsubscribe function. */
+    subscribe(runId: string, onNew: () => void): Promise<() => Promise<void>>;
+  };
+
+  blobs: {
+    /** Stores a large value produced by a run; returns its id. */
+    put(runId: string, content: string): Promise<string>;
+    get(id: string): Promise<string | null>;
+    /** Several at once (ids not found are absent from the map). */
+    getMany(ids: string[]): Promise<Map<string, string>>;
+  };
+
+  mcpServers: {
+    create(input: NewMcpServer): Promise<McpServerRecord>;
+    get(tenantId: string, id: string): Promise<McpServerRecord | null>;
+    list(tenantId: string): Promise<McpServerRecord[]>;
+    update(tenantId: string, id: string, patch: Partial<Omit<NewMcpServer, 'tenantId'>>): Promise<McpServerRecord | null>;
+    delete(tenantId: string, id: string): Promise<boolean>;
+  };
+
+  /** Datasets, documents and chunks (knowledge bases). */
+  knowledge: KnowledgeStore;
+
+  close(): Promise<void>;
+}
