@@ -1,9 +1,9 @@
 /**
  * All activities of the worker, built from their dependencies. Workflows see only the types
- * (activities/types.ts).
+ * (activities/activityTypes.ts).
  */
 import type { LlmSettings } from '../src/io/llm/providers';
-import type { Store } from '../src/io/store/types';
+import type { Store } from '../src/io/store/contract';
 import type { ChunkIndex } from '../src/io/knowledge/chunkIndex';
 import { knowledgeDeps } from '../src/io/knowledge/deps';
 import { createKnowledgeActivities } from './knowledge';

@@ -13,7 +13,7 @@ import { clientFor } from '../src/io/llm/client';
 import { classifyLlmError } from '../src/io/llm/errors';
 import { resolveModel, type LlmSettings } from '../src/io/llm/providers';
 import { ThinkSplitter } from '../src/io/llm/thinkSplitter';
-import type { Store } from '../src/io/store/types';
+import type { Store } from '../src/io/store/contract';
 import type { Logger } from '../src/io/log';
 import { expandBlobs, toOpenAiMessages, ToolCallAssembler, type ToolCallDelta } from '../src/io/llm/messages';
 import { TokenWriter } from '../src/io/llm/tokenWriter';

@@ -8,7 +8,7 @@ import { Context } from '@temporalio/activity';
 import { ErrorCode as McpErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { McpCallRequest, McpCallResult, McpListRequest, McpToolInfo } from '../src/core/components/callContracts';
 import { AppError } from '../src/errors';
-import type { McpServerRecord, Store } from '../src/io/store/types';
+import type { McpServerRecord, Store } from '../src/io/store/contract';
 import { toFailure } from './llm';
 import type { Logger } from '../src/io/log';
 import { mcpFailure, mcpPolicyFromEnv } from '../src/io/mcp/connect';

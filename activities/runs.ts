@@ -7,7 +7,7 @@ import { redactSecrets, slimForRun } from '../src/core/dsl/secrets';
 import { workflowIdFor, type CanvasRunResult } from '../workflows/definitions';
 import { nestEvents, type NestTarget, type RunEvent } from '../src/core/engine/runEvents';
 import type { RunStatus, SessionState } from '../src/core/engine/state';
-import type { Store } from '../src/io/store/types';
+import type { Store } from '../src/io/store/contract';
 import type { Logger } from '../src/io/log';
 
 export interface AppendRunEventsInput {

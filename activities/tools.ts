@@ -7,7 +7,7 @@ import { Context } from '@temporalio/activity';
 import { BLOB_THRESHOLD, blobMarker } from '../src/core/components/blobs';
 import type { ToolInvokeRequest, ToolInvokeResult } from '../src/core/components/callContracts';
 import { AppError } from '../src/errors';
-import type { Store } from '../src/io/store/types';
+import type { Store } from '../src/io/store/contract';
 import { toFailure } from './llm';
 import type { KnowledgeDeps } from '../src/io/knowledge/search';
 import type { Logger } from '../src/io/log';
@@ -19,7 +19,7 @@ import { loadToolParams } from '../src/io/tools/params';
 import { retrieve } from '../src/io/tools/retrieval';
 import { searxngSearch } from '../src/io/tools/searxng';
 import { tavilyExtract, tavilySearch } from '../src/io/tools/tavily';
-import type { ToolExecutor } from '../src/io/tools/types';
+import type { ToolExecutor } from '../src/io/tools/executor';
 import { wikipediaSearch } from '../src/io/tools/wikipedia';
 import { codeExec } from '../src/io/tools/codeExec';
 

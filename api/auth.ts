@@ -8,7 +8,7 @@
  * "Authentication error: API key is invalid!"}` (its SDK token check). Our routes answer 401.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Store } from '../src/io/store/types';
+import type { Store } from '../src/io/store/contract';
 
 declare module 'fastify' {
   interface FastifyRequest {

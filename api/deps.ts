@@ -6,7 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from '../src/io/log';
 import type { KnowledgeDeps } from '../src/io/knowledge/search';
 import type { McpPolicy } from '../src/io/mcp/connect';
-import type { Store } from '../src/io/store/types';
+import type { Store } from '../src/io/store/contract';
 import type { RunSettings } from '../workflows/definitions';
 import type { RunInputLimits } from './services/runLimits';
 

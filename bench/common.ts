@@ -15,7 +15,7 @@ import { prepareVectorColumn } from '../src/io/store/chunks';
 import { openDb } from '../src/io/store/db';
 import { migrate } from '../src/io/store/migrations';
 import { createStore } from '../src/io/store/store';
-import type { Db, Store } from '../src/io/store/types';
+import type { Db, Store } from '../src/io/store/contract';
 import { WORKER_TUNING } from '../server/boot/worker';
 import { obtainTemporalCli } from '../src/io/temporal/cli';
 import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../src/io/temporal/bundle';

@@ -13,7 +13,7 @@ import { Client, Connection } from '@temporalio/client';
 import { launchRun } from '../api/services/runLauncher';
 import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
 import { openStore } from '../src/io/store/store';
-import type { Store } from '../src/io/store/types';
+import type { Store } from '../src/io/store/contract';
 import { obtainTemporalCli } from '../src/io/temporal/cli';
 import { startDevServer } from '../src/io/temporal/devServer';
 import { dsl } from '../test/helpers/canvasKit';

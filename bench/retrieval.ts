@@ -15,7 +15,7 @@ import { searchKnowledge } from '../src/io/knowledge/search';
 import { LOCAL_EMBEDDING_MODEL, localEmbedding } from '../src/io/knowledge/localEmbedding';
 import type { DocumentRecord, NewChunk } from '../src/io/store/knowledgeTypes';
 import { openStore } from '../src/io/store/store';
-import type { Store } from '../src/io/store/types';
+import type { Store } from '../src/io/store/contract';
 import { startOpenSearch } from '../test/helpers/opensearch';
 import { startPostgres } from '../test/helpers/postgres';
 import { printTable, runBench } from './common';

@@ -4,7 +4,7 @@
  * flight at once; and per-run milestones (ms since the burst began) recorded by wrapping the
  * Temporal client's `workflow.start` and the event-writing activity. For benchmarks only.
  */
-import type { Db, Queryable } from '../src/io/store/types';
+import type { Db, Queryable } from '../src/io/store/contract';
 
 export interface QueryStats {
   count: number;

@@ -13,7 +13,7 @@ import type { Client } from '@temporalio/client';
 import { silentLogger } from '../src/io/log';
 import { buildApp } from '../api/app';
 import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
-import type { Store } from '../src/io/store/types';
+import type { Store } from '../src/io/store/contract';
 import { dsl } from '../test/helpers/canvasKit';
 import { startPostgres } from '../test/helpers/postgres';
 import { printTable, runBench, startBenchEnvironment, type BenchEnvironmentOptions } from './common';

@@ -16,7 +16,7 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities/types';
+import type { Activities } from '../activities/activityTypes';
 import type { CallResult, EngineCall } from '../src/core/engine';
 import { CALL_TRAITS, type ActivityCallName, type CallMap, type CallName, type InvokeCanvasRequest, type InvokeCanvasResult, type SubAgentRequest, type SubAgentResult } from '../src/core/components/callContracts';
 import type { CanvasRunWorkflow, SubAgentRunWorkflow } from './children';

@@ -3,7 +3,7 @@
  * everything the run decides is in the engine; everything it touches is in activities.
  */
 import { continueAsNew, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
-import type { Activities } from '../activities/types';
+import type { Activities } from '../activities/activityTypes';
 import { CANCELED_MESSAGE, compileCanvas, rejectRun, sessionAfter, startRun, type StepResult } from '../src/core/engine';
 import { ZERO_USAGE } from '../src/core/engine/state';
 import { describeProblems } from '../src/errors';

@@ -4,7 +4,7 @@
  * are not worth retrying (an unreadable file) end the document FAIL, a cancel ends it CANCEL.
  */
 import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/types';
+import type { Activities } from '../activities/activityTypes';
 
 const indexing = proxyActivities<Activities>({
   startToCloseTimeout: '2 hours',

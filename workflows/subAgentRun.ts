@@ -4,7 +4,7 @@
  * and the same durability as any run. Cancelling the parent cancels it.
  */
 import { ApplicationFailure, continueAsNew, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities/types';
+import type { Activities } from '../activities/activityTypes';
 import type { SubAgentResult } from '../src/core/components/callContracts';
 import { compileCanvas, startRun, type StepResult } from '../src/core/engine';
 import { subAgentDsl, subAgentOutcome, subAgentStart } from '../src/core/engine/subAgentCanvas';

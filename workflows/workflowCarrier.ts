@@ -15,7 +15,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities/types';
+import type { Activities } from '../activities/activityTypes';
 import { cancelRun, checkPauseInputs, progressOf, type CompiledCanvas, type InputsSubmission, type StepResult } from '../src/core/engine';
 import { historyFull, runLoop, type PauseOutcome, type RunCarrier } from '../src/core/engine/loop';
 import { describeFieldProblems } from '../src/core/components/forms';

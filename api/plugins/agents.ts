@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { localizedText } from '../../src/core/dsl/input';
 import { AppError, type Problem } from '../../src/errors';
-import type { CanvasRecord, CanvasVersionRecord } from '../../src/io/store/types';
+import type { CanvasRecord, CanvasVersionRecord } from '../../src/io/store/contract';
 import { acceptCanvas } from '../canvasInput';
 import type { AppDeps } from '../deps';
 import { ragflowJson } from '../envelope';

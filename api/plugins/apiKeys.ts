@@ -16,7 +16,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../../src/errors';
 import { formatDate, newId } from '../../src/io/store/time';
-import type { ApiKeyRecord, TenantSummary } from '../../src/io/store/types';
+import type { ApiKeyRecord, TenantSummary } from '../../src/io/store/contract';
 import type { AppDeps } from '../deps';
 import { ragflowJson } from '../envelope';
 

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { checkServer, MCP_SERVER_TYPES, mcpPolicyFromEnv, probeTools } from '../../src/io/mcp/connect';
 import { AppError } from '../../src/errors';
 import { formatDate } from '../../src/io/store/time';
-import type { McpServerRecord } from '../../src/io/store/types';
+import type { McpServerRecord } from '../../src/io/store/contract';
 import type { AppDeps } from '../deps';
 import { ragflowJson } from '../envelope';
 import { pageParams } from '../paging';

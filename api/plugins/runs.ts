@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../../src/errors';
-import type { RunRecord } from '../../src/io/store/types';
+import type { RunRecord } from '../../src/io/store/contract';
 import { progressQuery, type RunProgress } from '../../workflows/definitions';
 import type { AppDeps } from '../deps';
 import { openSse } from '../sse';

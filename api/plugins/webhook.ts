@@ -11,7 +11,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError, ERROR_REGISTRY } from '../../src/errors';
-import type { CanvasRecord } from '../../src/io/store/types';
+import type { CanvasRecord } from '../../src/io/store/contract';
 import type { AppDeps } from '../deps';
 import { toAppError } from '../errorHandler';
 import { launchDeps } from '../services/completion';

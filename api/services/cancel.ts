@@ -1,6 +1,6 @@
 /** Cancelling a run: the workflow's `cancel` signal (harmless when repeated or too late). */
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { RunRecord } from '../../src/io/store/types';
+import type { RunRecord } from '../../src/io/store/contract';
 import { cancelSignal } from '../../workflows/definitions';
 import type { AppDeps } from '../deps';
 

@@ -6,7 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../src/errors';
-import type { CanvasRecord, EventCursor, SessionRecord, StoredEvent } from '../../src/io/store/types';
+import type { CanvasRecord, EventCursor, SessionRecord, StoredEvent } from '../../src/io/store/contract';
 import type { AppDeps } from '../deps';
 import { openSse } from '../sse';
 import { eventId, followRunEvents } from './eventStream';

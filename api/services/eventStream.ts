@@ -5,7 +5,7 @@
  * PostgreSQL listener reconnects. Used by every streaming route, so a client can resume after a
  * disconnect or an API restart.
  */
-import type { EventCursor, StoredEvent, Store } from '../../src/io/store/types';
+import type { EventCursor, StoredEvent, Store } from '../../src/io/store/contract';
 
 export interface FollowOptions {
   after: EventCursor | null;

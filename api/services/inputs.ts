@@ -8,7 +8,7 @@ import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError } 
 import type { FieldProblem } from '../../src/core/components/forms';
 import type { InputsSubmission } from '../../src/core/engine';
 import { AppError } from '../../src/errors';
-import type { RunRecord } from '../../src/io/store/types';
+import type { RunRecord } from '../../src/io/store/contract';
 import { FORM_INVALID, submitInputsUpdate } from '../../workflows/definitions';
 import type { AppDeps } from '../deps';
 

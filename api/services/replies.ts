@@ -3,7 +3,7 @@
  * and OpenAI's chat completion (whole or chunked).
  */
 import { chunk as wireChunk, completion as wireCompletion } from '../../src/io/llm/openaiWire';
-import type { StoredEvent } from '../../src/io/store/types';
+import type { StoredEvent } from '../../src/io/store/contract';
 import { messageText } from './eventStream';
 
 export interface Collected {

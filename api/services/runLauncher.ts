@@ -10,7 +10,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { redactSecrets, slimForRun } from '../../src/core/dsl/secrets';
 import type { SessionState } from '../../src/core/engine/state';
 import { AppError } from '../../src/errors';
-import type { CanvasRecord, Store } from '../../src/io/store/types';
+import type { CanvasRecord, Store } from '../../src/io/store/contract';
 import { CANVAS_ID_KEY, RUN_STATUS_KEY, SESSION_ID_KEY, TENANT_ID_KEY } from '../../src/core/searchAttributes';
 import { canvasRunInput, workflowIdFor, type RunSettings } from '../../workflows/definitions';
 import { checkRunInputSizes, checkSize, DEFAULT_RUN_INPUT_LIMITS, type RunInputLimits } from './runLimits';

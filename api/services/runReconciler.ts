@@ -9,7 +9,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from '../../src/io/log';
 import { rejectRun } from '../../src/core/engine';
-import type { RunRecord, Store } from '../../src/io/store/types';
+import type { RunRecord, Store } from '../../src/io/store/contract';
 
 export interface ReconcilerDeps {
   store: Store;

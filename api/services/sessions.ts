@@ -5,9 +5,9 @@
  */
 import { compileCanvas, emptySession, sessionAfter, startRun, type SessionState } from '../../src/core/engine';
 import { checkForm, describeFieldProblems } from '../../src/core/components/forms';
-import type { FormFieldSpec } from '../../src/core/components/types';
+import type { FormFieldSpec } from '../../src/core/components/definition';
 import { AppError } from '../../src/errors';
-import type { CanvasRecord, SessionMessage, SessionRecord } from '../../src/io/store/types';
+import type { CanvasRecord, SessionMessage, SessionRecord } from '../../src/io/store/contract';
 import { checkLaunchSizes, launchRun, newId, recordRun, type LaunchDeps, type LaunchedRun } from './runLauncher';
 
 /** RAGFlow's session dict (`_normalize_agent_session`). */

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { generateApiKey } from '../../src/io/store/apiKeys';
-import type { Store } from '../../src/io/store/types';
+import type { Store } from '../../src/io/store/contract';
 
 /** A value kept in a file of the data folder, made by `make` the first time. */
 async function keptInDataDir(dataDir: string, name: string, make: () => string): Promise<string> {

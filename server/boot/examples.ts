@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { readCanvasInput } from '../../src/core/dsl/input';
 import { compileCanvas } from '../../src/core/engine';
-import type { Store } from '../../src/io/store/types';
+import type { Store } from '../../src/io/store/contract';
 
 export async function readExamples(projectRoot: string): Promise<Array<Record<string, unknown>>> {
   const dir = path.join(projectRoot, 'examples');

@@ -11,7 +11,7 @@ import { createKnowledgeActivities } from '../../activities/knowledge';
 import { silentLogger } from '../../src/io/log';
 import { LOCAL_EMBEDDING_MODEL } from '../../src/io/knowledge/localEmbedding';
 import { openStore } from '../../src/io/store/store';
-import type { Store } from '../../src/io/store/types';
+import type { Store } from '../../src/io/store/contract';
 
 let store: Store;
 let datasetId: string;

@@ -12,7 +12,7 @@ import { knowledgeDeps } from '../../src/io/knowledge/deps';
 import { silentLogger } from '../../src/io/log';
 import { createToolActivities } from '../../activities/tools';
 import { openStore } from '../../src/io/store/store';
-import type { Store } from '../../src/io/store/types';
+import type { Store } from '../../src/io/store/contract';
 import { dsl } from '../helpers/canvasKit';
 import type { StandIn } from '../helpers/httpStandIn';
 import { startSearxngServer } from '../helpers/searxngServer';

@@ -9,7 +9,7 @@ import { collect, newCollector } from '../../api/services/replies';
 import type { RunEvent, RunEventName } from '../../src/core/engine/runEvents';
 import { openStore } from '../../src/io/store/store';
 import { newId } from '../../src/io/store/time';
-import type { EventCursor, StoredEvent, Store } from '../../src/io/store/types';
+import type { EventCursor, StoredEvent, Store } from '../../src/io/store/contract';
 
 let store: Store;
 

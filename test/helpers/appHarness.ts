@@ -13,7 +13,7 @@ import type { ChunkIndex } from '../../src/io/knowledge/chunkIndex';
 import { mcpPolicyFromEnv } from '../../src/io/mcp/connect';
 import { DEFAULT_RUN_SETTINGS, type RunSettings } from '../../src/core/runSettings';
 import { openStore } from '../../src/io/store/store';
-import type { Store } from '../../src/io/store/types';
+import type { Store } from '../../src/io/store/contract';
 import { startScriptedLlm, type ScriptedLlm } from './scriptedLlm';
 import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from './temporal';
 import type { RunInputLimits } from '../../api/services/runLimits';

@@ -10,7 +10,7 @@ import { createActivities } from '../../activities';
 import type { ChunkIndex } from '../../src/io/knowledge/chunkIndex';
 import { silentLogger } from '../../src/io/log';
 import { llmSettingsFromEnv } from '../../src/io/llm/providers';
-import type { Store } from '../../src/io/store/types';
+import type { Store } from '../../src/io/store/contract';
 
 let runtimeQuieted = false;
 

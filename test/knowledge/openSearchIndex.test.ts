@@ -13,7 +13,7 @@ import { rank, type ChunkHit } from '../../src/io/knowledge/hybrid';
 import { cosine, localEmbedding } from '../../src/io/knowledge/localEmbedding';
 import type { NewChunk } from '../../src/io/store/knowledgeTypes';
 import { openStore } from '../../src/io/store/store';
-import type { Store } from '../../src/io/store/types';
+import type { Store } from '../../src/io/store/contract';
 import { openSearchUnavailable, startOpenSearch, type StartedOpenSearch } from '../helpers/opensearch';
 
 const texts = [

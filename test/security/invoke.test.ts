@@ -10,7 +10,7 @@ import { createInvokeExecutor } from '../../src/io/tools/invoke';
 import { launchRun, type LaunchDeps } from '../../api/services/runLauncher';
 import { AppError } from '../../src/errors';
 import { openStore } from '../../src/io/store/store';
-import type { Store } from '../../src/io/store/types';
+import type { Store } from '../../src/io/store/contract';
 import { DEFAULT_RUN_SETTINGS, type CanvasRunResult } from '../../workflows/definitions';
 import { dsl } from '../helpers/canvasKit';
 import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from '../helpers/temporal';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpPolicyFromEnv, probeTools, type McpPolicy } from '../../src/io/mcp/connect';
 import { guardedFetchFn, type Resolver } from '../../src/io/net';
-import type { McpServerRecord } from '../../src/io/store/types';
+import type { McpServerRecord } from '../../src/io/store/contract';
 import { startHttpMcpServer, type HttpMcpServer } from '../helpers/mcpServers';
 import { startRecordingServer, type RecordingServer } from './recordingServer';
 

@@ -10,7 +10,7 @@ import { openDb, type OpenedDb } from '../../src/io/store/db';
 import { migrate } from '../../src/io/store/migrations';
 import { createStore, openStore } from '../../src/io/store/store';
 import { newId } from '../../src/io/store/time';
-import type { Store } from '../../src/io/store/types';
+import type { Store } from '../../src/io/store/contract';
 import { startPostgres } from '../helpers/postgres';
 import { apiKeyCases, STORE_API_KEY_SECRET } from './cases/apiKeyCases';
 import { canvasCases, tenantCases } from './cases/canvasCases';

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendEmail } from '../../src/io/tools/email';
-import type { ToolExecution } from '../../src/io/tools/types';
+import type { ToolExecution } from '../../src/io/tools/executor';
 import { startSmtpServer, type SmtpStandIn } from '../helpers/smtpServer';
 import { failure } from '../helpers/failure';
 

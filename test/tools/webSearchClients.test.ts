@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDdgHtml } from '../../src/io/tools/ddgHtml';
 import { duckDuckGoSearch } from '../../src/io/tools/duckduckgo';
 import { searxngSearch } from '../../src/io/tools/searxng';
-import type { ToolExecution, ToolExecutor } from '../../src/io/tools/types';
+import type { ToolExecution, ToolExecutor } from '../../src/io/tools/executor';
 import { wikipediaSearch } from '../../src/io/tools/wikipedia';
 import { ddgResultUrl, startDuckDuckGoServer } from '../helpers/duckduckgoServer';
 import type { StandIn } from '../helpers/httpStandIn';

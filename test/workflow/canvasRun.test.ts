@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchRun, type LaunchDeps } from '../../api/services/runLauncher';
 import { openStore } from '../../src/io/store/store';
-import type { CanvasRecord, Store } from '../../src/io/store/types';
+import type { CanvasRecord, Store } from '../../src/io/store/contract';
 import { cancelSignal, DEFAULT_RUN_SETTINGS, progressQuery, type CanvasRunResult } from '../../workflows/definitions';
 import { dsl } from '../helpers/canvasKit';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';

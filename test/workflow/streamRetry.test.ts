@@ -8,7 +8,7 @@ import { followRunEvents } from '../../api/services/eventStream';
 import { launchRun, type LaunchDeps } from '../../api/services/runLauncher';
 import { collect, newCollector } from '../../api/services/replies';
 import { openStore } from '../../src/io/store/store';
-import type { EventCursor, Store } from '../../src/io/store/types';
+import type { EventCursor, Store } from '../../src/io/store/contract';
 import { DEFAULT_RUN_SETTINGS, type CanvasRunResult } from '../../workflows/definitions';
 import { dsl } from '../helpers/canvasKit';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchRun, type LaunchDeps } from '../../api/services/runLauncher';
 import { openStore } from '../../src/io/store/store';
-import type { Store } from '../../src/io/store/types';
+import type { Store } from '../../src/io/store/contract';
 import { DEFAULT_RUN_SETTINGS, type CanvasRunResult } from '../../workflows/definitions';
 import { dsl } from '../helpers/canvasKit';
 import { startDuckDuckGoServer } from '../helpers/duckduckgoServer';

@@ -14,7 +14,7 @@ import { buildCatalog } from './agent/catalog';
 import { beginFunctionCalling, continueFunctionCalling } from './agent/functionCalling';
 import type { AgentMemo, AgentSettings } from './agent/memo';
 import { beginReAct, continueReAct } from './agent/react';
-import type { CallOutcome, ComponentContext, ComponentDef, Outcome } from './types';
+import type { CallOutcome, ComponentContext, ComponentDef, Outcome } from './definition';
 
 export const ToolSpecSchema = z.looseObject({
   component_name: z.string().min(1, 'component_name must not be empty'),

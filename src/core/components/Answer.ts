@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { executionParamsShape } from './common';
-import type { ComponentContext, ComponentDef } from './types';
+import type { ComponentContext, ComponentDef } from './definition';
 
 const AnswerParams = z.looseObject({
   ...executionParamsShape,

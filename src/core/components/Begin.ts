@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { bool, executionParamsShape, str } from './common';
-import type { ComponentDef } from './types';
+import type { ComponentDef } from './definition';
 
 /** One field of an input form (Begin inputs, UserFillUp inputs). */
 export const FormFieldSchema = z.looseObject({

@@ -8,7 +8,7 @@ import { pyJson, parseRef, type VariableRef } from '../dsl/refs';
 import type { LlmChatResult } from './callContracts';
 import { bareRef, idList, nonNegInt, str } from './common';
 import { chatRequest, llmParamsShape } from './llmPrompt';
-import type { ComponentContext, ComponentDef } from './types';
+import type { ComponentContext, ComponentDef } from './definition';
 
 const CategorySchema = z.looseObject({
   description: z.preprocess((v) => (v === null || v === undefined ? '' : v), z.string()),

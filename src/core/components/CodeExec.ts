@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { parseRef, type VariableRef } from '../dsl/refs';
 import { executionParamsShape, templateRefs, uniqueRefs } from './common';
 import { readToolNodeResult, runToolNode } from './tooling';
-import type { ComponentContext, ComponentDef, Outcome, ParamRef } from './types';
+import type { ComponentContext, ComponentDef, Outcome, ParamRef } from './definition';
 
 const DEFAULT_SCRIPT = 'def main(arg1: str, arg2: str) -> dict:\n    return {"result": arg1 + arg2}\n';
 const DEFAULT_OUTPUTS = { result: { value: '', type: 'object' }, attachments: { value: [], type: 'Array<String>' } };

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { executionParamsShape, paramText, positiveInt, str } from './common';
 import { textInputRefs } from './toolInputs';
 import { readToolNodeResult, runToolNode } from './tooling';
-import type { ComponentDef } from './types';
+import type { ComponentDef } from './definition';
 
 const DuckDuckGoParams = z.looseObject({
   ...executionParamsShape,

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { executionParamsShape, num, str, paramText } from './common';
 import { textInputRefs } from './toolInputs';
 import { readToolNodeResult, runToolNode } from './tooling';
-import type { ComponentDef } from './types';
+import type { ComponentDef } from './definition';
 
 const EmailParams = z.looseObject({
   ...executionParamsShape,

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { parseRef, type VariableRef } from '../dsl/refs';
 import { bool, executionParamsShape, num, paramText, str, templateRefs, uniqueRefs } from './common';
 import { readToolNodeResult, runToolNode } from './tooling';
-import type { ComponentDef } from './types';
+import type { ComponentDef } from './definition';
 
 const DB_TYPES = ['mysql', 'postgres', 'mariadb', 'mssql', 'IBM DB2', 'trino', 'oceanbase'] as const;
 

@@ -1,7 +1,7 @@
 /** ExitLoop: leaves the enclosing Loop; the run goes on with the Loop's downstream. */
 import { z } from 'zod';
 import { executionParamsShape } from './common';
-import type { ComponentDef } from './types';
+import type { ComponentDef } from './definition';
 
 const ExitLoopParams = z.looseObject({ ...executionParamsShape });
 

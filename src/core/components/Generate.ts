@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { planModelCall, readModelAnswer } from './LLM';
 import { buildPrompt, llmInputRefs, llmParamsShape, llmThoughts, structuredSchema, type LlmParams } from './llmPrompt';
 import { stringifyValue } from '../dsl/refs';
-import type { ComponentContext, ComponentDef } from './types';
+import type { ComponentContext, ComponentDef } from './definition';
 
 const GenerateParams = z.preprocess(
   (raw) => {

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { executionParamsShape, num, str, paramText } from './common';
 import { readToolNodeResult, runToolNode } from './tooling';
-import type { ComponentDef } from './types';
+import type { ComponentDef } from './definition';
 
 const GoogleParams = z.looseObject({
   ...executionParamsShape,

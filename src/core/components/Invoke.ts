@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { parseRef, type VariableRef } from '../dsl/refs';
 import { bool, executionParamsShape, num, str, templateRefs, uniqueRefs } from './common';
 import { readToolNodeResult, runToolNode } from './tooling';
-import type { ComponentContext, ComponentDef } from './types';
+import type { ComponentContext, ComponentDef } from './definition';
 
 export const INVOKE_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head'] as const;
 

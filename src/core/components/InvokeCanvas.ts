@@ -9,7 +9,7 @@ import { parseRef } from '../dsl/refs';
 import type { ActivityCall } from './callContracts';
 import { executionParamsShape, paramText, str, templateRefs } from './common';
 import { readToolNodeResult, summarize } from './tooling';
-import type { ComponentContext, ComponentDef } from './types';
+import type { ComponentContext, ComponentDef } from './definition';
 
 const InvokeCanvasParams = z.looseObject({
   ...executionParamsShape,

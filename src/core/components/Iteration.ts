@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { bareRef, executionParamsShape, str } from './common';
 import { resolveLooseRef } from './loops';
-import type { ComponentContext, ComponentDef } from './types';
+import type { ComponentContext, ComponentDef } from './definition';
 
 const IterationParams = z.looseObject({
   ...executionParamsShape,

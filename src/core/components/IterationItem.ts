@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { iterationItems, type IterationParams } from './Iteration';
 import { executionParamsShape } from './common';
 import { collectPass, parentOf } from './loops';
-import type { ComponentDef } from './types';
+import type { ComponentDef } from './definition';
 
 const IterationItemParams = z.looseObject({ ...executionParamsShape });
 

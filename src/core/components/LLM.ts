@@ -17,7 +17,7 @@ import {
   structuredSchema,
   type LlmParams,
 } from './llmPrompt';
-import type { ComponentContext, ComponentDef, Outcome } from './types';
+import type { ComponentContext, ComponentDef, Outcome } from './definition';
 
 const LlmParamsWithStructure = LlmParamsSchema.extend({
   output_structure: z.unknown().optional(),

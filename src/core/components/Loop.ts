@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { parseRef } from '../dsl/refs';
 import { executionParamsShape, nonNegInt } from './common';
-import type { ComponentContext, ComponentDef, ParamRef } from './types';
+import type { ComponentContext, ComponentDef, ParamRef } from './definition';
 
 const LoopVariableSchema = z.looseObject({
   variable: z.string().nullish(),

@@ -8,7 +8,7 @@ import { parseRef } from '../dsl/refs';
 import { executionParamsShape } from './common';
 import type { LoopParams } from './Loop';
 import { parentOf } from './loops';
-import type { ComponentContext, ComponentDef } from './types';
+import type { ComponentContext, ComponentDef } from './definition';
 
 const LoopItemParams = z.looseObject({ ...executionParamsShape });
 

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { bool, executionParamsShape, templateRefs, uniqueRefs } from './common';
-import type { ComponentDef } from './types';
+import type { ComponentDef } from './definition';
 
 const MessageParams = z.looseObject({
   ...executionParamsShape,

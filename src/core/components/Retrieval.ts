@@ -11,7 +11,7 @@ import type { PathSegment } from '../dsl/jsonPath';
 import type { ActivityCall, LlmChatResult } from './callContracts';
 import { bareRef, bool, executionParamsShape, num, paramText, str, unitFloat } from './common';
 import { readToolNodeResult, summarize } from './tooling';
-import type { ComponentContext, ComponentDef } from './types';
+import type { ComponentContext, ComponentDef } from './definition';
 
 const RetrievalParams = z.looseObject({
   ...executionParamsShape,

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { parseRef } from '../dsl/refs';
 import { bareRef, executionParamsShape, idList, pyFloat, pyTruthy } from './common';
-import type { ComponentDef, ParamRef } from './types';
+import type { ComponentDef, ParamRef } from './definition';
 
 export const SWITCH_OPERATORS = ['contains', 'not contains', 'start with', 'end with', 'empty', 'not empty', '=', '≠', '>', '<', '≥', '≤'] as const;
 export type SwitchOperator = (typeof SWITCH_OPERATORS)[number];

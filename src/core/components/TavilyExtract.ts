@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { executionParamsShape, str } from './common';
 import { readToolNodeResult, runToolNode } from './tooling';
-import type { ComponentDef } from './types';
+import type { ComponentDef } from './definition';
 
 const TavilyExtractParams = z.looseObject({
   ...executionParamsShape,

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { bool, executionParamsShape, num, str, paramText } from './common';
 import { readToolNodeResult, runToolNode } from './tooling';
-import type { ComponentDef } from './types';
+import type { ComponentDef } from './definition';
 
 const TavilySearchParams = z.looseObject({
   ...executionParamsShape,

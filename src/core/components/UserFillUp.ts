@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { FormFieldSchema } from './Begin';
 import { bool, executionParamsShape, str, templateRefs } from './common';
-import type { ComponentContext, ComponentDef } from './types';
+import type { ComponentContext, ComponentDef } from './definition';
 
 const UserFillUpParams = z.looseObject({
   ...executionParamsShape,

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { parseRef } from '../dsl/refs';
 import { bareRef, executionParamsShape, pyTruthy } from './common';
-import type { ComponentDef } from './types';
+import type { ComponentDef } from './definition';
 
 const SelectorSchema = z.preprocess((v) => (typeof v === 'string' ? { value: v } : v), z.looseObject({ value: z.string() }));
 

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { parseRef, type VariableRef } from '../dsl/refs';
 import { bareRef, executionParamsShape } from './common';
-import type { ComponentContext, ComponentDef, ParamRef, VariableWrite } from './types';
+import type { ComponentContext, ComponentDef, ParamRef, VariableWrite } from './definition';
 
 const OPERATORS = ['overwrite', 'clear', 'set', 'append', 'extend', 'remove_first', 'remove_last', '+=', '-=', '*=', '/='] as const;
 type Operator = (typeof OPERATORS)[number];

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { PathSegment } from '../dsl/jsonPath';
 import { findRefs, parseRef, type VariableRef } from '../dsl/refs';
-import type { ParamRef } from './types';
+import type { ParamRef } from './definition';
 
 function numericString(v: unknown): unknown {
   if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);

@@ -4,7 +4,7 @@
  * file; also number/float and text). Every bad field is reported, by name, so the API can answer
  * with all of them at once. Pure: the workflow's update validator runs it too.
  */
-import type { FormFieldSpec as FormField } from './types';
+import type { FormFieldSpec as FormField } from './definition';
 
 export interface FieldProblem {
   field: string;

@@ -10,7 +10,7 @@ import { pyJson, type VariableRef } from '../dsl/refs';
 import { withCitations } from './citations';
 import type { ChatMessage, GenConf, LlmChatRequest } from './callContracts';
 import { bool, executionParamsShape, str, templateRefs, uniqueRefs, unitFloat } from './common';
-import type { ComponentContext } from './types';
+import type { ComponentContext } from './definition';
 
 const PromptSchema = z.looseObject({
   role: z.preprocess((v) => (v === undefined || v === null || v === '' ? 'user' : v), z.enum(['user', 'assistant', 'system'])),

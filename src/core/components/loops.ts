@@ -3,7 +3,7 @@
  * values to the loop component's outputs (RAGFlow's `output_collation`).
  */
 import { parseRef, type VariableRef } from '../dsl/refs';
-import type { ComponentContext, VariableWrite } from './types';
+import type { ComponentContext, VariableWrite } from './definition';
 
 /** A write to output `key` of component `id`. */
 export function outputWrite(id: string, key: string, value: unknown): VariableWrite {

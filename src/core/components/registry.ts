@@ -28,7 +28,7 @@ import { SearXNG } from './SearXNG';
 import { Switch } from './Switch';
 import { TavilyExtract } from './TavilyExtract';
 import { TavilySearch } from './TavilySearch';
-import type { ComponentDef, ExecutionParams } from './types';
+import type { ComponentDef, ExecutionParams } from './definition';
 import { UserFillUp } from './UserFillUp';
 import { VariableAggregator } from './VariableAggregator';
 import { VariableAssigner } from './VariableAssigner';

@@ -3,7 +3,7 @@
  * for the model, and running them as a canvas node through the `toolInvoke` activity.
  */
 import type { ToolInvokeResult, ToolSchema } from './callContracts';
-import type { ComponentContext, Outcome, ToolMeta } from './types';
+import type { ComponentContext, Outcome, ToolMeta } from './definition';
 
 /** OpenAI function names: letters, digits, `_` and `-`, at most 64. */
 export function functionName(raw: string): string {

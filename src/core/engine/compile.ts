@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import { componentDef, componentNames, type AnyComponentDef } from '../components/registry';
 import { scanParamRefs } from '../components/common';
-import type { CanvasView, ExecutionParams, ParamRef } from '../components/types';
+import type { CanvasView, ExecutionParams, ParamRef } from '../components/definition';
 import { formatJsonPath, type PathSegment } from '../dsl/jsonPath';
 import { CanvasDslSchema, DEFAULT_GLOBALS, type CanvasDsl } from '../dsl/schema';
 import type { Problem } from '../../errors';

@@ -2,7 +2,7 @@
  * The shape of a compiled canvas, apart from compile.ts so the checks compile.ts runs (cycles.ts)
  * can name it without importing compile.ts back.
  */
-import type { CanvasView, ComponentRole, ExecutionParams } from '../components/types';
+import type { CanvasView, ComponentRole, ExecutionParams } from '../components/definition';
 import type { AnyComponentDef } from '../components/registry';
 import type { PathSegment } from '../dsl/jsonPath';
 import type { CanvasDsl } from '../dsl/schema';

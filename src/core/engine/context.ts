@@ -2,12 +2,12 @@
  * Variable resolution against a run's state and the {@link ComponentContext} components see.
  */
 import type { ChatMessage } from '../components/callContracts';
-import type { ComponentContext, VariableWrite } from '../components/types';
+import type { ComponentContext, VariableWrite } from '../components/definition';
 import { getPath, renderTemplate, setPath, type VariableRef } from '../dsl/refs';
 import { factoryOf } from '../dsl/modelId';
 import { AppError } from '../../errors';
 import { componentDef } from '../components/registry';
-import type { ToolMeta } from '../components/types';
+import type { ToolMeta } from '../components/definition';
 import type { CompiledCanvas } from './compile';
 import type { RunState } from './state';
 

@@ -5,7 +5,7 @@
  * update validator uses the same check) and handed to the form components when they run.
  */
 import { checkForm, type FormCheck } from '../components/forms';
-import type { FormFieldSpec } from '../components/types';
+import type { FormFieldSpec } from '../components/definition';
 import { makeContext } from './context';
 import type { RunState } from './state';
 import type { Step } from './step';

@@ -6,7 +6,7 @@
  */
 import { scanParamRefs } from '../components/common';
 import type { AnyComponentDef } from '../components/registry';
-import type { ExecutionParams, ParamRef } from '../components/types';
+import type { ExecutionParams, ParamRef } from '../components/definition';
 import { formatJsonPath, type PathSegment } from '../dsl/jsonPath';
 import { findBadText, MAX_JSON_DEPTH, valueTooDeep } from '../dsl/jsonShape';
 import { DEFAULT_GLOBALS, type CanvasDsl } from '../dsl/schema';

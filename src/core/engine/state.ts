@@ -3,7 +3,7 @@
  * workflow state and across continue-as-new). Nothing here reads a clock or makes an id.
  */
 import type { ActivityCall, TokenUsage } from '../components/callContracts';
-import type { FormFieldSpec, Outcome } from '../components/types';
+import type { FormFieldSpec, Outcome } from '../components/definition';
 import type { ToolCallingTable } from '../runSettings';
 import type { TemplatePart } from '../dsl/refs';
 

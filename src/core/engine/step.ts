@@ -4,7 +4,7 @@
  * grouped: a group goes back to the component when all of its calls are back.
  */
 import { CALL_TRAITS, type ActivityCall, type LlmChatResult, type SubAgentResult, type TokenUsage } from '../components/callContracts';
-import type { CallOutcome, Outcome, PlannedCall } from '../components/types';
+import type { CallOutcome, Outcome, PlannedCall } from '../components/definition';
 import type { CompiledCanvas } from './compile';
 import { applyWrite, makeContext } from './context';
 import { EventSink } from './runEvents';

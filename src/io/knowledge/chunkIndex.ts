@@ -7,7 +7,7 @@
  */
 import type { ChunkHit } from './hybrid';
 import type { ChunkSearch, DocumentRecord, NewChunk } from '../store/knowledgeTypes';
-import type { Store } from '../store/types';
+import type { Store } from '../store/contract';
 
 export interface ChunkIndex {
   readonly backend: 'postgres' | 'opensearch';

@@ -1,5 +1,5 @@
 /** What Retrieval and indexing need, built once from the settings: shared by the API and the activities. */
-import type { Store } from '../store/types';
+import type { Store } from '../store/contract';
 import { storeIndex, type ChunkIndex } from './chunkIndex';
 import { embeddingSettingsFromEnv } from './embedder';
 import { rerankSettingsFromEnv } from './rerank';

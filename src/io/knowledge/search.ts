@@ -8,7 +8,7 @@ import { rank, type RankedChunk } from './hybrid';
 import { matchesMeta, type MetaFilter } from './metaFilter';
 import { AppError } from '../../errors';
 import type { DatasetRecord } from '../store/knowledgeTypes';
-import type { Store } from '../store/types';
+import type { Store } from '../store/contract';
 import type { ChunkIndex } from './chunkIndex';
 import { embedderFor, type EmbeddingSettings } from './embedder';
 import { rerankScores, type RerankSettings } from './rerank';

@@ -6,7 +6,7 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ChatMessage, ToolCallRequest } from '../../core/components/callContracts';
 import { BLOB_MARKER } from '../../core/components/blobs';
-import type { Store } from '../store/types';
+import type { Store } from '../store/contract';
 
 /** Replaces blob markers in message contents with the stored text. */
 export async function expandBlobs(store: Store, messages: ChatMessage[]): Promise<ChatMessage[]> {

@@ -6,7 +6,7 @@
 import type { StreamTarget } from '../../core/components/callContracts';
 import type { RunEvent } from '../../core/engine/runEvents';
 import type { StreamPiece } from './thinkSplitter';
-import type { Store } from '../store/types';
+import type { Store } from '../store/contract';
 
 const FLUSH_MS = 25;
 

@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AppError } from '../../errors';
 import type { McpToolInfo } from '../../core/components/callContracts';
-import type { McpServerRecord } from '../store/types';
+import type { McpServerRecord } from '../store/contract';
 import { assertUrlAllowed, guardedFetchFn, RESERVED_REQUEST_HEADERS, type FetchFn, type Resolver } from '../net';
 import { listAllTools } from './results';
 

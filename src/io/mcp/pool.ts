@@ -5,7 +5,7 @@
  * dropped when a call fails at the transport level so the next attempt reconnects.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { McpServerRecord } from '../store/types';
+import type { McpServerRecord } from '../store/contract';
 import { connectMcp, type McpPolicy } from './connect';
 
 interface Entry {

@@ -9,7 +9,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord, KeyHashScheme, KeyOwner } from './tenantTypes';
-import type { Queryable } from './types';
+import type { Queryable } from './contract';
 
 /** HMAC-SHA256 of the key under the server secret, hex: what `api_keys.key_hash` holds. */
 export function keyedKeyHash(secret: string, plaintextKey: string): string {

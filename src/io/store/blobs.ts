@@ -1,6 +1,6 @@
 /** Large values a run produces (long tool results), kept out of workflow history. */
 import { newId } from './time';
-import type { Queryable, Store } from './types';
+import type { Queryable, Store } from './contract';
 
 export function blobsRepository(db: Queryable): Store['blobs'] {
   return {

@@ -2,7 +2,7 @@
 import { AppError } from '../../errors';
 import { SqlParams, jsonParam, orderBy, pageClause } from './sql';
 import { newId, stampNow } from './time';
-import type { CanvasRecord, CanvasVersionRecord, Db, Store } from './types';
+import type { CanvasRecord, CanvasVersionRecord, Db, Store } from './contract';
 
 const CANVAS_COLUMNS =
   'id, tenant_id, title, description, avatar, canvas_type, canvas_category, dsl, version_id, create_time, update_time, create_date, update_date';

@@ -9,7 +9,7 @@ import { normalize } from '../knowledge/localEmbedding';
 import { tokenize } from '../knowledge/text';
 import type { ChunkSearch, KnowledgeStore, NewChunk } from './knowledgeTypes';
 import { SqlParams } from './sql';
-import type { Queryable } from './types';
+import type { Queryable } from './contract';
 
 interface ChunkRow {
   id: string;

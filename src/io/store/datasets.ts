@@ -2,7 +2,7 @@
 import type { DatasetRecord, DocumentRecord, KnowledgeStore } from './knowledgeTypes';
 import { jsonParam, orderBy, pageClause, SqlParams } from './sql';
 import { newId, stampNow } from './time';
-import type { Queryable } from './types';
+import type { Queryable } from './contract';
 
 // Counts are derived, so they can never drift from the rows they count.
 const DATASET_COLUMNS = `d.id, d.tenant_id, d.name, d.description, d.avatar, d.embedding_model, d.chunk_method, d.parser_config, d.permission,

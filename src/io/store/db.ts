@@ -4,7 +4,7 @@
  */
 import { createPgDb } from './pgDb';
 import { createPgliteDb } from './pgliteDb';
-import type { Db } from './types';
+import type { Db } from './contract';
 
 export interface OpenDbOptions {
   /** PostgreSQL connection URL; when absent PGlite is used. */

@@ -4,7 +4,7 @@
  */
 import { isTerminalEvent, type RunEvent, type RunEventName } from '../../core/engine/runEvents';
 import { jsonParam } from './sql';
-import type { Db, Store, StoredEvent } from './types';
+import type { Db, Store, StoredEvent } from './contract';
 
 /** One channel for every run: the payload is the run id. */
 export const RUN_EVENTS_CHANNEL = 'run_events';

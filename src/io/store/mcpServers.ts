@@ -1,7 +1,7 @@
 /** MCP servers registered per tenant (RAGFlow's `mcp_id` references them). */
 import { jsonParam } from './sql';
 import { newId } from './time';
-import type { McpServerRecord, Queryable, Store } from './types';
+import type { McpServerRecord, Queryable, Store } from './contract';
 
 const COLUMNS = 'id, tenant_id, name, server_type, url, command, args, env, headers, variables, description, create_time, update_time';
 

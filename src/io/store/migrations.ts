@@ -6,7 +6,7 @@
  * Times are ms since epoch in `double precision` so both drivers return JS numbers (pg would
  * return `bigint` as a string).
  */
-import type { Db } from './types';
+import type { Db } from './contract';
 
 export interface Migration {
   version: number;

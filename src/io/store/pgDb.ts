@@ -3,7 +3,7 @@ import pg from 'pg';
 import { AppError } from '../../errors';
 import { redactUrl, toStoreError } from './dbErrors';
 import { PgListener } from './pgListener';
-import type { Db, Queryable, QueryResult } from './types';
+import type { Db, Queryable, QueryResult } from './contract';
 
 const INT8_OID = 20;
 

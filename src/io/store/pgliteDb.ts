@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { AppError } from '../../errors';
-import type { Db, Queryable } from './types';
+import type { Db, Queryable } from './contract';
 
 /**
  * Opens PGlite persisted in `dataDir`, or in memory when none is given.

@@ -5,7 +5,7 @@
  */
 import { SqlParams, jsonParam, orderBy, pageClause } from './sql';
 import { stampNow } from './time';
-import type { Queryable, SessionRecord, Store } from './types';
+import type { Queryable, SessionRecord, Store } from './contract';
 
 const SESSION_COLUMNS =
   'id, tenant_id, agent_id, name, user_id, source, messages, state, active_run_id, create_time, update_time, create_date, update_date';

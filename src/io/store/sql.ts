@@ -2,7 +2,7 @@
  * Small helpers for the few queries built at run time (filters, ordering, paging). Values always
  * travel as parameters; only identifiers picked from a fixed list are ever written into SQL.
  */
-import type { ListOptions } from './types';
+import type { ListOptions } from './contract';
 
 /** Collects parameter values and hands out their `$n` placeholders. */
 export class SqlParams {

@@ -10,7 +10,7 @@ import { migrate } from './migrations';
 import { runsRepository } from './runs';
 import { sessionsRepository } from './sessions';
 import { tenantsRepository } from './tenants';
-import type { Db, Store } from './types';
+import type { Db, Store } from './contract';
 
 export interface OpenStoreOptions {
   /** PostgreSQL URL; PGlite is used when absent. */

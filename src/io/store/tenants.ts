@@ -1,7 +1,7 @@
 /** Tenants and their API keys (kept as a key id plus a keyed hash: see apiKeys.ts). */
 import { ApiKeys } from './apiKeys';
 import type { TenantRecord, TenantSummary, TenantsRepository } from './tenantTypes';
-import type { Queryable } from './types';
+import type { Queryable } from './contract';
 
 const SUMMARY = `SELECT t.id, t.name, t.create_time, t.admin, t.disabled_time,
   (SELECT count(*)::int FROM api_keys k WHERE k.tenant_id = t.id) AS key_count

@@ -8,7 +8,7 @@
 import { AppError } from '../../errors';
 import { extractVqd, htmlText, parseDdgHtml, type DdgResult } from './ddgHtml';
 import { formatDocuments } from './format';
-import type { ToolExecutor } from './types';
+import type { ToolExecutor } from './executor';
 import { fetchJson, fetchText, positiveInt, trimBase } from './webHttp';
 
 /** Pages of web results fetched at most for one search (DuckDuckGo serves 10–30 per page). */

@@ -10,7 +10,7 @@ import nodemailer from 'nodemailer';
 import { SECRET_MARKER } from '../../core/dsl/secrets';
 import { AppError } from '../../errors';
 import { assertHostAllowed, parseIp } from '../net';
-import type { ToolExecutor } from './types';
+import type { ToolExecutor } from './executor';
 
 function text(v: unknown): string {
   return v === null || v === undefined ? '' : typeof v === 'string' ? v.trim() : String(v).trim();

@@ -12,7 +12,7 @@ import { checkSql, type SqlDialect } from './sqlGuard';
 import { runMysql } from './sqlMysql';
 import { runPostgres } from './sqlPostgres';
 import type { SqlRunner } from './sqlRun';
-import type { ToolExecutor } from './types';
+import type { ToolExecutor } from './executor';
 
 const RUNNERS: Record<SqlDialect, SqlRunner> = { postgres: runPostgres, mysql: runMysql, mariadb: runMysql };
 /** Outputs travel in workflow history (2 MB payload limit): a larger result is refused, not cut. */

@@ -9,7 +9,7 @@ import { convert } from 'html-to-text';
 import { AppError } from '../../errors';
 import { HEADER_PLACEHOLDER, invokeParamsSchema, type InvokeParams } from '../../core/components/Invoke';
 import { guardedFetch, type GuardedResponse, type Resolver } from '../net';
-import type { ToolExecutor } from './types';
+import type { ToolExecutor } from './executor';
 
 const SERVICE = 'Invoke';
 /** The download limit, and the largest `result` a node hands on: outputs travel in workflow history (2 MB payload limit). */

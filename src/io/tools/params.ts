@@ -4,7 +4,7 @@
  */
 import type { PathSegment } from '../../core/dsl/jsonPath';
 import { AppError } from '../../errors';
-import type { Store } from '../store/types';
+import type { Store } from '../store/contract';
 
 const cache = new Map<string, Record<string, unknown>>();
 const MAX_CACHED = 500;

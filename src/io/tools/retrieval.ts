@@ -7,7 +7,7 @@ import { AppError } from '../../errors';
 import { manualFilter } from '../knowledge/metaFilter';
 import { searchKnowledge } from '../knowledge/search';
 import { kbPrompt, referenceOf, type RagChunk } from './format';
-import type { ToolExecutor } from './types';
+import type { ToolExecutor } from './executor';
 
 const num = (v: unknown, def: number) => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() && Number.isFinite(Number(v)) ? Number(v) : def);
 

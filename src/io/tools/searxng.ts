@@ -7,7 +7,7 @@
  */
 import { AppError } from '../../errors';
 import { formatDocuments } from './format';
-import type { ToolExecutor } from './types';
+import type { ToolExecutor } from './executor';
 import { fetchJson, positiveInt, statusError, trimBase } from './webHttp';
 
 /** The instance's search endpoint; a URL already ending in /search is used as is. */

@@ -6,7 +6,7 @@ import { SECRET_MARKER } from '../../core/dsl/secrets';
 import { AppError } from '../../errors';
 import { formatDocuments } from './format';
 import { postJson } from './http';
-import type { ToolExecutor } from './types';
+import type { ToolExecutor } from './executor';
 
 function apiKey(params: Record<string, unknown>, env: Record<string, string | undefined>): string {
   const key = typeof params.api_key === 'string' && params.api_key && params.api_key !== SECRET_MARKER ? params.api_key : env.TAVILY_API_KEY;

@@ -6,7 +6,7 @@
  */
 import { AppError } from '../../errors';
 import { formatDocuments } from './format';
-import type { ToolExecutor } from './types';
+import type { ToolExecutor } from './executor';
 import { fetchJson, positiveInt, trimBase } from './webHttp';
 
 /** MediaWiki returns at most 20 introductions per request. */

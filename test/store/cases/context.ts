@@ -2,7 +2,7 @@
 import { emptySession } from '../../../src/core/engine/state';
 import type { RunEvent, RunEventName } from '../../../src/core/engine/runEvents';
 import { newId } from '../../../src/io/store/time';
-import type { Db, Store } from '../../../src/io/store/types';
+import type { Db, Store } from '../../../src/io/store/contract';
 
 export interface StoreContext {
   /** Valid inside tests and hooks (set by the suite's beforeAll). */

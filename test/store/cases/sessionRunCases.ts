@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { emptySession } from '../../../src/core/engine/state';
 import { newId } from '../../../src/io/store/time';
-import type { SessionMessage } from '../../../src/io/store/types';
+import type { SessionMessage } from '../../../src/io/store/contract';
 import { freshTenant, newCanvas, newSession, type StoreContext } from './context';
 
 const LIST_ALL = { page: 1, pageSize: 0, orderby: 'create_time', desc: false };

@@ -6,7 +6,7 @@
 import type { PathSegment } from '../../dsl/jsonPath';
 import type { McpToolInfo, ToolSchema } from '../callContracts';
 import { functionName, toolSchema } from '../tooling';
-import type { ComponentContext, ToolMeta } from '../types';
+import type { ComponentContext, ToolMeta } from '../definition';
 
 export interface CatalogEntry {
   /** The function name the model uses. */

@@ -5,7 +5,7 @@
  * tool-enabled calls the model must answer without tools.
  */
 import type { LlmChatResult } from '../callContracts';
-import type { CallOutcome, ComponentContext, Outcome, WorkNotice, ReferenceAddition } from '../types';
+import type { CallOutcome, ComponentContext, Outcome, WorkNotice, ReferenceAddition } from '../definition';
 import { afterReference, ask, finish, roundsExhausted, withSystem, type AgentMemo, type AgentSettings } from './memo';
 import { plannedCalls, prepareCalls, settleRound } from './toolCalls';
 

@@ -6,7 +6,7 @@
 import type { ChatMessage, LlmChatRequest, McpToolInfo } from '../callContracts';
 import { withCitations } from '../citations';
 import { genConf, parseModelJson, structuredOutputInstructions, type LlmParams } from '../llmPrompt';
-import type { Outcome, WorkNotice, ReferenceAddition } from '../types';
+import type { Outcome, WorkNotice, ReferenceAddition } from '../definition';
 import type { CatalogEntry } from './catalog';
 import type { PreparedCall, ToolUse } from './toolCalls';
 

@@ -7,7 +7,7 @@
 import { jsonrepair } from 'jsonrepair';
 import type { LlmChatResult } from '../callContracts';
 import { summarize } from '../tooling';
-import type { CallOutcome, ComponentContext, Outcome, WorkNotice, ReferenceAddition } from '../types';
+import type { CallOutcome, ComponentContext, Outcome, WorkNotice, ReferenceAddition } from '../definition';
 import { afterReference, ask, finish, withSystem, type AgentMemo, type AgentSettings } from './memo';
 import { plannedCalls, prepareCalls, settleRound, type RequestedCall } from './toolCalls';
 

@@ -7,7 +7,7 @@ import { jsonrepair } from 'jsonrepair';
 import { BLOB_MARKER } from '../blobs';
 import type { ActivityCall, McpCallResult, SubAgentResult, ToolInvokeResult } from '../callContracts';
 import { summarize } from '../tooling';
-import type { CallOutcome, ComponentContext, PlannedCall, WorkNotice, ReferenceAddition } from '../types';
+import type { CallOutcome, ComponentContext, PlannedCall, WorkNotice, ReferenceAddition } from '../definition';
 import type { CatalogEntry } from './catalog';
 
 export interface RequestedCall {

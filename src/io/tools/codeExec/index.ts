@@ -7,7 +7,7 @@
 import { Context } from '@temporalio/activity';
 import { CodeExecParams } from '../../../core/components/CodeExec';
 import { AppError } from '../../../errors';
-import type { ToolExecutor } from '../types';
+import type { ToolExecutor } from '../executor';
 import type { Language } from './launcher';
 import { sandboxLimits, type SandboxLimits } from './limits';
 import { mapOutputs } from './outputs';
