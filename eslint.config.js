@@ -6,11 +6,31 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
-const ioLibraries = ['openai', 'openai/*', 'pg', 'pg-*', 'fastify', 'fastify-*', '@fastify/*', '@electric-sql/*', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing'];
+const ioLibraries = [
+  'openai',
+  'openai/*',
+  'pg',
+  'pg-*',
+  'fastify',
+  'fastify-*',
+  '@fastify/*',
+  '@electric-sql/*',
+  'pino',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+  '@temporalio/testing',
+];
 
 /** no-restricted-imports options forbidding `groups` (with a message each). */
 function forbid(...groups) {
-  return ['error', { paths: groups.flatMap((g) => (g.paths ?? []).map((name) => ({ name, message: g.message }))), patterns: groups.filter((g) => g.patterns).map((g) => ({ group: g.patterns, message: g.message, allowTypeImports: g.allowTypeImports ?? false })) }];
+  return [
+    'error',
+    {
+      paths: groups.flatMap((g) => (g.paths ?? []).map((name) => ({ name, message: g.message }))),
+      patterns: groups.filter((g) => g.patterns).map((g) => ({ group: g.patterns, message: g.message, allowTypeImports: g.allowTypeImports ?? false })),
+    },
+  ];
 }
 
 const pure = { paths: nodeBuiltins, message: 'The pure core (src/core) and workflows run in the workflow sandbox: no Node builtins.' };
@@ -22,8 +42,21 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', '.dependency-cruiser.mjs', 'prettier.config.mjs', 'scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
-      globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', Buffer: 'readonly', AbortController: 'readonly' },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['eslint.config.js', '.dependency-cruiser.mjs', 'prettier.config.mjs', 'scripts/*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        URL: 'readonly',
+        Buffer: 'readonly',
+        AbortController: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

@@ -39,7 +39,15 @@ export function createKnowledgeActivities(deps: KnowledgeDeps & { log: Logger; i
         const doc = await loadDocument(deps, input);
         const dataset = await store.knowledge.datasets.get(input.tenantId, doc.dataset_id);
         if (!dataset) throw new AppError('NOT_FOUND', `The dataset of document ${doc.name} no longer exists`);
-        if (resumeFrom === 0) await store.knowledge.documents.setProgress(doc.id, { run: 'RUNNING', progress: 0.01, msg: 'Parsing the document', begin: true, chunkCount: 0, tokenCount: 0 });
+        if (resumeFrom === 0)
+          await store.knowledge.documents.setProgress(doc.id, {
+            run: 'RUNNING',
+            progress: 0.01,
+            msg: 'Parsing the document',
+            begin: true,
+            chunkCount: 0,
+            tokenCount: 0,
+          });
         const bytes = await store.knowledge.documents.content(doc.id);
         if (!bytes) throw new AppError('NOT_FOUND', `The file of document ${doc.name} is missing`);
         const pc = dataset.parser_config;
@@ -56,16 +64,35 @@ export function createKnowledgeActivities(deps: KnowledgeDeps & { log: Logger; i
         const embedder = embedderFor(dataset.embedding_model, deps.embedding);
         for (let i = resumeFrom; i < drafts.length; i += BATCH) {
           const batch = drafts.slice(i, i + BATCH);
-          const vectors = await embedder.embed(batch.map((d) => d.content), ctx.cancellationSignal);
-          const chunks = batch.map((d, j) => ({ id: `${doc.id}-${d.position}`, content: d.content, section: d.section, position: d.position, tokens: d.tokens, embedding: vectors[j]! }));
+          const vectors = await embedder.embed(
+            batch.map((d) => d.content),
+            ctx.cancellationSignal,
+          );
+          const chunks = batch.map((d, j) => ({
+            id: `${doc.id}-${d.position}`,
+            content: d.content,
+            section: d.section,
+            position: d.position,
+            tokens: d.tokens,
+            embedding: vectors[j]!,
+          }));
           await store.knowledge.chunks.add(doc, chunks);
           await deps.index.indexDocument(doc, chunks, { more: i + BATCH < drafts.length });
           const done = Math.min(drafts.length, i + BATCH);
-          await store.knowledge.documents.setProgress(doc.id, { progress: 0.05 + (0.94 * done) / drafts.length, msg: `Embedded ${done}/${drafts.length} chunks` });
+          await store.knowledge.documents.setProgress(doc.id, {
+            progress: 0.05 + (0.94 * done) / drafts.length,
+            msg: `Embedded ${done}/${drafts.length} chunks`,
+          });
           ctx.heartbeat(done);
         }
         const tokens = drafts.reduce((n, d) => n + d.tokens, 0);
-        await store.knowledge.documents.setProgress(doc.id, { run: 'DONE', progress: 1, msg: `Done: ${drafts.length} chunks`, chunkCount: drafts.length, tokenCount: tokens });
+        await store.knowledge.documents.setProgress(doc.id, {
+          run: 'DONE',
+          progress: 1,
+          msg: `Done: ${drafts.length} chunks`,
+          chunkCount: drafts.length,
+          tokenCount: tokens,
+        });
         return { chunks: drafts.length, tokens };
       } catch (err) {
         if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;

@@ -58,7 +58,8 @@ async function prepareStream(store: Store, request: LlmChatRequest, attempt: num
   let discarded = 0;
   let hidden = 0;
   if (attempt > 1 && last > 0) {
-    for (const e of await store.events.slotUpTo(target.runId, { seq: target.seq, sub: last })) discarded = e.event === 'message_retry' ? 0 : discarded + shownLength(e.data);
+    for (const e of await store.events.slotUpTo(target.runId, { seq: target.seq, sub: last }))
+      discarded = e.event === 'message_retry' ? 0 : discarded + shownLength(e.data);
     hidden = await store.events.supersede(target.runId, target.seq);
   }
   const writer = new TokenWriter(store, target, last);
@@ -105,7 +106,8 @@ export function createLlmActivities(deps: LlmActivityDeps) {
         );
         for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
           model = chunk.model || model;
-          if (chunk.usage) usage = { prompt_tokens: chunk.usage.prompt_tokens, completion_tokens: chunk.usage.completion_tokens, total_tokens: chunk.usage.total_tokens };
+          if (chunk.usage)
+            usage = { prompt_tokens: chunk.usage.prompt_tokens, completion_tokens: chunk.usage.completion_tokens, total_tokens: chunk.usage.total_tokens };
           const choice = chunk.choices?.[0];
           if (!choice) continue;
           if (choice.finish_reason) finishReason = choice.finish_reason;

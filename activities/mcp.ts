@@ -71,13 +71,22 @@ export function createMcpActivities(deps: McpActivityDeps) {
       return guarded(`MCP tool ${request.tool}`, options.maxRetries, deps.log, async (signal) => {
         const server = await serverOfRun(deps.store, request.runId, request.mcpId);
         try {
-          const result = await pool.use(server, request.timeoutMs, (client) => client.callTool({ name: request.tool, arguments: request.args }, undefined, { timeout: request.timeoutMs, signal }), transportBroken);
+          const result = await pool.use(
+            server,
+            request.timeoutMs,
+            (client) => client.callTool({ name: request.tool, arguments: request.args }, undefined, { timeout: request.timeoutMs, signal }),
+            transportBroken,
+          );
           const isError = result.isError === true;
           const text = resultText(result as { content?: unknown; structuredContent?: unknown });
           return { text: isError ? `MCP server error: ${text}` : text, isError, elapsedMs: Date.now() - started };
         } catch (err) {
           if (err instanceof McpError && err.code === McpErrorCode.RequestTimeout) {
-            return { text: `MCP tool ${request.tool} did not answer within ${Math.round(request.timeoutMs / 1000)} s.`, isError: true, elapsedMs: Date.now() - started };
+            return {
+              text: `MCP tool ${request.tool} did not answer within ${Math.round(request.timeoutMs / 1000)} s.`,
+              isError: true,
+              elapsedMs: Date.now() - started,
+            };
           }
           if (err instanceof McpError && err.code !== McpErrorCode.ConnectionClosed) {
             // The server refused the request (unknown tool, invalid params): the model can correct it.

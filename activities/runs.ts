@@ -69,7 +69,15 @@ export function createRunActivities(deps: RunActivityDeps) {
     async registerChildRun(input: RegisterChildRunInput): Promise<void> {
       const parent = await store.runs.getById(input.parentRunId);
       if (!parent) throw ApplicationFailure.nonRetryable(`the parent run ${input.parentRunId} does not exist`, 'NOT_FOUND');
-      await store.runs.create({ id: input.runId, tenantId: parent.tenant_id, canvasId: parent.canvas_id, sessionId: null, workflowId: input.workflowId, canvasVersionId: parent.canvas_version_id, parentRunId: parent.id });
+      await store.runs.create({
+        id: input.runId,
+        tenantId: parent.tenant_id,
+        canvasId: parent.canvas_id,
+        sessionId: null,
+        workflowId: input.workflowId,
+        canvasVersionId: parent.canvas_version_id,
+        parentRunId: parent.id,
+      });
     },
 
     /**
@@ -82,7 +90,15 @@ export function createRunActivities(deps: RunActivityDeps) {
       const canvas = await store.canvases.get(parent.tenant_id, input.canvasId);
       if (!canvas) throw ApplicationFailure.nonRetryable(`InvokeCanvas: no agent ${input.canvasId} for this tenant`, 'NOT_FOUND');
       const workflowId = workflowIdFor(canvas.id, input.childRunId);
-      await store.runs.create({ id: input.childRunId, tenantId: parent.tenant_id, canvasId: canvas.id, sessionId: null, workflowId, canvasVersionId: canvas.version_id, parentRunId: parent.id });
+      await store.runs.create({
+        id: input.childRunId,
+        tenantId: parent.tenant_id,
+        canvasId: canvas.id,
+        sessionId: null,
+        workflowId,
+        canvasVersionId: canvas.version_id,
+        parentRunId: parent.id,
+      });
       return { tenantId: parent.tenant_id, title: canvas.title, dsl: redactSecrets(slimForRun(canvas.dsl)), workflowId };
     },
 

@@ -58,7 +58,14 @@ export function createToolActivities(deps: ToolActivityDeps) {
         // Heartbeat while the service works: a call slower than the heartbeat timeout (a search
         // over several pages, an SMTP exchange) must not be taken for a lost worker and retried.
         const beat = setInterval(() => ctx.heartbeat(), 1000);
-        const result = await executor({ params, args: request.args, env: deps.env, signal: ctx.cancellationSignal, tenantId, knowledge: deps.knowledge }).finally(() => clearInterval(beat));
+        const result = await executor({
+          params,
+          args: request.args,
+          env: deps.env,
+          signal: ctx.cancellationSignal,
+          tenantId,
+          knowledge: deps.knowledge,
+        }).finally(() => clearInterval(beat));
         let text = result.text;
         let preview: string | undefined;
         if (text.length > BLOB_THRESHOLD) {

@@ -55,7 +55,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps.log.debug('request', { method: request.method, url: request.url.split('?')[0], ms: Number(process.hrtime.bigint() - started) / 1e6 });
     });
   });
-  const plugins = [healthPlugin, metaPlugin, canvasesPlugin, agentsPlugin, sessionsPlugin, completionsPlugin, tasksPlugin, runsPlugin, openAiPlugin, mcpServersPlugin, datasetsPlugin, documentsPlugin, retrievalPlugin, webhookPlugin, apiKeysPlugin];
+  const plugins = [
+    healthPlugin,
+    metaPlugin,
+    canvasesPlugin,
+    agentsPlugin,
+    sessionsPlugin,
+    completionsPlugin,
+    tasksPlugin,
+    runsPlugin,
+    openAiPlugin,
+    mcpServersPlugin,
+    datasetsPlugin,
+    documentsPlugin,
+    retrievalPlugin,
+    webhookPlugin,
+    apiKeysPlugin,
+  ];
   for (const plugin of plugins) await app.register(async (scope) => plugin(scope, deps));
   await app.register(async (scope) => sessionReleasePlugin(scope, deps));
   if (deps.demoModel) await app.register(async (scope) => demoModelPlugin(scope));

@@ -57,7 +57,8 @@ export function toAppError(err: unknown): AppError {
 
 export function replyWithError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
   // A few of our additions to RAGFlow's routes (form validation) also say it with the HTTP status.
-  if (request.routeOptions.config?.ragflow) return reply.status(typeof err.details.ragflowHttpStatus === 'number' ? err.details.ragflowHttpStatus : 200).send(ragflowError(err));
+  if (request.routeOptions.config?.ragflow)
+    return reply.status(typeof err.details.ragflowHttpStatus === 'number' ? err.details.ragflowHttpStatus : 200).send(ragflowError(err));
   const status = typeof err.details.status === 'number' ? err.details.status : undefined;
   if (status) return reply.status(status).send({ code: err.code, message: err.message });
   return sendError(reply, err);

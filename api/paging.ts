@@ -11,7 +11,10 @@ export interface Paging {
 function positiveInt(name: string, raw: string | undefined, def: number, max: number): number {
   if (raw === undefined || raw === '') return def;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new AppError('BAD_REQUEST', `${name} must be a positive integer, got ${JSON.stringify(raw)}`, { problems: [{ path: `$.query.${name}`, message: 'must be a positive integer' }] });
+  if (!Number.isInteger(n) || n < 1)
+    throw new AppError('BAD_REQUEST', `${name} must be a positive integer, got ${JSON.stringify(raw)}`, {
+      problems: [{ path: `$.query.${name}`, message: 'must be a positive integer' }],
+    });
   return Math.min(n, max);
 }
 

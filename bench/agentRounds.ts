@@ -19,7 +19,16 @@ const REPEATS = Number(process.env.BENCH_AGENT_REPEATS ?? 5);
 function agentDsl(rounds: number): Record<string, unknown> {
   return dsl({
     begin: { name: 'Begin', downstream: ['Agent:a'] },
-    'Agent:a': { name: 'Agent', params: { llm_id: 'bench@OpenAI', sys_prompt: 'You research.', max_rounds: rounds, tools: [{ component_name: 'TavilySearch', name: 'Search', params: { api_key: 'k' } }] }, downstream: ['Message:m'] },
+    'Agent:a': {
+      name: 'Agent',
+      params: {
+        llm_id: 'bench@OpenAI',
+        sys_prompt: 'You research.',
+        max_rounds: rounds,
+        tools: [{ component_name: 'TavilySearch', name: 'Search', params: { api_key: 'k' } }],
+      },
+      downstream: ['Message:m'],
+    },
     'Message:m': { name: 'Message', params: { content: ['{Agent:a@content}'] } },
   });
 }
@@ -33,7 +42,9 @@ async function main(): Promise<void> {
     // Every round calls the search tool once, until `ROUNDS` results are in; then it answers.
     llm.when((call) => {
       const done = call.body.messages.filter((m) => m.role === 'tool').length;
-      return done < ROUNDS ? { toolCalls: [{ id: `c${done}`, name: 'tavily_search_0', arguments: JSON.stringify({ query: `topic ${done}` }) }] } : { content: 'done' };
+      return done < ROUNDS
+        ? { toolCalls: [{ id: `c${done}`, name: 'tavily_search_0', arguments: JSON.stringify({ query: `topic ${done}` }) }] }
+        : { content: 'done' };
     });
     const canvasDsl = agentDsl(ROUNDS);
     const compiled = compileCanvas(canvasDsl);
@@ -43,7 +54,10 @@ async function main(): Promise<void> {
       // A fresh context per call, as a worker gives each activity its own.
       const mockEnv = new MockActivityEnvironment();
       const c = call.call;
-      const value = c.activity === 'llmChat' ? await mockEnv.run(activities.llmChat, c.request as LlmChatRequest, { maxRetries: 0 }) : await mockEnv.run(activities.toolInvoke, c.request as ToolInvokeRequest, { maxRetries: 0 });
+      const value =
+        c.activity === 'llmChat'
+          ? await mockEnv.run(activities.llmChat, c.request as LlmChatRequest, { maxRetries: 0 })
+          : await mockEnv.run(activities.toolInvoke, c.request as ToolInvokeRequest, { maxRetries: 0 });
       return { callId: call.callId, ok: true, value };
     };
     const deps = { store, client, taskQueue: bench.taskQueue, settings: DEFAULT_RUN_SETTINGS };
@@ -60,7 +74,16 @@ async function main(): Promise<void> {
         const a = performance.now() - t;
         if (inProc.state.status !== 'finished') throw new Error(`in-process run ended ${inProc.state.status}: ${inProc.state.error}`);
         t = performance.now();
-        const run = await launchRun(deps, { tenantId: 'bench', canvas: record, sessionId: null, query: 'q', inputs: null, files: [], userId: 'u', session: null });
+        const run = await launchRun(deps, {
+          tenantId: 'bench',
+          canvas: record,
+          sessionId: null,
+          query: 'q',
+          inputs: null,
+          files: [],
+          userId: 'u',
+          session: null,
+        });
         const handle = client.workflow.getHandle(run.workflowId);
         const result = (await handle.result()) as { status: string };
         const b = performance.now() - t;

@@ -73,7 +73,16 @@ export async function startBenchEnvironment(env: Record<string, string> = {}, op
   // The product's worker options (server/boot/worker.ts), with a cache large enough for every run.
   // BENCH_WORKER_OPTIONS (JSON) tries other worker options, e.g. '{"workflowThreadPoolSize":2}'.
   const tried = JSON.parse(process.env.BENCH_WORKER_OPTIONS ?? '{}') as Partial<WorkerOptions>;
-  const worker = await Worker.create({ ...WORKER_TUNING, ...tried, connection: await NativeConnection.connect({ address: server.address }), taskQueue, workflowsPath: workflowsPath(root), bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] }, activities, maxCachedWorkflows: 1000 });
+  const worker = await Worker.create({
+    ...WORKER_TUNING,
+    ...tried,
+    connection: await NativeConnection.connect({ address: server.address }),
+    taskQueue,
+    workflowsPath: workflowsPath(root),
+    bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] },
+    activities,
+    maxCachedWorkflows: 1000,
+  });
   return {
     llm,
     store,

@@ -54,7 +54,16 @@ async function main(): Promise<void> {
         await runInProcess(compiled.canvas, { runId: `r${r}`, messageId: 'm', query: 'q' }, exec);
         const a = performance.now() - t;
         t = performance.now();
-        const run = await launchRun(deps, { tenantId: 'bench', canvas: record, sessionId: null, query: 'q', inputs: null, files: [], userId: 'u', session: null });
+        const run = await launchRun(deps, {
+          tenantId: 'bench',
+          canvas: record,
+          sessionId: null,
+          query: 'q',
+          inputs: null,
+          files: [],
+          userId: 'u',
+          session: null,
+        });
         await client.workflow.getHandle(run.workflowId).result();
         const b = performance.now() - t;
         if (r >= 2) {
@@ -90,12 +99,20 @@ async function main(): Promise<void> {
     const app = await buildApp({ store, temporal: client, taskQueue: 'bench', runSettings: DEFAULT_RUN_SETTINGS, log: silentLogger });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-    const streamDsl = dsl({ begin: { name: 'Begin', downstream: ['LLM:a'] }, 'LLM:a': { name: 'LLM', params: { llm_id: 'b@OpenAI' }, downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: ['{LLM:a@content}'] } } });
+    const streamDsl = dsl({
+      begin: { name: 'Begin', downstream: ['LLM:a'] },
+      'LLM:a': { name: 'LLM', params: { llm_id: 'b@OpenAI' }, downstream: ['Message:m'] },
+      'Message:m': { name: 'Message', params: { content: ['{LLM:a@content}'] } },
+    });
     const agent = await store.canvases.create({ tenantId: 'bench', title: 'ttft', dsl: streamDsl });
     const apiTtft: number[] = [];
     for (let r = 0; r < REPEATS; r++) {
       const t = performance.now();
-      const res = await fetch(`${base}/api/v1/agents/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer bench-key', 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agent.id, query: 'hi', stream: true }) });
+      const res = await fetch(`${base}/api/v1/agents/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer bench-key', 'content-type': 'application/json' },
+        body: JSON.stringify({ agent_id: agent.id, query: 'hi', stream: true }),
+      });
       const reader = res.body!.getReader();
       let buf = '';
       let got = false;
@@ -119,7 +136,16 @@ async function main(): Promise<void> {
     const t = performance.now();
     await Promise.all(
       Array.from({ length: total }, async () => {
-        const run = await launchRun(deps, { tenantId: 'bench', canvas: small, sessionId: null, query: 'q', inputs: null, files: [], userId: 'u', session: null });
+        const run = await launchRun(deps, {
+          tenantId: 'bench',
+          canvas: small,
+          sessionId: null,
+          query: 'q',
+          inputs: null,
+          files: [],
+          userId: 'u',
+          session: null,
+        });
         await client.workflow.getHandle(run.workflowId).result();
       }),
     );

@@ -25,12 +25,18 @@ const RUNS = Number(process.env.BENCH_PAUSED_RUNS ?? 1000);
 
 /** Resident memory of a process, MiB (Linux /proc). */
 function rssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(line?.replace(/\D+/g, '') ?? 0) / 1024;
 }
 
 function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     const onData = (d: Buffer) => {
@@ -56,7 +62,11 @@ async function pauseMany(store: Store, client: Client, taskQueue: string, n: num
   const deps = { store, client, taskQueue, settings: DEFAULT_RUN_SETTINGS };
   const ids: string[] = [];
   for (let i = 0; i < n; i += 50) {
-    const batch = await Promise.all(Array.from({ length: Math.min(50, n - i) }, () => launchRun(deps, { tenantId: 'bench', canvas, sessionId: null, query: '', inputs: null, files: [], userId: 'u', session: null })));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, n - i) }, () =>
+        launchRun(deps, { tenantId: 'bench', canvas, sessionId: null, query: '', inputs: null, files: [], userId: 'u', session: null }),
+      ),
+    );
     ids.push(...batch.map((b) => b.runId));
   }
   for (const id of ids) while ((await store.runs.getById(id))?.status !== 'paused') await new Promise((r) => setTimeout(r, 50));

@@ -48,7 +48,32 @@ interface Corpus {
 /** Syllable words with a skewed (Zipf-like) frequency, sentences of them, questions from chunk words. */
 function generate(): Corpus {
   const rand = prng(42);
-  const syllables = ['ka', 'lo', 'mi', 'ren', 'to', 'sa', 'vel', 'dor', 'an', 'is', 'qu', 'bra', 'nel', 'fi', 'gor', 'ul', 'pe', 'zan', 'tri', 'mo', 'ek', 'sol', 'vu', 'har'];
+  const syllables = [
+    'ka',
+    'lo',
+    'mi',
+    'ren',
+    'to',
+    'sa',
+    'vel',
+    'dor',
+    'an',
+    'is',
+    'qu',
+    'bra',
+    'nel',
+    'fi',
+    'gor',
+    'ul',
+    'pe',
+    'zan',
+    'tri',
+    'mo',
+    'ek',
+    'sol',
+    'vu',
+    'har',
+  ];
   const vocab = Array.from({ length: 4000 }, (_, i) => {
     let w = '';
     for (let n = i, k = 0; k < 2 + (i % 3); k++, n = Math.floor(n / syllables.length) + k * 7) w += syllables[n % syllables.length];
@@ -78,9 +103,11 @@ function generate(): Corpus {
 /** Runs `fn` over `items`, `n` at a time. */
 async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -88,21 +115,46 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 /** Writes the corpus to a store (rows and, with pgvector, vectors); resolves to the dataset id and the time taken. */
 async function fillStore(store: Store, corpus: Corpus): Promise<{ datasetId: string; docs: DocumentRecord[]; ms: number }> {
   await store.tenants.ensure(TENANT, 'bench');
-  const ds = await store.knowledge.datasets.create({ tenantId: TENANT, name: `retrieval ${Date.now()}`, embeddingModel: LOCAL_EMBEDDING_MODEL, chunkMethod: 'naive', parserConfig: {} });
-  const docs = await Promise.all(corpus.documents.map((d) => store.knowledge.documents.create({ tenantId: TENANT, datasetId: ds.id, name: d.name, type: 'md', content: new Uint8Array() })));
-  const started = performance.now();
-  await inParallel(docs.map((doc, i) => ({ doc, chunks: corpus.documents[i]!.chunks })), PARALLEL_DOCUMENTS, async ({ doc, chunks }) => {
-    for (let i = 0; i < chunks.length; i += BATCH) await store.knowledge.chunks.add(doc, chunks.slice(i, i + BATCH).map((c) => ({ ...c, id: `${doc.id}-${c.position}` })));
+  const ds = await store.knowledge.datasets.create({
+    tenantId: TENANT,
+    name: `retrieval ${Date.now()}`,
+    embeddingModel: LOCAL_EMBEDDING_MODEL,
+    chunkMethod: 'naive',
+    parserConfig: {},
   });
+  const docs = await Promise.all(
+    corpus.documents.map((d) => store.knowledge.documents.create({ tenantId: TENANT, datasetId: ds.id, name: d.name, type: 'md', content: new Uint8Array() })),
+  );
+  const started = performance.now();
+  await inParallel(
+    docs.map((doc, i) => ({ doc, chunks: corpus.documents[i]!.chunks })),
+    PARALLEL_DOCUMENTS,
+    async ({ doc, chunks }) => {
+      for (let i = 0; i < chunks.length; i += BATCH)
+        await store.knowledge.chunks.add(
+          doc,
+          chunks.slice(i, i + BATCH).map((c) => ({ ...c, id: `${doc.id}-${c.position}` })),
+        );
+    },
+  );
   return { datasetId: ds.id, docs, ms: performance.now() - started };
 }
 
 /** Indexes the corpus into a search backend (nothing to do for the store itself). */
 async function fillIndex(index: ChunkIndex, docs: DocumentRecord[], corpus: Corpus): Promise<number> {
   const started = performance.now();
-  await inParallel(docs.map((doc, i) => ({ doc, chunks: corpus.documents[i]!.chunks })), PARALLEL_DOCUMENTS, async ({ doc, chunks }) => {
-    for (let i = 0; i < chunks.length; i += BATCH) await index.indexDocument(doc, chunks.slice(i, i + BATCH).map((c) => ({ ...c, id: `${doc.id}-${c.position}` })), { more: i + BATCH < chunks.length });
-  });
+  await inParallel(
+    docs.map((doc, i) => ({ doc, chunks: corpus.documents[i]!.chunks })),
+    PARALLEL_DOCUMENTS,
+    async ({ doc, chunks }) => {
+      for (let i = 0; i < chunks.length; i += BATCH)
+        await index.indexDocument(
+          doc,
+          chunks.slice(i, i + BATCH).map((c) => ({ ...c, id: `${doc.id}-${c.position}` })),
+          { more: i + BATCH < chunks.length },
+        );
+    },
+  );
   return performance.now() - started;
 }
 
@@ -122,7 +174,15 @@ async function measure(store: Store, index: ChunkIndex, datasetId: string, corpu
   let sourceFound = 0;
   for (const [i, q] of corpus.questions.entries()) {
     const started = performance.now();
-    const r = await searchKnowledge(deps, { tenantId: TENANT, datasets: [datasetId], question: q.text, topN: 8, topK: 1024, similarityThreshold: 0.2, vectorWeight: 0.5 });
+    const r = await searchKnowledge(deps, {
+      tenantId: TENANT,
+      datasets: [datasetId],
+      question: q.text,
+      topN: 8,
+      topK: 1024,
+      similarityThreshold: 0.2,
+      vectorWeight: 0.5,
+    });
     if (i < WARMUP) continue;
     times.push(performance.now() - started);
     best.push(r.chunks[0] ? `${r.chunks[0].documentName}#${r.chunks[0].position}` : '-');
@@ -136,13 +196,18 @@ async function measure(store: Store, index: ChunkIndex, datasetId: string, corpu
 runBench(async () => {
   const t0 = performance.now();
   const corpus = generate();
-  process.stderr.write(`retrieval bench: ${CHUNKS} chunks in ${corpus.documents.length} documents generated and embedded in ${seconds(performance.now() - t0)}\n`);
+  process.stderr.write(
+    `retrieval bench: ${CHUNKS} chunks in ${corpus.documents.length} documents generated and embedded in ${seconds(performance.now() - t0)}\n`,
+  );
   const rows: Array<[string, string]> = [];
   let reference: string[] | null = null;
   const report = (name: string, indexing: string, m: Measured) => {
     reference ??= m.best;
     const agree = m.best.filter((b, i) => b === reference![i]).length;
-    rows.push([name, `search median ${m.median.toFixed(1)} ms, p95 ${m.p95.toFixed(1)} ms · indexing ${indexing} · source chunk in top 8: ${m.sourceFound}/${m.best.length} · best chunk = PGlite's: ${agree}/${m.best.length}`]);
+    rows.push([
+      name,
+      `search median ${m.median.toFixed(1)} ms, p95 ${m.p95.toFixed(1)} ms · indexing ${indexing} · source chunk in top 8: ${m.sourceFound}/${m.best.length} · best chunk = PGlite's: ${agree}/${m.best.length}`,
+    ]);
     process.stderr.write(`  ${name}: done\n`);
   };
 
@@ -157,7 +222,11 @@ runBench(async () => {
     const store = await openStore({ databaseUrl: pg.url });
     try {
       const f = await fillStore(store, corpus);
-      report(`PostgreSQL (${store.knowledge.vectorSearch === 'sql' ? 'no pgvector: exact SQL' : 'pgvector'})`, `${seconds(f.ms)} (store)`, await measure(store, storeIndex(store), f.datasetId, corpus));
+      report(
+        `PostgreSQL (${store.knowledge.vectorSearch === 'sql' ? 'no pgvector: exact SQL' : 'pgvector'})`,
+        `${seconds(f.ms)} (store)`,
+        await measure(store, storeIndex(store), f.datasetId, corpus),
+      );
     } finally {
       await store.close();
       await pg.stop();
@@ -169,13 +238,21 @@ runBench(async () => {
   else {
     try {
       // Both refresh policies for k-NN (indexing time is mostly the refresh wait), one for exact scoring.
-      const variants = [['auto', 'wait_for'], ['auto', 'true'], ['exact', 'true']] as const;
+      const variants = [
+        ['auto', 'wait_for'],
+        ['auto', 'true'],
+        ['exact', 'true'],
+      ] as const;
       for (const [vectorSearch, refresh] of variants) {
         const index = openSearchIndex({ url: os.url, indexPrefix: `bench-${vectorSearch}-${refresh.replace('_', '')}-${Date.now()}`, vectorSearch, refresh });
         try {
           const ms = await fillIndex(index, filled.docs, corpus);
           const knn = (await index.indexInfo(256))?.knn;
-          report(`OpenSearch 2.19 (${knn ? 'k-NN: Lucene HNSW' : 'exact Painless script_score'}, refresh=${refresh})`, `${seconds(ms)} (index)`, await measure(pglite, index, filled.datasetId, corpus));
+          report(
+            `OpenSearch 2.19 (${knn ? 'k-NN: Lucene HNSW' : 'exact Painless script_score'}, refresh=${refresh})`,
+            `${seconds(ms)} (index)`,
+            await measure(pglite, index, filled.datasetId, corpus),
+          );
         } finally {
           await index.close();
         }

@@ -100,18 +100,21 @@ function meterTemporal(client: Client, marks: Milestones): void {
 
 async function benchOne(storeName: string, opts: BenchEnvironmentOptions, meter: DbMeter, streams: number): Promise<void> {
   const marks = new Milestones();
-  const bench = await startBenchEnvironment({}, {
-    ...opts,
-    wrapDb: (db) => meter.wrap(db),
-    wrapActivities: (acts) => ({
-      ...acts,
-      appendRunEvents: async (input) => {
-        marks.mark('5 first appendRunEvents begins (worker ran the first task)', input.runId);
-        await acts.appendRunEvents(input);
-        marks.mark('6 first appendRunEvents done', input.runId);
-      },
-    }),
-  });
+  const bench = await startBenchEnvironment(
+    {},
+    {
+      ...opts,
+      wrapDb: (db) => meter.wrap(db),
+      wrapActivities: (acts) => ({
+        ...acts,
+        appendRunEvents: async (input) => {
+          marks.mark('5 first appendRunEvents begins (worker ran the first task)', input.runId);
+          await acts.appendRunEvents(input);
+          marks.mark('6 first appendRunEvents done', input.runId);
+        },
+      }),
+    },
+  );
   const { llm, store, client, worker } = bench;
   llm.when(() => ({ content: 'a short answer' }));
   await store.tenants.addApiKey('bench', 'bench-key');
@@ -140,7 +143,9 @@ async function benchOne(storeName: string, opts: BenchEnvironmentOptions, meter:
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
     const t = performance.now();
-    const timings = await Promise.all(Array.from({ length: streams }, (_, i) => timeStream(base, agent.id, i, () => marks.mark('8 client got first event', String(i)))));
+    const timings = await Promise.all(
+      Array.from({ length: streams }, (_, i) => timeStream(base, agent.id, i, () => marks.mark('8 client got first event', String(i)))),
+    );
     const wall = performance.now() - t;
     loop.disable();
     const first = timings.flatMap((x) => (x.firstEvent === null ? [] : [x.firstEvent]));
@@ -156,7 +161,10 @@ async function benchOne(storeName: string, opts: BenchEnvironmentOptions, meter:
     const total = [...meter.byLabel.values()].reduce((n, s) => n + s.count, 0);
     rows.push(['statements per run (whole run)', `${(total / streams).toFixed(1)}, at most ${meter.maxInFlight} in flight`]);
     rows.push(...meter.summary(streams));
-    rows.push(['main thread event-loop delay', `p50 ${(loop.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(0)} ms, max ${(loop.max / 1e6).toFixed(0)} ms`]);
+    rows.push([
+      'main thread event-loop delay',
+      `p50 ${(loop.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(0)} ms, max ${(loop.max / 1e6).toFixed(0)} ms`,
+    ]);
   });
   await app.close();
   printTable(`agent-canvas concurrent starts (all-in-one, ${storeName}, zero-latency scripted model)`, rows);

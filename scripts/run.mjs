@@ -22,7 +22,13 @@ if (command === 'start') {
   process.exitCode = await runTests(args);
 } else if (command === 'bench') {
   ensureDeps(root);
-  const benches = { orchestration: 'bench/orchestration.ts', agent: 'bench/agentRounds.ts', paused: 'bench/pausedRuns.ts', retrieval: 'bench/retrieval.ts', starts: 'bench/starts.ts' };
+  const benches = {
+    orchestration: 'bench/orchestration.ts',
+    agent: 'bench/agentRounds.ts',
+    paused: 'bench/pausedRuns.ts',
+    retrieval: 'bench/retrieval.ts',
+    starts: 'bench/starts.ts',
+  };
   const chosen = args.length > 0 ? args : Object.keys(benches);
   for (const name of chosen) {
     if (!benches[name]) {
@@ -62,18 +68,22 @@ function runStart(mainArgs) {
 }
 
 /** What the layer check cruises (also `npm run lint:layers`). */
-const LAYER_CHECKED = ['src', 'workflows', 'activities', 'api', 'test', 'bench', 'scripts'];
+const LAYER_CHECKED = ['src', 'server', 'workflows', 'activities', 'api', 'test', 'bench', 'scripts'];
 
 /** typecheck → lint → layers → tests, stopping at the first failure; resolves to that step's exit code. */
 async function runTests(vitestArgs) {
   const skipLint = process.env.AGENT_CANVAS_SKIP_LINT === '1';
   const steps = [
-    ...(skipLint ? [] : [
-      { name: 'typecheck', bin: ['typescript', 'tsc'], args: ['--noEmit', '-p', '.'] },
-      { name: 'lint', bin: ['eslint', 'eslint'], args: ['.'] },
-      // Layers and import cycles (rules in .dependency-cruiser.mjs).
-      { name: 'layers', bin: ['dependency-cruiser', 'depcruise'], args: [...LAYER_CHECKED, '--config', '.dependency-cruiser.mjs'] },
-    ]),
+    ...(skipLint
+      ? []
+      : [
+          { name: 'typecheck', bin: ['typescript', 'tsc'], args: ['--noEmit', '-p', '.'] },
+          { name: 'lint', bin: ['eslint', 'eslint'], args: ['.'] },
+          // One formatting (prettier.config.mjs); `npm run format` fixes what this reports.
+          { name: 'format', bin: ['prettier', 'prettier'], args: ['--check', '--log-level', 'warn', '.'] },
+          // Layers and import cycles (rules in .dependency-cruiser.mjs).
+          { name: 'layers', bin: ['dependency-cruiser', 'depcruise'], args: [...LAYER_CHECKED, '--config', '.dependency-cruiser.mjs'] },
+        ]),
     { name: 'tests', bin: ['vitest', 'vitest'], args: ['run', ...vitestArgs] },
   ];
   if (skipLint) console.log('== typecheck and lint skipped (AGENT_CANVAS_SKIP_LINT=1)');

@@ -37,8 +37,19 @@ async function main(): Promise<void> {
   await fs.mkdir(config.dataDir, { recursive: true });
 
   const apiKeySecret = await loadApiKeySecret({ secret: config.apiKeySecret, dataDir: config.dataDir });
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : path.join(config.dataDir, 'pglite'), log: (m) => log.info(m), apiKeySecret });
-  const temporalServer = await connectOrStartTemporal({ projectRoot: root, dataDir: config.dataDir, persistent: true, ui: true, log: (line) => log.info(line) });
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : path.join(config.dataDir, 'pglite'),
+    log: (m) => log.info(m),
+    apiKeySecret,
+  });
+  const temporalServer = await connectOrStartTemporal({
+    projectRoot: root,
+    dataDir: config.dataDir,
+    persistent: true,
+    ui: true,
+    log: (line) => log.info(line),
+  });
   const connection = await Connection.connect({ address: temporalServer.address });
   const client = new Client({ connection, namespace: temporalServer.namespace });
 
@@ -54,7 +65,10 @@ async function main(): Promise<void> {
   const mcpPool = new McpPool(mcpPolicyFromEnv(process.env));
   // One search backend for both halves: the worker indexes into it, Retrieval and the API search it.
   const search = config.search;
-  const chunkIndex = search.backend === 'opensearch' ? openSearchIndex({ url: search.url, username: search.username, password: search.password, indexPrefix: search.indexPrefix, refresh: search.refresh }) : undefined;
+  const chunkIndex =
+    search.backend === 'opensearch'
+      ? openSearchIndex({ url: search.url, username: search.username, password: search.password, indexPrefix: search.indexPrefix, refresh: search.refresh })
+      : undefined;
 
   let worker: Worker | null = null;
   let workerConnection: NativeConnection | null = null;
@@ -62,7 +76,15 @@ async function main(): Promise<void> {
   if (config.role !== 'api') {
     // Running activities get half the shutdown bound to finish; then they are cancelled and retried elsewhere.
     const shutdownGraceMs = Math.floor(config.shutdownTimeoutMs / 2);
-    ({ worker, connection: workerConnection } = await createWorker({ address: temporalServer.address, namespace: temporalServer.namespace, taskQueue: config.taskQueue, projectRoot: root, activities: { store, llm, log, env: process.env, mcpPool, chunkIndex }, maxCachedWorkflows: config.workerMaxCachedWorkflows, shutdownGraceMs }));
+    ({ worker, connection: workerConnection } = await createWorker({
+      address: temporalServer.address,
+      namespace: temporalServer.namespace,
+      taskQueue: config.taskQueue,
+      projectRoot: root,
+      activities: { store, llm, log, env: process.env, mcpPool, chunkIndex },
+      maxCachedWorkflows: config.workerMaxCachedWorkflows,
+      shutdownGraceMs,
+    }));
     workerRun = worker.run().catch((err: unknown) => {
       log.error('worker stopped', { error: err instanceof Error ? err.stack : String(err) });
       process.exit(1);
@@ -111,7 +133,12 @@ async function main(): Promise<void> {
 
   const step = (name: string, run: (() => Promise<unknown>) | null): ShutdownStep[] => (run ? [{ name, run }] : []);
   const http = closeHttp;
-  const stopApi = http ? async () => { reconciler?.stop(); await http(); } : null;
+  const stopApi = http
+    ? async () => {
+        reconciler?.stop();
+        await http();
+      }
+    : null;
   const drainSteps = [...step('the HTTP server', stopApi), ...step('the worker', worker && workerRun ? () => drainWorker(worker!, workerRun!) : null)];
   onStopSignals(
     {

@@ -42,7 +42,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const address = env.connection.options.address ?? '';
   const started = Date.now();
-  const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(root), preloadModules: [...WORKFLOW_PRELOAD_MODULES], logger: new DefaultLogger('WARN') });
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: workflowsPath(root),
+    preloadModules: [...WORKFLOW_PRELOAD_MODULES],
+    logger: new DefaultLogger('WARN'),
+  });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-wf-'));
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);

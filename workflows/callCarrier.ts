@@ -18,7 +18,16 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/activityTypes';
 import type { CallResult, EngineCall } from '../src/core/engine';
-import { CALL_TRAITS, type ActivityCallName, type CallMap, type CallName, type InvokeCanvasRequest, type InvokeCanvasResult, type SubAgentRequest, type SubAgentResult } from '../src/core/components/callContracts';
+import {
+  CALL_TRAITS,
+  type ActivityCallName,
+  type CallMap,
+  type CallName,
+  type InvokeCanvasRequest,
+  type InvokeCanvasResult,
+  type SubAgentRequest,
+  type SubAgentResult,
+} from '../src/core/components/callContracts';
 import type { CanvasRunWorkflow, SubAgentRunWorkflow } from './children';
 import { canvasRunInput, type RunSettings } from './definitions';
 
@@ -62,7 +71,9 @@ export async function carryCall(call: EngineCall, settings: RunSettings): Promis
     let value: unknown;
     if (CALL_TRAITS[c.activity].carrier === 'activity') {
       // Every activity call takes (request, {maxRetries}); the traits table says which calls are activities.
-      const act = acts[c.activity as ActivityCallName] as unknown as { executeWithOptions(o: ActivityOptions, args: [unknown, { maxRetries: number }]): Promise<unknown> };
+      const act = acts[c.activity as ActivityCallName] as unknown as {
+        executeWithOptions(o: ActivityOptions, args: [unknown, { maxRetries: number }]): Promise<unknown>;
+      };
       value = await act.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries }]);
     } else {
       const r = await CHILD_RUNS[c.activity as ChildCallName](c.request as never, call, settings);
@@ -121,16 +132,29 @@ async function invokeCanvas(request: InvokeCanvasRequest, call: EngineCall, sett
     memo: { title: prepared.title },
     typedSearchAttributes: workflowInfo().typedSearchAttributes,
   });
-  if (result.status !== 'finished') return { error: `the agent ${request.canvasId} ${result.status}${result.error ? `: ${result.error}` : ''} (task_id ${runId})` };
+  if (result.status !== 'finished')
+    return { error: `the agent ${request.canvasId} ${result.status}${result.error ? `: ${result.error}` : ''} (task_id ${runId})` };
   return {
-    value: { text: result.content, outputs: { content: result.content, outputs: result.outputs, task_id: runId }, elapsedMs: Date.now() - started, taskId: runId, usage: result.usage },
+    value: {
+      text: result.content,
+      outputs: { content: result.content, outputs: result.outputs, task_id: runId },
+      elapsedMs: Date.now() - started,
+      taskId: runId,
+      usage: result.usage,
+    },
   };
 }
 
 type ChildCallName = Exclude<CallName, ActivityCallName>;
 
 /** The calls carried out as child runs, by call name. */
-const CHILD_RUNS: { [K in ChildCallName]: (request: CallMap[K]['request'], call: EngineCall, settings: RunSettings) => Promise<{ value: CallMap[K]['result'] } | { error: string }> } = {
+const CHILD_RUNS: {
+  [K in ChildCallName]: (
+    request: CallMap[K]['request'],
+    call: EngineCall,
+    settings: RunSettings,
+  ) => Promise<{ value: CallMap[K]['result'] } | { error: string }>;
+} = {
   subAgent,
   invokeCanvas,
 };

@@ -22,7 +22,15 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
     const error = describeProblems('The canvas is invalid', compiled.problems);
     const result: CanvasRunResult = { status: 'failed', content: '', outputs: null, usage: { ...ZERO_USAGE }, error };
     upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: 'failed' }]);
-    await bookkeeping.finalizeRun({ runId: input.runId, sessionId: input.sessionId, messageId: input.messageId, result, session: null, events: rejectRun(input, error, Date.now()), ...(input.nest ? { mirror: input.nest } : {}) });
+    await bookkeeping.finalizeRun({
+      runId: input.runId,
+      sessionId: input.sessionId,
+      messageId: input.messageId,
+      result,
+      session: null,
+      events: rejectRun(input, error, Date.now()),
+      ...(input.nest ? { mirror: input.nest } : {}),
+    });
     return result;
   }
   const canvas = compiled.canvas;
@@ -31,7 +39,17 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
     ? resumedStep(input.checkpoint)
     : startRun(
         canvas,
-        { runId: input.runId, messageId: input.messageId, query: input.query, inputs: input.inputs, files: input.files, userId: input.userId, session: input.session, toolCalling: settings.toolCalling, ...(input.webhook ? { webhook: input.webhook } : {}) },
+        {
+          runId: input.runId,
+          messageId: input.messageId,
+          query: input.query,
+          inputs: input.inputs,
+          files: input.files,
+          userId: input.userId,
+          session: input.session,
+          toolCalling: settings.toolCalling,
+          ...(input.webhook ? { webhook: input.webhook } : {}),
+        },
         Date.now(),
         { maxSteps: settings.maxSteps },
       );

@@ -28,8 +28,11 @@ export async function indexDocument(input: IndexDocumentInput): Promise<{ chunks
     return await indexing.indexDocument(input);
   } catch (err) {
     const cancelled = isCancellation(err);
-    const cause = err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause.message : err instanceof Error ? err.message : String(err);
-    await CancellationScope.nonCancellable(() => bookkeeping.finishDocumentIndexing({ ...input, outcome: cancelled ? 'CANCEL' : 'FAIL', message: cancelled ? 'Canceled' : cause }));
+    const cause =
+      err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause.message : err instanceof Error ? err.message : String(err);
+    await CancellationScope.nonCancellable(() =>
+      bookkeeping.finishDocumentIndexing({ ...input, outcome: cancelled ? 'CANCEL' : 'FAIL', message: cancelled ? 'Canceled' : cause }),
+    );
     if (cancelled) throw err;
     return null;
   }

@@ -24,11 +24,14 @@ export async function subAgentRun(input: SubAgentRunInput): Promise<SubAgentResu
   const runId = input.runId ?? uuid4().replace(/-/g, '');
   const startedAt = input.startedAt ?? Date.now();
   const compiled = compileCanvas(subAgentDsl(request));
-  if (!compiled.ok) throw ApplicationFailure.nonRetryable(describeProblems(`Sub-agent ${request.componentId} is invalid`, compiled.problems), 'SUB_AGENT_FAILED');
+  if (!compiled.ok)
+    throw ApplicationFailure.nonRetryable(describeProblems(`Sub-agent ${request.componentId} is invalid`, compiled.problems), 'SUB_AGENT_FAILED');
   const canvas = compiled.canvas;
   if (!input.checkpoint) await bookkeeping.registerChildRun({ runId, parentRunId: request.parentRunId, workflowId: workflowInfo().workflowId });
 
-  const first = input.checkpoint ? resumedStep(input.checkpoint) : startRun(canvas, subAgentStart(request, { runId, messageId: runId }, settings.toolCalling), Date.now(), { maxSteps: settings.maxSteps });
+  const first = input.checkpoint
+    ? resumedStep(input.checkpoint)
+    : startRun(canvas, subAgentStart(request, { runId, messageId: runId }, settings.toolCalling), Date.now(), { maxSteps: settings.maxSteps });
   const last: StepResult = await runInWorkflow(canvas, first, {
     runId,
     settings,
@@ -39,7 +42,13 @@ export async function subAgentRun(input: SubAgentRunInput): Promise<SubAgentResu
         runId,
         sessionId: null,
         messageId: runId,
-        result: { status: s.status, content: s.display.shownText, outputs: s.outputs[request.componentId] ?? null, usage: s.usage, error: s.status === 'finished' ? null : s.error },
+        result: {
+          status: s.status,
+          content: s.display.shownText,
+          outputs: s.outputs[request.componentId] ?? null,
+          usage: s.usage,
+          error: s.status === 'finished' ? null : s.error,
+        },
         session: null,
         events: step.events,
       });

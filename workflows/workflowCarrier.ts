@@ -75,9 +75,16 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
     },
     {
       validator: (s) => {
-        if (submission !== null) throw ApplicationFailure.create({ type: FORM_INVALID, nonRetryable: true, message: 'inputs for this pause were already submitted' });
+        if (submission !== null)
+          throw ApplicationFailure.create({ type: FORM_INVALID, nonRetryable: true, message: 'inputs for this pause were already submitted' });
         const check = checkPauseInputs(step.state, s.inputs ?? {});
-        if (!check.ok) throw ApplicationFailure.create({ type: FORM_INVALID, nonRetryable: true, message: describeFieldProblems(check.problems), details: [check.problems] });
+        if (!check.ok)
+          throw ApplicationFailure.create({
+            type: FORM_INVALID,
+            nonRetryable: true,
+            message: describeFieldProblems(check.problems),
+            details: [check.problems],
+          });
       },
     },
   );
@@ -87,7 +94,8 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
     now: () => Date.now(),
     record: async (s) => {
       const changed = s.status !== recordedStatus;
-      if (s.events.length > 0 || changed) await local.appendRunEvents({ runId, events: s.events, status: changed ? s.status : undefined, ...(options.mirror ? { mirror: options.mirror } : {}) });
+      if (s.events.length > 0 || changed)
+        await local.appendRunEvents({ runId, events: s.events, status: changed ? s.status : undefined, ...(options.mirror ? { mirror: options.mirror } : {}) });
       if (changed) upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: s.status }]);
       recordedStatus = s.status;
     },

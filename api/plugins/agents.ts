@@ -75,31 +75,40 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
   // A canvas too large to start a run with is refused when saved, not when its first run starts.
   const checkCanvasSize = (dsl: unknown) => checkSize('dsl', dsl, (deps.runInputLimits ?? DEFAULT_RUN_INPUT_LIMITS).dslBytes);
 
-  app.post('/api/v1/agents', { config: ragflow, schema: { tags: ['agents'], summary: 'Create an agent from a DSL (bare or RAGFlow export form)' } }, async (request) => {
-    const b = body(request.body);
-    if (b.dsl === undefined || b.dsl === null) throw new AppError('BAD_REQUEST', 'No DSL data in request.');
-    const canvas = acceptCanvas(b.dsl);
-    checkCanvasSize(canvas.dsl);
-    if (b.title === undefined || b.title === null) throw new AppError('BAD_REQUEST', 'No title in request.');
-    const title = b.title.trim();
-    if (!title) throw new AppError('BAD_REQUEST', 'The title must not be empty.');
-    if (await store.canvases.findByTitle(request.tenantId, title)) throw new AppError('DUPLICATE', `${title} already exists.`);
-    const created = await store.canvases.create({
-      tenantId: request.tenantId,
-      title,
-      description: b.description ?? canvas.meta.description ?? null,
-      avatar: b.avatar ?? canvas.meta.avatar ?? null,
-      canvasType: b.canvas_type ?? canvas.meta.canvas_type ?? null,
-      canvasCategory: AGENT_CATEGORY,
-      dsl: canvas.dsl,
-    });
-    return { ...ragflowJson(agentView(created)), ...warningsOf(canvas.warnings) };
-  });
+  app.post(
+    '/api/v1/agents',
+    { config: ragflow, schema: { tags: ['agents'], summary: 'Create an agent from a DSL (bare or RAGFlow export form)' } },
+    async (request) => {
+      const b = body(request.body);
+      if (b.dsl === undefined || b.dsl === null) throw new AppError('BAD_REQUEST', 'No DSL data in request.');
+      const canvas = acceptCanvas(b.dsl);
+      checkCanvasSize(canvas.dsl);
+      if (b.title === undefined || b.title === null) throw new AppError('BAD_REQUEST', 'No title in request.');
+      const title = b.title.trim();
+      if (!title) throw new AppError('BAD_REQUEST', 'The title must not be empty.');
+      if (await store.canvases.findByTitle(request.tenantId, title)) throw new AppError('DUPLICATE', `${title} already exists.`);
+      const created = await store.canvases.create({
+        tenantId: request.tenantId,
+        title,
+        description: b.description ?? canvas.meta.description ?? null,
+        avatar: b.avatar ?? canvas.meta.avatar ?? null,
+        canvasType: b.canvas_type ?? canvas.meta.canvas_type ?? null,
+        canvasCategory: AGENT_CATEGORY,
+        dsl: canvas.dsl,
+      });
+      return { ...ragflowJson(agentView(created)), ...warningsOf(canvas.warnings) };
+    },
+  );
 
   app.get('/api/v1/agents', { config: ragflow, schema: { tags: ['agents'], summary: 'List agents' } }, async (request) => {
     const q = request.query as Record<string, string | undefined>;
     const paging = pageParams(q, 'update_time');
-    const { items, total } = await store.canvases.list(request.tenantId, { ...paging, keywords: q.keywords || undefined, id: q.id || undefined, title: q.title || undefined });
+    const { items, total } = await store.canvases.list(request.tenantId, {
+      ...paging,
+      keywords: q.keywords || undefined,
+      id: q.id || undefined,
+      title: q.title || undefined,
+    });
     return ragflowJson({ canvas: items.map((c) => agentView(c, false)), total });
   });
 
@@ -110,62 +119,79 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
     return ragflowJson({ ...agentView(canvas), last_publish_time: null });
   });
 
-  app.put('/api/v1/agents/:agent_id', { config: ragflow, schema: { tags: ['agents'], summary: 'Update an agent; a new DSL saves a new version' } }, async (request) => {
-    const { agent_id } = request.params as { agent_id: string };
-    const existing = await store.canvases.get(request.tenantId, agent_id);
-    if (!existing) throw noAccess();
-    const b = body(request.body);
-    const accepted = b.dsl === undefined || b.dsl === null ? undefined : acceptCanvas(b.dsl);
-    if (accepted) checkCanvasSize(accepted.dsl);
-    const dsl = accepted?.dsl;
-    let title: string | undefined;
-    if (b.title !== undefined && b.title !== null) {
-      title = b.title.trim();
-      if (!title) throw new AppError('BAD_REQUEST', 'The title must not be empty.');
-      const clash = await store.canvases.findByTitle(request.tenantId, title);
-      if (clash && clash.id !== agent_id) throw new AppError('DUPLICATE', `${title} already exists.`);
-    }
-    const updated = await store.canvases.update(request.tenantId, agent_id, {
-      title,
-      ...(b.description !== undefined ? { description: b.description } : {}),
-      ...(b.avatar !== undefined ? { avatar: b.avatar } : {}),
-      ...(b.canvas_type !== undefined ? { canvasType: b.canvas_type } : {}),
-      dsl,
-    });
-    if (!updated) throw noAccess();
-    return { ...ragflowJson({ update_time: updated.update_time }), ...warningsOf(accepted?.warnings ?? []) };
-  });
+  app.put(
+    '/api/v1/agents/:agent_id',
+    { config: ragflow, schema: { tags: ['agents'], summary: 'Update an agent; a new DSL saves a new version' } },
+    async (request) => {
+      const { agent_id } = request.params as { agent_id: string };
+      const existing = await store.canvases.get(request.tenantId, agent_id);
+      if (!existing) throw noAccess();
+      const b = body(request.body);
+      const accepted = b.dsl === undefined || b.dsl === null ? undefined : acceptCanvas(b.dsl);
+      if (accepted) checkCanvasSize(accepted.dsl);
+      const dsl = accepted?.dsl;
+      let title: string | undefined;
+      if (b.title !== undefined && b.title !== null) {
+        title = b.title.trim();
+        if (!title) throw new AppError('BAD_REQUEST', 'The title must not be empty.');
+        const clash = await store.canvases.findByTitle(request.tenantId, title);
+        if (clash && clash.id !== agent_id) throw new AppError('DUPLICATE', `${title} already exists.`);
+      }
+      const updated = await store.canvases.update(request.tenantId, agent_id, {
+        title,
+        ...(b.description !== undefined ? { description: b.description } : {}),
+        ...(b.avatar !== undefined ? { avatar: b.avatar } : {}),
+        ...(b.canvas_type !== undefined ? { canvasType: b.canvas_type } : {}),
+        dsl,
+      });
+      if (!updated) throw noAccess();
+      return { ...ragflowJson({ update_time: updated.update_time }), ...warningsOf(accepted?.warnings ?? []) };
+    },
+  );
 
   app.delete('/api/v1/agents/:agent_id', { config: ragflow, schema: { tags: ['agents'], summary: 'Delete an agent' } }, async (request) => {
     const { agent_id } = request.params as { agent_id: string };
-    if (!(await store.canvases.delete(request.tenantId, agent_id))) throw new AppError('NO_PERMISSION', 'Only the owner of the agent is authorized for this operation.');
+    if (!(await store.canvases.delete(request.tenantId, agent_id)))
+      throw new AppError('NO_PERMISSION', 'Only the owner of the agent is authorized for this operation.');
     return ragflowJson(true);
   });
 
-  app.get('/api/v1/agents/:agent_id/versions', { config: ragflow, schema: { tags: ['agents'], summary: 'List the saved versions of an agent, newest first' } }, async (request) => {
-    const { agent_id } = request.params as { agent_id: string };
-    if (!(await store.canvases.get(request.tenantId, agent_id))) throw noAccess();
-    return ragflowJson((await store.canvases.listVersions(request.tenantId, agent_id)).map(versionView));
-  });
+  app.get(
+    '/api/v1/agents/:agent_id/versions',
+    { config: ragflow, schema: { tags: ['agents'], summary: 'List the saved versions of an agent, newest first' } },
+    async (request) => {
+      const { agent_id } = request.params as { agent_id: string };
+      if (!(await store.canvases.get(request.tenantId, agent_id))) throw noAccess();
+      return ragflowJson((await store.canvases.listVersions(request.tenantId, agent_id)).map(versionView));
+    },
+  );
 
-  app.get('/api/v1/agents/:agent_id/logs/:message_id', { config: ragflow, schema: { tags: ['agents'], summary: 'Tool-call trace of one reply (empty object when it called no tool)' } }, async (request) => {
-    const { agent_id, message_id } = request.params as { agent_id: string; message_id: string };
-    if (!(await store.canvases.get(request.tenantId, agent_id))) throw noAccess();
-    const calls = await store.events.listByMessage(request.tenantId, agent_id, message_id, 'tool_call');
-    if (calls.length === 0) return ragflowJson({});
-    const byComponent = new Map<string, unknown[]>();
-    for (const e of calls) {
-      const id = String(e.data.component_id ?? '');
-      byComponent.set(id, [...(byComponent.get(id) ?? []), e.data]);
-    }
-    return ragflowJson([...byComponent].map(([component_id, trace]) => ({ component_id, trace })));
-  });
+  app.get(
+    '/api/v1/agents/:agent_id/logs/:message_id',
+    { config: ragflow, schema: { tags: ['agents'], summary: 'Tool-call trace of one reply (empty object when it called no tool)' } },
+    async (request) => {
+      const { agent_id, message_id } = request.params as { agent_id: string; message_id: string };
+      if (!(await store.canvases.get(request.tenantId, agent_id))) throw noAccess();
+      const calls = await store.events.listByMessage(request.tenantId, agent_id, message_id, 'tool_call');
+      if (calls.length === 0) return ragflowJson({});
+      const byComponent = new Map<string, unknown[]>();
+      for (const e of calls) {
+        const id = String(e.data.component_id ?? '');
+        byComponent.set(id, [...(byComponent.get(id) ?? []), e.data]);
+      }
+      return ragflowJson([...byComponent].map(([component_id, trace]) => ({ component_id, trace })));
+    },
+  );
 
-  app.get('/api/v1/agents/:agent_id/versions/:version_id', { config: ragflow, schema: { tags: ['agents'], summary: 'Get one saved version' } }, async (request) => {
-    const { agent_id, version_id } = request.params as { agent_id: string; version_id: string };
-    if (!(await store.canvases.get(request.tenantId, agent_id))) throw noAccess();
-    const version = await store.canvases.getVersion(request.tenantId, agent_id, version_id);
-    if (!version) throw new AppError('NOT_FOUND', 'Version not found.');
-    return ragflowJson(versionView(version));
-  });
+  app.get(
+    '/api/v1/agents/:agent_id/versions/:version_id',
+    { config: ragflow, schema: { tags: ['agents'], summary: 'Get one saved version' } },
+    async (request) => {
+      const { agent_id, version_id } = request.params as { agent_id: string; version_id: string };
+      if (!(await store.canvases.get(request.tenantId, agent_id))) throw noAccess();
+      const version = await store.canvases.getVersion(request.tenantId, agent_id, version_id);
+      if (!version) throw new AppError('NOT_FOUND', 'Version not found.');
+      return ragflowJson(versionView(version));
+    },
+  );
 }

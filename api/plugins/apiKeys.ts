@@ -66,53 +66,77 @@ function requireAdmin(request: FastifyRequest): void {
 export async function apiKeysPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const tenants = deps.store.tenants;
 
-  app.get('/api/v1/system/tokens', { config: ragflow, schema: { tags: ['keys'], summary: 'List your API keys (key ids, never the keys)' } }, async (request) => {
-    return ragflowJson((await tenants.listApiKeys(request.tenantId)).map(keyView));
-  });
+  app.get(
+    '/api/v1/system/tokens',
+    { config: ragflow, schema: { tags: ['keys'], summary: 'List your API keys (key ids, never the keys)' } },
+    async (request) => {
+      return ragflowJson((await tenants.listApiKeys(request.tenantId)).map(keyView));
+    },
+  );
 
-  app.post('/api/v1/system/tokens', { config: ragflow, schema: { tags: ['keys'], summary: 'Create an API key (shown once, in this answer)' } }, async (request) => {
-    const { key, record } = await tenants.createApiKey(request.tenantId);
-    return ragflowJson(newKeyView(key, record));
-  });
+  app.post(
+    '/api/v1/system/tokens',
+    { config: ragflow, schema: { tags: ['keys'], summary: 'Create an API key (shown once, in this answer)' } },
+    async (request) => {
+      const { key, record } = await tenants.createApiKey(request.tenantId);
+      return ragflowJson(newKeyView(key, record));
+    },
+  );
 
-  app.delete('/api/v1/system/tokens/:token', { config: ragflow, schema: { tags: ['keys'], summary: 'Revoke one of your API keys (by key id)', params: TokenParams } }, async (request) => {
-    const { token } = request.params as z.infer<typeof TokenParams>;
-    // `token` is the key id, as the list shows it in `token`.
-    if (!(await tenants.revokeApiKey(request.tenantId, token))) throw new AppError('NOT_FOUND', 'API key not found.');
-    return ragflowJson(true);
-  });
+  app.delete(
+    '/api/v1/system/tokens/:token',
+    { config: ragflow, schema: { tags: ['keys'], summary: 'Revoke one of your API keys (by key id)', params: TokenParams } },
+    async (request) => {
+      const { token } = request.params as z.infer<typeof TokenParams>;
+      // `token` is the key id, as the list shows it in `token`.
+      if (!(await tenants.revokeApiKey(request.tenantId, token))) throw new AppError('NOT_FOUND', 'API key not found.');
+      return ragflowJson(true);
+    },
+  );
 
   app.get('/api/v1/admin/tenants', { schema: { tags: ['admin'], summary: 'List tenants (admin key)' } }, async (request) => {
     requireAdmin(request);
     return { tenants: (await tenants.list()).map(tenantView) };
   });
 
-  app.post('/api/v1/admin/tenants', { schema: { tags: ['admin'], summary: 'Create a tenant and its first API key (admin key)', body: NewTenantBody } }, async (request, reply) => {
-    requireAdmin(request);
-    const body = request.body as z.infer<typeof NewTenantBody>;
-    const created = await tenants.create({ id: body.id ?? newId(), name: body.name });
-    if (!created) throw new AppError('DUPLICATE', `Tenant id "${body.id}" is taken`, { field: 'id' });
-    const { key, record } = await tenants.createApiKey(created.id);
-    const summary = await tenants.get(created.id);
-    return reply.status(201).send({ tenant: summary ? tenantView(summary) : created, api_key: newKeyView(key, record) });
-  });
+  app.post(
+    '/api/v1/admin/tenants',
+    { schema: { tags: ['admin'], summary: 'Create a tenant and its first API key (admin key)', body: NewTenantBody } },
+    async (request, reply) => {
+      requireAdmin(request);
+      const body = request.body as z.infer<typeof NewTenantBody>;
+      const created = await tenants.create({ id: body.id ?? newId(), name: body.name });
+      if (!created) throw new AppError('DUPLICATE', `Tenant id "${body.id}" is taken`, { field: 'id' });
+      const { key, record } = await tenants.createApiKey(created.id);
+      const summary = await tenants.get(created.id);
+      return reply.status(201).send({ tenant: summary ? tenantView(summary) : created, api_key: newKeyView(key, record) });
+    },
+  );
 
-  app.delete('/api/v1/admin/tenants/:tenant_id', { schema: { tags: ['admin'], summary: 'Disable a tenant: its keys stop working, its data stays (admin key)', params: TenantParams } }, async (request) => {
-    requireAdmin(request);
-    const { tenant_id } = request.params as z.infer<typeof TenantParams>;
-    if (tenant_id === request.tenantId) throw new AppError('BAD_REQUEST', 'An admin tenant cannot disable itself (it would lock every admin out)');
-    const disabled = await tenants.disable(tenant_id);
-    if (!disabled) throw new AppError('NOT_FOUND', `No tenant "${tenant_id}"`);
-    return { tenant: tenantView(disabled) };
-  });
+  app.delete(
+    '/api/v1/admin/tenants/:tenant_id',
+    { schema: { tags: ['admin'], summary: 'Disable a tenant: its keys stop working, its data stays (admin key)', params: TenantParams } },
+    async (request) => {
+      requireAdmin(request);
+      const { tenant_id } = request.params as z.infer<typeof TenantParams>;
+      if (tenant_id === request.tenantId) throw new AppError('BAD_REQUEST', 'An admin tenant cannot disable itself (it would lock every admin out)');
+      const disabled = await tenants.disable(tenant_id);
+      if (!disabled) throw new AppError('NOT_FOUND', `No tenant "${tenant_id}"`);
+      return { tenant: tenantView(disabled) };
+    },
+  );
 
-  app.post('/api/v1/admin/tenants/:tenant_id/tokens', { schema: { tags: ['admin'], summary: 'Issue an API key for a tenant (admin key)', params: TenantParams } }, async (request, reply) => {
-    requireAdmin(request);
-    const { tenant_id } = request.params as z.infer<typeof TenantParams>;
-    const tenant = await tenants.get(tenant_id);
-    if (!tenant) throw new AppError('NOT_FOUND', `No tenant "${tenant_id}"`);
-    if (tenant.disabled_time !== null) throw new AppError('CONFLICT', `Tenant "${tenant_id}" is disabled`);
-    const { key, record } = await tenants.createApiKey(tenant_id);
-    return reply.status(201).send({ api_key: newKeyView(key, record) });
-  });
+  app.post(
+    '/api/v1/admin/tenants/:tenant_id/tokens',
+    { schema: { tags: ['admin'], summary: 'Issue an API key for a tenant (admin key)', params: TenantParams } },
+    async (request, reply) => {
+      requireAdmin(request);
+      const { tenant_id } = request.params as z.infer<typeof TenantParams>;
+      const tenant = await tenants.get(tenant_id);
+      if (!tenant) throw new AppError('NOT_FOUND', `No tenant "${tenant_id}"`);
+      if (tenant.disabled_time !== null) throw new AppError('CONFLICT', `Tenant "${tenant_id}" is disabled`);
+      const { key, record } = await tenants.createApiKey(tenant_id);
+      return reply.status(201).send({ api_key: newKeyView(key, record) });
+    },
+  );
 }

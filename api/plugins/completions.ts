@@ -39,7 +39,10 @@ function messageText(content: unknown, path: string): string {
   if (typeof content === 'string') return content;
   const isPart = (part: unknown) => typeof asRecord(part).type === 'string' && (asRecord(part).type !== 'text' || typeof asRecord(part).text === 'string');
   if (Array.isArray(content) && content.every(isPart)) {
-    return content.map((part) => asRecord(part).text).filter(isString).join('\n');
+    return content
+      .map((part) => asRecord(part).text)
+      .filter(isString)
+      .join('\n');
   }
   throw wrongType(path, 'a string or a list of {type: "text", text} parts', content);
 }
@@ -55,7 +58,8 @@ export function lastUserMessage(messages: unknown[], at = '$.body.messages'): st
 
 function inputsOf(v: unknown): Record<string, unknown> | null {
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'object' || Array.isArray(v)) throw new AppError('BAD_REQUEST', '`inputs` must be an object of field values', { problems: [{ path: '$.body.inputs', message: 'must be an object' }] });
+  if (typeof v !== 'object' || Array.isArray(v))
+    throw new AppError('BAD_REQUEST', '`inputs` must be an object of field values', { problems: [{ path: '$.body.inputs', message: 'must be an object' }] });
   return v as Record<string, unknown>;
 }
 
@@ -72,16 +76,41 @@ export async function completionsPlugin(app: FastifyInstance, deps: AppDeps): Pr
       const messages = optional(body, 'messages', 'a list', isArray) ?? [];
       if (messages.length === 0) throw new AppError('BAD_REQUEST', 'You must provide at least one message.', { ragflowCode: 102 });
       const metadata = asRecord(body.metadata);
-      const sessionId = [bodySessionId, optional(body, 'id', 'a string', isString), metadata.id].find((v): v is string => typeof v === 'string' && v !== '') ?? null;
-      const req: CompletionRequest = { agentId, query: lastUserMessage(messages), sessionId, inputs: inputsOf(body.inputs), files, userId, stream: truthy(body.stream), returnTrace: false, format: 'openai' };
+      const sessionId =
+        [bodySessionId, optional(body, 'id', 'a string', isString), metadata.id].find((v): v is string => typeof v === 'string' && v !== '') ?? null;
+      const req: CompletionRequest = {
+        agentId,
+        query: lastUserMessage(messages),
+        sessionId,
+        inputs: inputsOf(body.inputs),
+        files,
+        userId,
+        stream: truthy(body.stream),
+        returnTrace: false,
+        format: 'openai',
+      };
       return runCompletion(deps, request, reply, req);
     }
     // RAGFlow passes a non-string query through untyped; here it is refused rather than stringified.
     const query = optional(body, 'query', 'a string', isString) ?? optional(body, 'question', 'a string', isString) ?? '';
-    const req: CompletionRequest = { agentId, query, sessionId: bodySessionId, inputs: inputsOf(body.inputs), files, userId, stream: truthy(body.stream), returnTrace: truthy(body.return_trace), format: 'ragflow' };
+    const req: CompletionRequest = {
+      agentId,
+      query,
+      sessionId: bodySessionId,
+      inputs: inputsOf(body.inputs),
+      files,
+      userId,
+      stream: truthy(body.stream),
+      returnTrace: truthy(body.return_trace),
+      format: 'ragflow',
+    };
     return runCompletion(deps, request, reply, req);
   };
   const schema = { tags: ['completions'], summary: 'Run an agent turn: SSE events when stream is true, one JSON reply otherwise' };
   app.post('/api/v1/agents/chat/completions', { config: { ragflow: true }, schema }, handle);
-  app.post('/api/v1/agents/:agent_id/completions', { config: { ragflow: true }, schema: { ...schema, summary: 'Older completion route, forwarded to /agents/chat/completions' } }, handle);
+  app.post(
+    '/api/v1/agents/:agent_id/completions',
+    { config: { ragflow: true }, schema: { ...schema, summary: 'Older completion route, forwarded to /agents/chat/completions' } },
+    handle,
+  );
 }

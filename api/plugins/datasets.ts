@@ -77,35 +77,47 @@ export async function datasetsPlugin(app: FastifyInstance, deps: AppDeps): Promi
     return ragflowResult(datasetView(d));
   });
 
-  app.put('/api/v1/datasets/:dataset_id', { config: ragflow, schema: { tags: ['datasets'], summary: 'Update a dataset (the embedding model cannot change once it has chunks)' } }, async (request) => {
-    const { dataset_id } = request.params as { dataset_id: string };
-    const current = await datasets.get(request.tenantId, dataset_id);
-    if (!current) throw new AppError('NO_PERMISSION', `You don't own the dataset ${dataset_id}`);
-    const b = parse(DatasetBody.partial(), request.body);
-    if (b.embedding_model && b.embedding_model !== current.embedding_model && current.chunk_count > 0) {
-      throw new AppError('BAD_REQUEST', `When chunk_num (${current.chunk_count}) > 0, embedding_model must remain ${current.embedding_model}`);
-    }
-    if (b.name && b.name.toLowerCase() !== current.name.toLowerCase() && (await datasets.find(request.tenantId, b.name))) throw new AppError('DUPLICATE', `Dataset name '${b.name}' already exists`);
-    const updated = await datasets.update(request.tenantId, dataset_id, {
-      ...(b.name ? { name: b.name } : {}),
-      ...(b.description !== undefined ? { description: b.description } : {}),
-      ...(b.avatar !== undefined ? { avatar: b.avatar } : {}),
-      ...(b.chunk_method ? { chunkMethod: b.chunk_method } : {}),
-      ...(b.parser_config ? { parserConfig: { ...current.parser_config, ...b.parser_config } } : {}),
-    });
-    return ragflowResult(datasetView(updated!));
-  });
+  app.put(
+    '/api/v1/datasets/:dataset_id',
+    { config: ragflow, schema: { tags: ['datasets'], summary: 'Update a dataset (the embedding model cannot change once it has chunks)' } },
+    async (request) => {
+      const { dataset_id } = request.params as { dataset_id: string };
+      const current = await datasets.get(request.tenantId, dataset_id);
+      if (!current) throw new AppError('NO_PERMISSION', `You don't own the dataset ${dataset_id}`);
+      const b = parse(DatasetBody.partial(), request.body);
+      if (b.embedding_model && b.embedding_model !== current.embedding_model && current.chunk_count > 0) {
+        throw new AppError('BAD_REQUEST', `When chunk_num (${current.chunk_count}) > 0, embedding_model must remain ${current.embedding_model}`);
+      }
+      if (b.name && b.name.toLowerCase() !== current.name.toLowerCase() && (await datasets.find(request.tenantId, b.name)))
+        throw new AppError('DUPLICATE', `Dataset name '${b.name}' already exists`);
+      const updated = await datasets.update(request.tenantId, dataset_id, {
+        ...(b.name ? { name: b.name } : {}),
+        ...(b.description !== undefined ? { description: b.description } : {}),
+        ...(b.avatar !== undefined ? { avatar: b.avatar } : {}),
+        ...(b.chunk_method ? { chunkMethod: b.chunk_method } : {}),
+        ...(b.parser_config ? { parserConfig: { ...current.parser_config, ...b.parser_config } } : {}),
+      });
+      return ragflowResult(datasetView(updated!));
+    },
+  );
 
-  app.delete('/api/v1/datasets', { config: ragflow, schema: { tags: ['datasets'], summary: 'Delete datasets ({ids}; their documents and chunks go too)' } }, async (request) => {
-    const b = parse(z.object({ ids: z.array(z.string()).nullish() }), request.body);
-    const ids = b.ids ?? [];
-    for (const id of ids) if (!(await datasets.get(request.tenantId, id))) throw new AppError('NO_PERMISSION', `You don't own the dataset ${id}`);
-    for (const id of ids) {
-      const docs = await store.knowledge.documents.list(request.tenantId, id, { page: 1, pageSize: 0, orderby: 'create_time', desc: false });
-      await stopIndexing(deps, docs.items.filter((d) => d.run === 'RUNNING').map((d) => d.id));
-    }
-    const deleted = await datasets.delete(request.tenantId, ids);
-    await knowledgeOf(deps).index.removeDatasets(request.tenantId, deleted);
-    return { code: 0 };
-  });
+  app.delete(
+    '/api/v1/datasets',
+    { config: ragflow, schema: { tags: ['datasets'], summary: 'Delete datasets ({ids}; their documents and chunks go too)' } },
+    async (request) => {
+      const b = parse(z.object({ ids: z.array(z.string()).nullish() }), request.body);
+      const ids = b.ids ?? [];
+      for (const id of ids) if (!(await datasets.get(request.tenantId, id))) throw new AppError('NO_PERMISSION', `You don't own the dataset ${id}`);
+      for (const id of ids) {
+        const docs = await store.knowledge.documents.list(request.tenantId, id, { page: 1, pageSize: 0, orderby: 'create_time', desc: false });
+        await stopIndexing(
+          deps,
+          docs.items.filter((d) => d.run === 'RUNNING').map((d) => d.id),
+        );
+      }
+      const deleted = await datasets.delete(request.tenantId, ids);
+      await knowledgeOf(deps).index.removeDatasets(request.tenantId, deleted);
+      return { code: 0 };
+    },
+  );
 }

@@ -24,7 +24,9 @@ function pollersProbe(deps: AppDeps): () => Promise<void> {
     const missing: string[] = [];
     for (const { type, name } of TASK_TYPES) {
       const res = await deps.temporal.workflowService.describeTaskQueue({ namespace, taskQueue: { name: deps.taskQueue, kind: 1 }, taskQueueType: type });
-      const recent = (res.pollers ?? []).some((p) => p.lastAccessTime?.seconds != null && Date.now() - Number(p.lastAccessTime.seconds) * 1000 < POLLER_FRESH_MS);
+      const recent = (res.pollers ?? []).some(
+        (p) => p.lastAccessTime?.seconds != null && Date.now() - Number(p.lastAccessTime.seconds) * 1000 < POLLER_FRESH_MS,
+      );
       if (!recent) missing.push(name);
     }
     if (missing.length > 0) throw new Error(`no worker polls task queue "${deps.taskQueue}" for ${missing.join(' or ')} tasks`);
@@ -52,18 +54,22 @@ async function check(probe: () => Promise<unknown>, timeoutMs = 3000): Promise<s
 
 export async function healthPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const pollers = pollersProbe(deps);
-  app.get('/health', { config: { auth: false }, schema: { tags: ['health'], summary: 'Readiness of the API, store, Temporal and a worker polling the task queue' } }, async (_request, reply) => {
-    const probes: Record<string, () => Promise<unknown>> = {
-      store: () => deps.store.db.query('SELECT 1'),
-      temporal: () => deps.temporal.workflowService.getSystemInfo({}),
-      pollers,
-      ...deps.probes,
-    };
-    const names = Object.keys(probes);
-    const results = await Promise.all(names.map((n) => check(probes[n]!)));
-    const checks: Record<string, string> = { api: 'ok' };
-    names.forEach((n, i) => (checks[n] = results[i]!));
-    const ok = Object.values(checks).every((v) => v === 'ok');
-    return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks });
-  });
+  app.get(
+    '/health',
+    { config: { auth: false }, schema: { tags: ['health'], summary: 'Readiness of the API, store, Temporal and a worker polling the task queue' } },
+    async (_request, reply) => {
+      const probes: Record<string, () => Promise<unknown>> = {
+        store: () => deps.store.db.query('SELECT 1'),
+        temporal: () => deps.temporal.workflowService.getSystemInfo({}),
+        pollers,
+        ...deps.probes,
+      };
+      const names = Object.keys(probes);
+      const results = await Promise.all(names.map((n) => check(probes[n]!)));
+      const checks: Record<string, string> = { api: 'ok' };
+      names.forEach((n, i) => (checks[n] = results[i]!));
+      const ok = Object.values(checks).every((v) => v === 'ok');
+      return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks });
+    },
+  );
 }

@@ -20,14 +20,17 @@ const ragflow = { ragflow: true } as const;
 const dataError = (message: string, field?: string) => new AppError('BAD_REQUEST', message, { ragflowCode: 102, ...(field ? { field } : {}) });
 
 /** RAGFlow parses `headers`/`variables` given as JSON text too. */
-const jsonObject = z.preprocess((v) => {
-  if (typeof v !== 'string') return v;
-  try {
-    return JSON.parse(v) as unknown;
-  } catch {
-    return {};
-  }
-}, z.record(z.string(), z.unknown()));
+const jsonObject = z.preprocess(
+  (v) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      return {};
+    }
+  },
+  z.record(z.string(), z.unknown()),
+);
 
 const ServerBody = z.looseObject({
   name: z.string().optional(),
@@ -112,7 +115,9 @@ export async function mcpServersPlugin(app: FastifyInstance, deps: AppDeps): Pro
     const paging = pageParams(q, 'create_time');
     const ids = (q.mcp_ids ?? q.mcp_id ?? '').split(',').filter(Boolean);
     const keywords = (q.keywords ?? '').toLowerCase();
-    let servers = (await store.mcpServers.list(request.tenantId)).filter((s) => (ids.length === 0 || ids.includes(s.id)) && (!keywords || s.name.toLowerCase().includes(keywords)));
+    let servers = (await store.mcpServers.list(request.tenantId)).filter(
+      (s) => (ids.length === 0 || ids.includes(s.id)) && (!keywords || s.name.toLowerCase().includes(keywords)),
+    );
     const key = paging.orderby === 'update_time' || paging.orderby === 'name' ? paging.orderby : 'create_time';
     servers = servers.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0) * (paging.desc ? -1 : 1));
     const total = servers.length;
@@ -120,52 +125,93 @@ export async function mcpServersPlugin(app: FastifyInstance, deps: AppDeps): Pro
     return ragflowJson({ mcp_servers: servers.map(mcpServerView), total });
   });
 
-  app.get('/api/v1/mcp/servers/:mcp_id', { config: ragflow, schema: { tags: ['mcp'], summary: 'An MCP server (mode=download: RAGFlow export form)' } }, async (request) => {
-    const { mcp_id } = request.params as { mcp_id: string };
-    const server = await store.mcpServers.get(request.tenantId, mcp_id);
-    if (!server) throw dataError(`Cannot find MCP server ${mcp_id} for user ${request.tenantId}`);
-    if ((request.query as { mode?: string }).mode === 'download') {
-      return ragflowJson({ mcpServers: { [server.name]: { type: server.server_type, url: server.url, name: server.name, authorization_token: server.variables.authorization_token ?? '', tools: server.variables.tools ?? {} } } });
-    }
-    return ragflowJson(mcpServerView(server));
-  });
+  app.get(
+    '/api/v1/mcp/servers/:mcp_id',
+    { config: ragflow, schema: { tags: ['mcp'], summary: 'An MCP server (mode=download: RAGFlow export form)' } },
+    async (request) => {
+      const { mcp_id } = request.params as { mcp_id: string };
+      const server = await store.mcpServers.get(request.tenantId, mcp_id);
+      if (!server) throw dataError(`Cannot find MCP server ${mcp_id} for user ${request.tenantId}`);
+      if ((request.query as { mode?: string }).mode === 'download') {
+        return ragflowJson({
+          mcpServers: {
+            [server.name]: {
+              type: server.server_type,
+              url: server.url,
+              name: server.name,
+              authorization_token: server.variables.authorization_token ?? '',
+              tools: server.variables.tools ?? {},
+            },
+          },
+        });
+      }
+      return ragflowJson(mcpServerView(server));
+    },
+  );
 
-  app.post('/api/v1/mcp/servers', { config: ragflow, schema: { tags: ['mcp'], summary: 'Register an MCP server (its tools are listed and stored)' } }, async (request) => {
-    const b = parseBody(request.body);
-    const missing = ['name', 'server_type', ...(b.server_type === 'stdio' ? ['command'] : ['url'])].filter((k) => !(b as Record<string, unknown>)[k]);
-    if (missing.length > 0) throw new AppError('BAD_REQUEST', `required argument are missing: ${missing.join(',')}; `, { problems: missing.map((k) => ({ path: `$.${k}`, message: 'required' })) });
-    const name = b.name!;
-    await checkName(request.tenantId, name);
-    const variables = { ...(b.variables ?? {}) };
-    delete variables.tools;
-    const def = { name, server_type: b.server_type!, url: b.url ?? null, command: b.command ?? null, args: b.args ?? [], env: b.env ?? {}, headers: (b.headers ?? {}) as Record<string, string>, variables };
-    const created = await store.mcpServers.create({ tenantId: request.tenantId, ...(await listedRecord(def, b.timeout)), description: b.description ?? null });
-    return ragflowJson(mcpServerView(created));
-  });
+  app.post(
+    '/api/v1/mcp/servers',
+    { config: ragflow, schema: { tags: ['mcp'], summary: 'Register an MCP server (its tools are listed and stored)' } },
+    async (request) => {
+      const b = parseBody(request.body);
+      const missing = ['name', 'server_type', ...(b.server_type === 'stdio' ? ['command'] : ['url'])].filter((k) => !(b as Record<string, unknown>)[k]);
+      if (missing.length > 0)
+        throw new AppError('BAD_REQUEST', `required argument are missing: ${missing.join(',')}; `, {
+          problems: missing.map((k) => ({ path: `$.${k}`, message: 'required' })),
+        });
+      const name = b.name!;
+      await checkName(request.tenantId, name);
+      const variables = { ...(b.variables ?? {}) };
+      delete variables.tools;
+      const def = {
+        name,
+        server_type: b.server_type!,
+        url: b.url ?? null,
+        command: b.command ?? null,
+        args: b.args ?? [],
+        env: b.env ?? {},
+        headers: (b.headers ?? {}) as Record<string, string>,
+        variables,
+      };
+      const created = await store.mcpServers.create({
+        tenantId: request.tenantId,
+        ...(await listedRecord(def, b.timeout)),
+        description: b.description ?? null,
+      });
+      return ragflowJson(mcpServerView(created));
+    },
+  );
 
-  app.put('/api/v1/mcp/servers/:mcp_id', { config: ragflow, schema: { tags: ['mcp'], summary: 'Update an MCP server (its tools are listed again)' } }, async (request) => {
-    const { mcp_id } = request.params as { mcp_id: string };
-    const current = await store.mcpServers.get(request.tenantId, mcp_id);
-    if (!current) throw dataError(`Cannot find MCP server ${mcp_id} for user ${request.tenantId}`);
-    const b = parseBody(request.body);
-    const name = b.name ?? current.name;
-    if (name !== current.name) await checkName(request.tenantId, name, mcp_id);
-    const variables = { ...(b.variables ?? current.variables) };
-    delete variables.tools;
-    const def = {
-      name,
-      server_type: b.server_type ?? current.server_type,
-      url: b.url !== undefined ? b.url : current.url,
-      command: b.command !== undefined ? b.command : current.command,
-      args: b.args ?? current.args,
-      env: b.env ?? current.env,
-      headers: (b.headers ?? current.headers) as Record<string, string>,
-      variables,
-    };
-    const updated = await store.mcpServers.update(request.tenantId, mcp_id, { ...(await listedRecord(def, b.timeout)), ...(b.description !== undefined ? { description: b.description } : {}) });
-    if (!updated) throw dataError('Failed to updated MCP server.');
-    return ragflowJson(mcpServerView(updated));
-  });
+  app.put(
+    '/api/v1/mcp/servers/:mcp_id',
+    { config: ragflow, schema: { tags: ['mcp'], summary: 'Update an MCP server (its tools are listed again)' } },
+    async (request) => {
+      const { mcp_id } = request.params as { mcp_id: string };
+      const current = await store.mcpServers.get(request.tenantId, mcp_id);
+      if (!current) throw dataError(`Cannot find MCP server ${mcp_id} for user ${request.tenantId}`);
+      const b = parseBody(request.body);
+      const name = b.name ?? current.name;
+      if (name !== current.name) await checkName(request.tenantId, name, mcp_id);
+      const variables = { ...(b.variables ?? current.variables) };
+      delete variables.tools;
+      const def = {
+        name,
+        server_type: b.server_type ?? current.server_type,
+        url: b.url !== undefined ? b.url : current.url,
+        command: b.command !== undefined ? b.command : current.command,
+        args: b.args ?? current.args,
+        env: b.env ?? current.env,
+        headers: (b.headers ?? current.headers) as Record<string, string>,
+        variables,
+      };
+      const updated = await store.mcpServers.update(request.tenantId, mcp_id, {
+        ...(await listedRecord(def, b.timeout)),
+        ...(b.description !== undefined ? { description: b.description } : {}),
+      });
+      if (!updated) throw dataError('Failed to updated MCP server.');
+      return ragflowJson(mcpServerView(updated));
+    },
+  );
 
   app.delete('/api/v1/mcp/servers/:mcp_id', { config: ragflow, schema: { tags: ['mcp'], summary: 'Delete an MCP server' } }, async (request) => {
     const { mcp_id } = request.params as { mcp_id: string };
@@ -173,11 +219,27 @@ export async function mcpServersPlugin(app: FastifyInstance, deps: AppDeps): Pro
     return ragflowJson(true);
   });
 
-  app.post('/api/v1/mcp/servers/:mcp_id/test', { config: ragflow, schema: { tags: ['mcp'], summary: 'List the tools of a server definition without saving it' } }, async (request) => {
-    const { mcp_id } = request.params as { mcp_id: string };
-    const b = parseBody(request.body);
-    if (!b.server_type) throw new AppError('BAD_REQUEST', 'required argument are missing: server_type; ');
-    const tools = await toolsOf({ name: mcp_id, server_type: b.server_type, url: b.url ?? null, command: b.command ?? null, args: b.args ?? [], env: b.env ?? {}, headers: (b.headers ?? {}) as Record<string, string>, variables: b.variables ?? {} }, b.timeout ?? 10);
-    return ragflowJson(tools.map((t) => ({ ...t, enabled: true })));
-  });
+  app.post(
+    '/api/v1/mcp/servers/:mcp_id/test',
+    { config: ragflow, schema: { tags: ['mcp'], summary: 'List the tools of a server definition without saving it' } },
+    async (request) => {
+      const { mcp_id } = request.params as { mcp_id: string };
+      const b = parseBody(request.body);
+      if (!b.server_type) throw new AppError('BAD_REQUEST', 'required argument are missing: server_type; ');
+      const tools = await toolsOf(
+        {
+          name: mcp_id,
+          server_type: b.server_type,
+          url: b.url ?? null,
+          command: b.command ?? null,
+          args: b.args ?? [],
+          env: b.env ?? {},
+          headers: (b.headers ?? {}) as Record<string, string>,
+          variables: b.variables ?? {},
+        },
+        b.timeout ?? 10,
+      );
+      return ragflowJson(tools.map((t) => ({ ...t, enabled: true })));
+    },
+  );
 }

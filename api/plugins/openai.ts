@@ -22,18 +22,22 @@ const Body = z.looseObject({
 });
 
 export async function openAiPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  app.post('/v1/chat/completions', { schema: { tags: ['completions'], summary: 'OpenAI-compatible chat completions; model = canvas id', body: Body } }, async (request, reply) => {
-    const body = request.body as z.infer<typeof Body>;
-    return runCompletion(deps, request, reply, {
-      agentId: body.model,
-      query: lastUserMessage(body.messages),
-      sessionId: body.session_id ?? null,
-      inputs: body.inputs ?? null,
-      files: [],
-      userId: body.user ?? null,
-      stream: body.stream === true,
-      returnTrace: false,
-      format: 'openai',
-    });
-  });
+  app.post(
+    '/v1/chat/completions',
+    { schema: { tags: ['completions'], summary: 'OpenAI-compatible chat completions; model = canvas id', body: Body } },
+    async (request, reply) => {
+      const body = request.body as z.infer<typeof Body>;
+      return runCompletion(deps, request, reply, {
+        agentId: body.model,
+        query: lastUserMessage(body.messages),
+        sessionId: body.session_id ?? null,
+        inputs: body.inputs ?? null,
+        files: [],
+        userId: body.user ?? null,
+        stream: body.stream === true,
+        returnTrace: false,
+        format: 'openai',
+      });
+    },
+  );
 }

@@ -27,41 +27,46 @@ const RetrievalBody = z.object({
 });
 
 export async function retrievalPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  app.post('/api/v1/retrieval', { config: { ragflow: true }, schema: { tags: ['datasets'], summary: 'Retrieval test: search datasets like a Retrieval node' } }, async (request) => {
-    const parsed = RetrievalBody.safeParse(request.body ?? {});
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((i) => ({ path: `$.${i.path.join('.')}`, message: i.message }));
-      throw new AppError('BAD_REQUEST', problems.map((p) => p.message).join('; '), { problems });
-    }
-    const b = parsed.data;
-    for (const id of b.dataset_ids) if (!(await deps.store.knowledge.datasets.get(request.tenantId, id))) throw new AppError('NO_PERMISSION', `You don't own the dataset ${id}.`);
-    const conditions = b.metadata_condition?.conditions?.map((c) => ({ key: c.name ?? c.key, op: c.comparison_operator ?? c.op, value: c.value }));
-    const result = await searchKnowledge(knowledgeOf(deps), {
-      tenantId: request.tenantId,
-      datasets: b.dataset_ids,
-      documentIds: b.document_ids?.length ? b.document_ids : undefined,
-      question: b.question,
-      topN: b.page_size ?? 30,
-      topK: b.top_k ?? 1024,
-      similarityThreshold: b.similarity_threshold ?? 0.2,
-      vectorWeight: b.vector_similarity_weight ?? 0.3,
-      rerankId: b.rerank_id ?? null,
-      metaFilter: conditions?.length ? manualFilter({ method: 'manual', manual: conditions, logic: b.metadata_condition?.logic }) : null,
-      page: b.page ?? 1,
-    });
-    const chunks = result.chunks.map((c) => ({
-      id: c.id,
-      content: c.content,
-      document_id: c.documentId,
-      document_keyword: c.documentName,
-      dataset_id: c.datasetId,
-      similarity: c.similarity,
-      vector_similarity: c.vectorSimilarity,
-      term_similarity: c.termSimilarity,
-      positions: [c.position],
-      important_keywords: [],
-      highlight: b.highlight ? c.content : undefined,
-    }));
-    return ragflowResult({ chunks, doc_aggs: result.docAggs, total: result.total });
-  });
+  app.post(
+    '/api/v1/retrieval',
+    { config: { ragflow: true }, schema: { tags: ['datasets'], summary: 'Retrieval test: search datasets like a Retrieval node' } },
+    async (request) => {
+      const parsed = RetrievalBody.safeParse(request.body ?? {});
+      if (!parsed.success) {
+        const problems = parsed.error.issues.map((i) => ({ path: `$.${i.path.join('.')}`, message: i.message }));
+        throw new AppError('BAD_REQUEST', problems.map((p) => p.message).join('; '), { problems });
+      }
+      const b = parsed.data;
+      for (const id of b.dataset_ids)
+        if (!(await deps.store.knowledge.datasets.get(request.tenantId, id))) throw new AppError('NO_PERMISSION', `You don't own the dataset ${id}.`);
+      const conditions = b.metadata_condition?.conditions?.map((c) => ({ key: c.name ?? c.key, op: c.comparison_operator ?? c.op, value: c.value }));
+      const result = await searchKnowledge(knowledgeOf(deps), {
+        tenantId: request.tenantId,
+        datasets: b.dataset_ids,
+        documentIds: b.document_ids?.length ? b.document_ids : undefined,
+        question: b.question,
+        topN: b.page_size ?? 30,
+        topK: b.top_k ?? 1024,
+        similarityThreshold: b.similarity_threshold ?? 0.2,
+        vectorWeight: b.vector_similarity_weight ?? 0.3,
+        rerankId: b.rerank_id ?? null,
+        metaFilter: conditions?.length ? manualFilter({ method: 'manual', manual: conditions, logic: b.metadata_condition?.logic }) : null,
+        page: b.page ?? 1,
+      });
+      const chunks = result.chunks.map((c) => ({
+        id: c.id,
+        content: c.content,
+        document_id: c.documentId,
+        document_keyword: c.documentName,
+        dataset_id: c.datasetId,
+        similarity: c.similarity,
+        vector_similarity: c.vectorSimilarity,
+        term_similarity: c.termSimilarity,
+        positions: [c.position],
+        important_keywords: [],
+        highlight: b.highlight ? c.content : undefined,
+      }));
+      return ragflowResult({ chunks, doc_aggs: result.docAggs, total: result.total });
+    },
+  );
 }

@@ -53,36 +53,56 @@ export async function runsPlugin(app: FastifyInstance, deps: AppDeps): Promise<v
     return run;
   };
 
-  app.get('/api/v1/runs/:task_id', { schema: { tags: ['runs'], summary: 'Status, path, node states, pending inputs and result of a run', params: TaskParams } }, async (request) => {
-    const { task_id } = request.params as z.infer<typeof TaskParams>;
-    const run = await findRun(request.tenantId, task_id);
-    let progress: RunProgress | null = null;
-    try {
-      progress = await deps.temporal.workflow.getHandle(run.workflow_id).query(progressQuery);
-    } catch (err) {
-      deps.log.debug('progress query failed', { runId: run.id, error: err instanceof Error ? err.message : String(err) });
-    }
-    return runView(run, progress, await store.runs.children(run.id));
-  });
+  app.get(
+    '/api/v1/runs/:task_id',
+    { schema: { tags: ['runs'], summary: 'Status, path, node states, pending inputs and result of a run', params: TaskParams } },
+    async (request) => {
+      const { task_id } = request.params as z.infer<typeof TaskParams>;
+      const run = await findRun(request.tenantId, task_id);
+      let progress: RunProgress | null = null;
+      try {
+        progress = await deps.temporal.workflow.getHandle(run.workflow_id).query(progressQuery);
+      } catch (err) {
+        deps.log.debug('progress query failed', { runId: run.id, error: err instanceof Error ? err.message : String(err) });
+      }
+      return runView(run, progress, await store.runs.children(run.id));
+    },
+  );
 
-  app.get('/api/v1/runs/:task_id/events', { schema: { tags: ['runs'], summary: 'The run’s events as SSE, resumable with Last-Event-ID; ends with [DONE] once the run ended', params: TaskParams } }, async (request, reply) => {
-    const { task_id } = request.params as z.infer<typeof TaskParams>;
-    const run = await findRun(request.tenantId, task_id);
-    const q = request.query as { last_event_id?: string };
-    const rawId = (request.headers['last-event-id'] as string | undefined) ?? q.last_event_id;
-    let after;
-    try {
-      after = parseEventId(rawId);
-    } catch (err) {
-      throw new AppError('BAD_REQUEST', err instanceof Error ? err.message : String(err), { problems: [{ path: '$.headers["last-event-id"]', message: 'must be <seq>-<sub>' }] });
-    }
-    const sse = openSse(request, reply);
-    for await (const e of followRunEvents(store, run.id, { after, signal: sse.signal })) {
-      sse.send({ event: e.event, message_id: e.message_id, created_at: e.created_at, task_id: e.task_id, data: e.data, ...(run.session_id ? { session_id: run.session_id } : {}) }, eventId(e));
-    }
-    if (!sse.signal.aborted) sse.done();
-    return reply;
-  });
+  app.get(
+    '/api/v1/runs/:task_id/events',
+    { schema: { tags: ['runs'], summary: 'The run’s events as SSE, resumable with Last-Event-ID; ends with [DONE] once the run ended', params: TaskParams } },
+    async (request, reply) => {
+      const { task_id } = request.params as z.infer<typeof TaskParams>;
+      const run = await findRun(request.tenantId, task_id);
+      const q = request.query as { last_event_id?: string };
+      const rawId = (request.headers['last-event-id'] as string | undefined) ?? q.last_event_id;
+      let after;
+      try {
+        after = parseEventId(rawId);
+      } catch (err) {
+        throw new AppError('BAD_REQUEST', err instanceof Error ? err.message : String(err), {
+          problems: [{ path: '$.headers["last-event-id"]', message: 'must be <seq>-<sub>' }],
+        });
+      }
+      const sse = openSse(request, reply);
+      for await (const e of followRunEvents(store, run.id, { after, signal: sse.signal })) {
+        sse.send(
+          {
+            event: e.event,
+            message_id: e.message_id,
+            created_at: e.created_at,
+            task_id: e.task_id,
+            data: e.data,
+            ...(run.session_id ? { session_id: run.session_id } : {}),
+          },
+          eventId(e),
+        );
+      }
+      if (!sse.signal.aborted) sse.done();
+      return reply;
+    },
+  );
 
   app.post(
     '/api/v1/runs/:task_id/inputs',
@@ -108,6 +128,8 @@ export async function runsPlugin(app: FastifyInstance, deps: AppDeps): Promise<v
     const { task_id } = request.params as z.infer<typeof TaskParams>;
     const run = await findRun(request.tenantId, task_id);
     const signalled = await cancelRunById(deps, run, 'canceled through /api/v1/runs/{id}/cancel');
-    return reply.status(signalled ? 202 : 409).send(signalled ? { id: run.id, status: 'canceling' } : { code: 'CONFLICT', message: `Run ${run.id} has already ended (${run.status})` });
+    return reply
+      .status(signalled ? 202 : 409)
+      .send(signalled ? { id: run.id, status: 'canceling' } : { code: 'CONFLICT', message: `Run ${run.id} has already ended (${run.status})` });
   });
 }

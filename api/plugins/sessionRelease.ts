@@ -18,7 +18,13 @@ export const RELEASED_BY_OPERATOR = 'The run was stopped: an operator released i
 export async function sessionReleasePlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
   app.post(
     '/api/v1/agents/:agent_id/sessions/:session_id/release',
-    { schema: { tags: ['sessions'], summary: 'Release a session held by a run: terminates that run (recorded as failed) and frees the session for its next turn', params: SessionParams } },
+    {
+      schema: {
+        tags: ['sessions'],
+        summary: 'Release a session held by a run: terminates that run (recorded as failed) and frees the session for its next turn',
+        params: SessionParams,
+      },
+    },
     async (request) => {
       const { agent_id, session_id } = request.params as z.infer<typeof SessionParams>;
       const session = await deps.store.sessions.get(request.tenantId, agent_id, session_id);

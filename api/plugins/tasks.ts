@@ -14,12 +14,19 @@ import { ragflowJson } from '../envelope';
 import { cancelRunById } from '../services/cancel';
 
 export async function tasksPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  app.post('/api/v1/tasks/:task_id/cancel', { config: { ragflow: true }, schema: { tags: ['runs'], summary: 'Cancel a running task (run id or session id); message says whether anything was canceled' } }, async (request) => {
-    const { task_id } = request.params as { task_id: string };
-    const run = (await deps.store.runs.get(request.tenantId, task_id)) ?? (await deps.store.runs.activeForSession(request.tenantId, task_id));
-    if (!run) return { ...ragflowJson(true), message: `No task ${task_id} was found: nothing was canceled.` };
-    if (await cancelRunById(deps, run, 'canceled through /tasks/{task_id}/cancel')) return ragflowJson(true);
-    const ended = (await deps.store.runs.get(request.tenantId, run.id)) ?? run;
-    return { ...ragflowJson(true), message: `Task ${task_id} had already ended (${ended.status}): nothing was canceled.` };
-  });
+  app.post(
+    '/api/v1/tasks/:task_id/cancel',
+    {
+      config: { ragflow: true },
+      schema: { tags: ['runs'], summary: 'Cancel a running task (run id or session id); message says whether anything was canceled' },
+    },
+    async (request) => {
+      const { task_id } = request.params as { task_id: string };
+      const run = (await deps.store.runs.get(request.tenantId, task_id)) ?? (await deps.store.runs.activeForSession(request.tenantId, task_id));
+      if (!run) return { ...ragflowJson(true), message: `No task ${task_id} was found: nothing was canceled.` };
+      if (await cancelRunById(deps, run, 'canceled through /tasks/{task_id}/cancel')) return ragflowJson(true);
+      const ended = (await deps.store.runs.get(request.tenantId, run.id)) ?? run;
+      return { ...ragflowJson(true), message: `Task ${task_id} had already ended (${ended.status}): nothing was canceled.` };
+    },
+  );
 }

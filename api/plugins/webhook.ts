@@ -28,9 +28,16 @@ const bad = (message: string) => new AppError('BAD_REQUEST', message);
 
 /** The webhook part of a Webhook-mode Begin's params (unknown keys are RAGFlow's, kept as they are). */
 const WebhookConfig = z.looseObject({
-  methods: z.array(z.unknown()).catch([]).default([]).transform((m) => m.map((x) => String(x).toUpperCase())),
+  methods: z
+    .array(z.unknown())
+    .catch([])
+    .default([])
+    .transform((m) => m.map((x) => String(x).toUpperCase())),
   security: z.unknown().optional(),
-  content_types: z.union([z.string(), z.array(z.string())]).optional().catch(undefined),
+  content_types: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .catch(undefined),
   schema: z.unknown().optional(),
   execution_mode: z.unknown().optional(),
   response: z.unknown().optional(),
@@ -91,7 +98,8 @@ export async function webhookPlugin(app: FastifyInstance, deps: AppDeps): Promis
   app.setErrorHandler((err, request, reply) => {
     const appErr = toAppError(err);
     if (appErr.category === 'user') {
-      const message = appErr.details.status === 413 ? `Request body too large: ${request.headers['content-length'] ?? '?'} > ${WEBHOOK_MAX_BODY}` : appErr.message;
+      const message =
+        appErr.details.status === 413 ? `Request body too large: ${request.headers['content-length'] ?? '?'} > ${WEBHOOK_MAX_BODY}` : appErr.message;
       return reply.status(400).send({ code: 400, message });
     }
     deps.log.error('webhook failed', { url: request.url.split('?')[0], code: appErr.code, error: err instanceof Error ? err.stack : String(err) });
@@ -132,7 +140,17 @@ export async function webhookPlugin(app: FastifyInstance, deps: AppDeps): Promis
     const immediately = (config.execution_mode ?? 'Immediately') === 'Immediately';
     const answer = immediately ? immediateAnswer(config.response) : null;
 
-    const run = await launchRun(launchDeps(deps), { tenantId: canvas.tenant_id, canvas, sessionId: null, query: '', inputs: null, files: [], userId: canvas.tenant_id, session: null, webhook });
+    const run = await launchRun(launchDeps(deps), {
+      tenantId: canvas.tenant_id,
+      canvas,
+      sessionId: null,
+      query: '',
+      inputs: null,
+      files: [],
+      userId: canvas.tenant_id,
+      session: null,
+      webhook,
+    });
     reply.header('x-task-id', run.runId);
     // The run is a durable workflow: it goes on after this answer.
     if (answer) return reply.status(answer.status).type(answer.type).send(answer.body);
@@ -168,7 +186,9 @@ export async function webhookPlugin(app: FastifyInstance, deps: AppDeps): Promis
       config: isTest ? { ragflow: true } : { auth: false },
       schema: {
         tags: ['agents'],
-        summary: isTest ? 'Trigger a Webhook-mode agent as its owner (the editor’s test call)' : 'Trigger a Webhook-mode agent (its Begin’s security applies; no API key)',
+        summary: isTest
+          ? 'Trigger a Webhook-mode agent as its owner (the editor’s test call)'
+          : 'Trigger a Webhook-mode agent (its Begin’s security applies; no API key)',
         ...(isTest ? {} : { security: [] }),
       },
       onRequest: gate(isTest),

@@ -29,7 +29,13 @@ export interface CompletionRequest {
 }
 
 export function launchDeps(deps: AppDeps): LaunchDeps {
-  return { store: deps.store, client: deps.temporal, taskQueue: deps.taskQueue, settings: deps.runSettings, ...(deps.runInputLimits ? { limits: deps.runInputLimits } : {}) };
+  return {
+    store: deps.store,
+    client: deps.temporal,
+    taskQueue: deps.taskQueue,
+    settings: deps.runSettings,
+    ...(deps.runInputLimits ? { limits: deps.runInputLimits } : {}),
+  };
 }
 
 /** RAGFlow ends a completion stream at workflow_finished, or at user_inputs (a pause). */
@@ -56,7 +62,13 @@ async function resolveSession(deps: AppDeps, tenantId: string, canvas: CanvasRec
  * submitted `inputs` (RAGFlow's way to answer a form). A request without inputs to a paused
  * session gets the pending form again, as RAGFlow asks again.
  */
-async function turnOrResume(deps: AppDeps, tenantId: string, canvas: CanvasRecord, session: SessionRecord, req: CompletionRequest): Promise<{ run: { runId: string }; after: EventCursor | null }> {
+async function turnOrResume(
+  deps: AppDeps,
+  tenantId: string,
+  canvas: CanvasRecord,
+  session: SessionRecord,
+  req: CompletionRequest,
+): Promise<{ run: { runId: string }; after: EventCursor | null }> {
   const active = await deps.store.runs.activeForSession(tenantId, session.id);
   if (active?.status === 'paused') {
     const query = typeof req.query === 'string' ? req.query : req.query === null || req.query === undefined ? '' : JSON.stringify(req.query);
@@ -68,7 +80,15 @@ async function turnOrResume(deps: AppDeps, tenantId: string, canvas: CanvasRecor
     const pause = await currentPause(deps, active);
     return { run: { runId: active.id }, after: { seq: pause.seq - 1, sub: 2_147_483_647 } };
   }
-  const run = await startTurn(launchDeps(deps), { tenantId, canvas, session, query: req.query, inputs: req.inputs, files: req.files, userId: req.userId ?? tenantId });
+  const run = await startTurn(launchDeps(deps), {
+    tenantId,
+    canvas,
+    session,
+    query: req.query,
+    inputs: req.inputs,
+    files: req.files,
+    userId: req.userId ?? tenantId,
+  });
   return { run, after: null };
 }
 

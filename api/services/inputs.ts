@@ -28,14 +28,20 @@ export async function currentPause(deps: AppDeps, run: RunRecord): Promise<{ seq
 export async function submitRunInputs(deps: AppDeps, run: RunRecord, submission: InputsSubmission): Promise<Resumed> {
   const pause = await currentPause(deps, run);
   try {
-    const accepted = await deps.temporal.workflow.getHandle(run.workflow_id).executeUpdate(submitInputsUpdate, { args: [submission], updateId: `inputs-${run.id}-${pause.seq}` });
+    const accepted = await deps.temporal.workflow
+      .getHandle(run.workflow_id)
+      .executeUpdate(submitInputsUpdate, { args: [submission], updateId: `inputs-${run.id}-${pause.seq}` });
     return { after: { seq: accepted.seq, sub: 0 } };
   } catch (err) {
     const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
     if (cause instanceof ApplicationFailure && cause.type === FORM_INVALID) {
       const problems = (cause.details?.[0] as FieldProblem[] | undefined) ?? [];
       // RAGFlow's routes answer HTTP 200 with a code; a refused form is also an HTTP 400 there.
-      throw new AppError('BAD_REQUEST', `Invalid inputs: ${cause.message}`, { problems: problems.map((p) => ({ path: p.field ? `$.inputs.${p.field}` : '$.inputs', message: p.message })), task_id: run.id, ragflowHttpStatus: 400 });
+      throw new AppError('BAD_REQUEST', `Invalid inputs: ${cause.message}`, {
+        problems: problems.map((p) => ({ path: p.field ? `$.inputs.${p.field}` : '$.inputs', message: p.message })),
+        task_id: run.id,
+        ragflowHttpStatus: 400,
+      });
     }
     if (err instanceof WorkflowNotFoundError) throw new AppError('CONFLICT', 'The run has ended; it no longer waits for input', { task_id: run.id });
     throw err;

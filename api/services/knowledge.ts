@@ -75,7 +75,12 @@ export async function startIndexing(deps: AppDeps, tenantId: string, documentIds
   for (const documentId of documentIds) {
     await deps.store.knowledge.documents.setProgress(documentId, { run: 'RUNNING', progress: 0, msg: 'Queued' });
     const start = () =>
-      deps.temporal.workflow.start('indexDocument', { taskQueue: deps.taskQueue, workflowId: indexWorkflowId(documentId), args: [{ tenantId, documentId }], memo: { title: `index ${documentId}` } });
+      deps.temporal.workflow.start('indexDocument', {
+        taskQueue: deps.taskQueue,
+        workflowId: indexWorkflowId(documentId),
+        args: [{ tenantId, documentId }],
+        memo: { title: `index ${documentId}` },
+      });
     try {
       await start();
     } catch (err) {

@@ -48,7 +48,11 @@ export function collect(c: Collected, e: StoredEvent, withTrace: boolean): void 
 export function ragflowReply(c: Collected, sessionId: string, withTrace: boolean): Record<string, unknown> {
   const base = c.final ?? c.last;
   const event: Record<string, unknown> = base ? { event: base.event, message_id: base.message_id, created_at: base.created_at, task_id: base.task_id } : {};
-  const data: Record<string, unknown> = { ...(base?.event === 'message_end' || base?.event === 'user_inputs' ? base.data : {}), content: c.content, reference: c.reference };
+  const data: Record<string, unknown> = {
+    ...(base?.event === 'message_end' || base?.event === 'user_inputs' ? base.data : {}),
+    content: c.content,
+    reference: c.reference,
+  };
   if (c.usage) data.usage = c.usage;
   if (Object.keys(c.structured).length > 0) data.structured = c.structured;
   if (withTrace) data.trace = c.trace;
@@ -62,7 +66,14 @@ function usageOf(c: Collected): { prompt_tokens: number; completion_tokens: numb
 
 /** A whole OpenAI chat completion, with RAGFlow's extra `reference`. */
 export function openAiReply(c: Collected, id: string, model: string): Record<string, unknown> {
-  const reply = wireCompletion(id, model, Math.floor(Date.now() / 1000), c.content, usageOf(c), Object.keys(c.reference).length > 0 ? { reference: c.reference } : {});
+  const reply = wireCompletion(
+    id,
+    model,
+    Math.floor(Date.now() / 1000),
+    c.content,
+    usageOf(c),
+    Object.keys(c.reference).length > 0 ? { reference: c.reference } : {},
+  );
   return reply;
 }
 

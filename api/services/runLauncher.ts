@@ -56,7 +56,14 @@ export function newId(): string {
 
 /** The run row, before anything else of the run exists (idempotent: a second call returns it). */
 export async function recordRun(deps: LaunchDeps, req: LaunchRequest, runId: string): Promise<void> {
-  await deps.store.runs.create({ id: runId, tenantId: req.tenantId, canvasId: req.canvas.id, sessionId: req.sessionId, workflowId: workflowIdFor(req.canvas.id, runId), canvasVersionId: req.canvas.version_id });
+  await deps.store.runs.create({
+    id: runId,
+    tenantId: req.tenantId,
+    canvasId: req.canvas.id,
+    sessionId: req.sessionId,
+    workflowId: workflowIdFor(req.canvas.id, runId),
+    canvasVersionId: req.canvas.version_id,
+  });
 }
 
 /** Refuses a start whose values are over the limits, before anything is stored. */

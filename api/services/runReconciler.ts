@@ -34,7 +34,9 @@ export async function failStrandedRun(store: Store, run: RunRecord, error: strin
   const now = Date.now();
   if (!last) await store.events.append(run.id, rejectRun({ runId: run.id, messageId: run.id, inputs: null }, error, now));
   else if (!last.terminal) {
-    await store.events.append(run.id, [{ seq: last.seq + 1, sub: 0, event: 'run_failed', message_id: last.message_id, created_at: Math.floor(now / 1000), task_id: run.id, data: { error } }]);
+    await store.events.append(run.id, [
+      { seq: last.seq + 1, sub: 0, event: 'run_failed', message_id: last.message_id, created_at: Math.floor(now / 1000), task_id: run.id, data: { error } },
+    ]);
   }
   if (run.session_id) {
     if (opts.neverStarted) await store.sessions.abandonTurn(run.session_id, run.id, run.create_time / 1000);
@@ -58,7 +60,10 @@ export async function reconcileRun(deps: Pick<ReconcilerDeps, 'store' | 'client'
   }
   if (status === 'RUNNING') return 'active';
   // COMPLETED: our finalize ran before the workflow returned, so the row has ended (a no-op here).
-  const error = status === 'COMPLETED' ? 'The run ended without recording its result' : `The run's workflow was ${status.toLowerCase().replace('_', ' ')} outside the run (by Temporal or an operator)`;
+  const error =
+    status === 'COMPLETED'
+      ? 'The run ended without recording its result'
+      : `The run's workflow was ${status.toLowerCase().replace('_', ' ')} outside the run (by Temporal or an operator)`;
   return (await failStrandedRun(deps.store, run, error, { neverStarted: false })) ? 'repaired' : 'ended';
 }
 
@@ -80,7 +85,10 @@ export interface ReconcilePass {
 }
 
 /** One pass over up to `batch` rows after `cursor`; returns the cursor of the next pass (null: start over). */
-export async function reconcileOnce(deps: ReconcilerDeps, cursor: { time: number; id: string } | null = null): Promise<ReconcilePass & { next: { time: number; id: string } | null }> {
+export async function reconcileOnce(
+  deps: ReconcilerDeps,
+  cursor: { time: number; id: string } | null = null,
+): Promise<ReconcilePass & { next: { time: number; id: string } | null }> {
   const before = Date.now() - deps.graceMs;
   const rows = await deps.store.runs.unsettled({ before, after: cursor, limit: deps.batch });
   let repaired = 0;

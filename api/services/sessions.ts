@@ -49,9 +49,21 @@ function greeting(canvas: CanvasRecord, withPrologue: boolean): { messages: Sess
  * Creates a session. `withPrologue` (the sessions route) starts its messages with the prologue;
  * a session a completion creates on the fly starts with the user's message, as in RAGFlow.
  */
-export async function createSession(deps: LaunchDeps, p: { tenantId: string; canvas: CanvasRecord; name: string; userId: string; source?: string; withPrologue?: boolean }): Promise<SessionRecord> {
+export async function createSession(
+  deps: LaunchDeps,
+  p: { tenantId: string; canvas: CanvasRecord; name: string; userId: string; source?: string; withPrologue?: boolean },
+): Promise<SessionRecord> {
   const { messages, state } = greeting(p.canvas, p.withPrologue ?? true);
-  return deps.store.sessions.create({ id: newId(), tenantId: p.tenantId, agentId: p.canvas.id, name: p.name, userId: p.userId, source: p.source ?? 'agent', messages, state });
+  return deps.store.sessions.create({
+    id: newId(),
+    tenantId: p.tenantId,
+    agentId: p.canvas.id,
+    name: p.name,
+    userId: p.userId,
+    source: p.source ?? 'agent',
+    messages,
+    state,
+  });
 }
 
 export interface TurnRequest {
@@ -94,12 +106,25 @@ export async function startTurn(deps: LaunchDeps, t: TurnRequest): Promise<Launc
   checkLaunchSizes(deps, t);
   const runId = newId();
   const messageId = newId();
-  const launch = { runId, messageId, tenantId: t.tenantId, canvas: t.canvas, sessionId: t.session.id, query: t.query, inputs: t.inputs, files: t.files, userId: t.userId, session: null };
+  const launch = {
+    runId,
+    messageId,
+    tenantId: t.tenantId,
+    canvas: t.canvas,
+    sessionId: t.session.id,
+    query: t.query,
+    inputs: t.inputs,
+    files: t.files,
+    userId: t.userId,
+    session: null,
+  };
   await recordRun(deps, launch, runId);
   if (!(await deps.store.sessions.claim(t.session.id, runId))) {
     await deps.store.runs.discard(runId);
     const active = await deps.store.runs.activeForSession(t.tenantId, t.session.id);
-    throw new AppError('CONFLICT', `The session already has a run in progress${active ? ` (task_id ${active.id})` : ''}; wait for it to end or cancel it`, { task_id: active?.id });
+    throw new AppError('CONFLICT', `The session already has a run in progress${active ? ` (task_id ${active.id})` : ''}; wait for it to end or cancel it`, {
+      task_id: active?.id,
+    });
   }
   const askedAt = Date.now() / 1000;
   try {

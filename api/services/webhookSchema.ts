@@ -48,7 +48,7 @@ export function parseWebhookRequest(raw: RawWebhookRequest, expected: string | s
   const headers: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw.headers)) if (v !== undefined) headers[headerName(k)] = Array.isArray(v) ? v.join(', ') : v;
   const header = raw.headers['content-type'];
-  const ctype = (Array.isArray(header) ? header[0] : header ?? '').split(';')[0]!.trim().toLowerCase();
+  const ctype = (Array.isArray(header) ? header[0] : (header ?? '')).split(';')[0]!.trim().toLowerCase();
   const allowed = (Array.isArray(expected) ? expected : expected ? [expected] : []).map((t) => t.trim().toLowerCase());
   // RAGFlow compares against an unset content_types too (and refuses everything); unset accepts any.
   if (ctype && allowed.length > 0 && !allowed.includes(ctype)) {
@@ -72,7 +72,8 @@ interface SectionSchema {
 
 function sectionSchema(value: unknown): SectionSchema {
   const v = (value && typeof value === 'object' ? value : {}) as { properties?: unknown; required?: unknown };
-  const properties = v.properties && typeof v.properties === 'object' && !Array.isArray(v.properties) ? (v.properties as Record<string, { type?: unknown }>) : {};
+  const properties =
+    v.properties && typeof v.properties === 'object' && !Array.isArray(v.properties) ? (v.properties as Record<string, { type?: unknown }>) : {};
   const required = Array.isArray(v.required) ? v.required.filter((r): r is string => typeof r === 'string') : [];
   return { properties, required };
 }

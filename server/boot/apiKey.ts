@@ -37,7 +37,10 @@ export async function loadApiKeySecret(opts: { secret?: string; dataDir: string 
   return keptInDataDir(opts.dataDir, 'api-key-secret', () => randomBytes(32).toString('base64url'));
 }
 
-export async function provisionApiKey(store: Store, opts: { tenantId: string; apiKey?: string; dataDir: string }): Promise<{ key: string; generated: boolean }> {
+export async function provisionApiKey(
+  store: Store,
+  opts: { tenantId: string; apiKey?: string; dataDir: string },
+): Promise<{ key: string; generated: boolean }> {
   await store.tenants.ensure(opts.tenantId, 'Default tenant', { admin: true });
   const key = opts.apiKey ?? (await keptInDataDir(opts.dataDir, 'api-key', generateApiKey));
   await store.tenants.addApiKey(opts.tenantId, key);

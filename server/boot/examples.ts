@@ -18,7 +18,14 @@ export async function loadExamples(store: Store, tenantId: string, projectRoot: 
     const input = readCanvasInput(example);
     const title = input.meta.title ?? 'example';
     if (!compileCanvas(input.dsl).ok || (await store.canvases.findByTitle(tenantId, title))) continue;
-    await store.canvases.create({ tenantId, title, description: input.meta.description ?? null, canvasType: input.meta.canvas_type ?? null, canvasCategory: 'agent_canvas', dsl: input.dsl as Record<string, unknown> });
+    await store.canvases.create({
+      tenantId,
+      title,
+      description: input.meta.description ?? null,
+      canvasType: input.meta.canvas_type ?? null,
+      canvasCategory: 'agent_canvas',
+      dsl: input.dsl as Record<string, unknown>,
+    });
     loaded.push(title);
   }
   return loaded;

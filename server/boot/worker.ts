@@ -29,7 +29,15 @@ export const WORKER_TUNING = {
   workflowThreadPoolSize: 2,
 } satisfies Partial<WorkerOptions>;
 
-export async function createWorker(opts: { address: string; namespace: string; taskQueue: string; projectRoot: string; activities: ActivityDeps; maxCachedWorkflows?: number; shutdownGraceMs?: number }): Promise<{ worker: Worker; connection: NativeConnection }> {
+export async function createWorker(opts: {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  projectRoot: string;
+  activities: ActivityDeps;
+  maxCachedWorkflows?: number;
+  shutdownGraceMs?: number;
+}): Promise<{ worker: Worker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: opts.address });
   const worker = await Worker.create({
     connection,

@@ -36,10 +36,19 @@ const EnvSchema = z.object({
   DUCKDUCKGO_BASE_URL: z.url('must be a URL').optional(),
   DUCKDUCKGO_NEWS_BASE_URL: z.url('must be a URL').optional(),
   // `{lang}` stands for the component's language code (https://{lang}.wikipedia.org).
-  WIKIPEDIA_BASE_URL: z.string().refine((v) => URL.canParse(v.replaceAll('{lang}', 'en')), 'must be a URL, {lang} allowed').optional(),
+  WIKIPEDIA_BASE_URL: z
+    .string()
+    .refine((v) => URL.canParse(v.replaceAll('{lang}', 'en')), 'must be a URL, {lang} allowed')
+    .optional(),
   SMTP_ALLOW_INSECURE: z.enum(['true', 'false', '1', '0']).optional(),
   // Hosts, IPs or CIDRs (optionally :port) tools may reach on private networks; parsed by src/io/net.
-  NETWORK_ALLOW_HOSTS: z.string().default('').refine((v) => v.split(',').every((e) => /^[\sA-Za-z0-9_.:*[\]/-]*$/.test(e)), 'must be a comma-separated list of host names, IPs or CIDRs (optionally with :port)'),
+  NETWORK_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .refine(
+      (v) => v.split(',').every((e) => /^[\sA-Za-z0-9_.:*[\]/-]*$/.test(e)),
+      'must be a comma-separated list of host names, IPs or CIDRs (optionally with :port)',
+    ),
   // CodeExec's sandbox (src/io/tools/codeExec/limits.ts reads them).
   CODE_EXEC_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).optional(),
   CODE_EXEC_MEMORY_MB: z.coerce.number().int().min(32).max(65_536).optional(),
@@ -49,12 +58,32 @@ const EnvSchema = z.object({
   CODE_EXEC_UID: z.coerce.number().int().min(1, 'must not be root (0)').optional(),
   CODE_EXEC_GID: z.coerce.number().int().min(1, 'must not be root (0)').optional(),
   CODE_EXEC_UNSAFE_NO_SANDBOX: z.enum(['true', 'false', '1', '0']).optional(),
-  MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
   // What a run may start with (api/services/runLimits.ts): larger values are refused with a 413 naming the field.
-  RUN_MAX_QUERY_BYTES: z.coerce.number().int().min(1024).default(64 * 1024),
-  RUN_MAX_INPUTS_BYTES: z.coerce.number().int().min(1024).default(64 * 1024),
-  RUN_MAX_FILES_BYTES: z.coerce.number().int().min(1024).default(64 * 1024),
-  RUN_MAX_DSL_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  RUN_MAX_QUERY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(64 * 1024),
+  RUN_MAX_INPUTS_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(64 * 1024),
+  RUN_MAX_FILES_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(64 * 1024),
+  RUN_MAX_DSL_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   // The run reconciler (api/services/runReconciler.ts): how often it passes, how old a row must be.
   RUN_RECONCILE_INTERVAL_S: z.coerce.number().positive().default(30),
   RUN_RECONCILE_GRACE_S: z.coerce.number().min(0).default(60),
@@ -65,11 +94,15 @@ const EnvSchema = z.object({
   OPENSEARCH_USERNAME: z.string().optional(),
   OPENSEARCH_PASSWORD: z.string().optional(),
   OPENSEARCH_REFRESH: z.enum(['wait_for', 'true']).default('wait_for'),
-  OPENSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be lower case letters, digits, ".", "_" or "-" (an OpenSearch index name)').default('agent-canvas'),
+  OPENSEARCH_INDEX_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be lower case letters, digits, ".", "_" or "-" (an OpenSearch index name)')
+    .default('agent-canvas'),
 });
 
 /** Where Retrieval searches chunks: the store itself, or an OpenSearch cluster indexing them. */
-export type SearchConfig = { backend: 'postgres' } | { backend: 'opensearch'; url: string; username?: string; password?: string; indexPrefix: string; refresh: 'wait_for' | 'true' };
+export type SearchConfig =
+  { backend: 'postgres' } | { backend: 'opensearch'; url: string; username?: string; password?: string; indexPrefix: string; refresh: 'wait_for' | 'true' };
 
 export interface AppConfig {
   port: number;
@@ -102,7 +135,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): AppConf
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  if (e.SEARCH_BACKEND === 'opensearch' && !e.OPENSEARCH_URL) throw new Error('Invalid configuration:\n  OPENSEARCH_URL: required when SEARCH_BACKEND=opensearch');
+  if (e.SEARCH_BACKEND === 'opensearch' && !e.OPENSEARCH_URL)
+    throw new Error('Invalid configuration:\n  OPENSEARCH_URL: required when SEARCH_BACKEND=opensearch');
   return {
     port: e.PORT,
     host: e.HOST,
@@ -126,10 +160,25 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): AppConf
     workerMaxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     maxBodyBytes: e.MAX_BODY_BYTES,
-    runInputLimits: { queryBytes: e.RUN_MAX_QUERY_BYTES, inputsBytes: e.RUN_MAX_INPUTS_BYTES, filesBytes: e.RUN_MAX_FILES_BYTES, dslBytes: e.RUN_MAX_DSL_BYTES },
+    runInputLimits: {
+      queryBytes: e.RUN_MAX_QUERY_BYTES,
+      inputsBytes: e.RUN_MAX_INPUTS_BYTES,
+      filesBytes: e.RUN_MAX_FILES_BYTES,
+      dslBytes: e.RUN_MAX_DSL_BYTES,
+    },
     reconcile: { intervalMs: e.RUN_RECONCILE_INTERVAL_S * 1000, graceMs: e.RUN_RECONCILE_GRACE_S * 1000 },
     loadExamples: e.LOAD_EXAMPLES === 'true' || e.LOAD_EXAMPLES === '1',
-    search: e.SEARCH_BACKEND === 'opensearch' ? { backend: 'opensearch', url: e.OPENSEARCH_URL!, username: e.OPENSEARCH_USERNAME || undefined, password: e.OPENSEARCH_PASSWORD || undefined, indexPrefix: e.OPENSEARCH_INDEX_PREFIX, refresh: e.OPENSEARCH_REFRESH } : { backend: 'postgres' },
+    search:
+      e.SEARCH_BACKEND === 'opensearch'
+        ? {
+            backend: 'opensearch',
+            url: e.OPENSEARCH_URL!,
+            username: e.OPENSEARCH_USERNAME || undefined,
+            password: e.OPENSEARCH_PASSWORD || undefined,
+            indexPrefix: e.OPENSEARCH_INDEX_PREFIX,
+            refresh: e.OPENSEARCH_REFRESH,
+          }
+        : { backend: 'postgres' },
     projectRoot,
   };
 }

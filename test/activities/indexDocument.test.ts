@@ -22,7 +22,13 @@ const text = Array.from({ length: 60 }, (_, i) => `Paragraph ${i} tells how dura
 beforeAll(async () => {
   store = await openStore({});
   await store.tenants.ensure(tenantId, 'index activity tests');
-  const dataset = await store.knowledge.datasets.create({ tenantId, name: `manuals ${Date.now()}`, embeddingModel: LOCAL_EMBEDDING_MODEL, chunkMethod: 'naive', parserConfig: { chunk_token_num: 16 } });
+  const dataset = await store.knowledge.datasets.create({
+    tenantId,
+    name: `manuals ${Date.now()}`,
+    embeddingModel: LOCAL_EMBEDDING_MODEL,
+    chunkMethod: 'naive',
+    parserConfig: { chunk_token_num: 16 },
+  });
   datasetId = dataset.id;
 });
 

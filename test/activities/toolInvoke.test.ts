@@ -64,14 +64,20 @@ describe('the toolInvoke activity', () => {
     let beats = 0;
     env.on('heartbeat', () => beats++);
     const { toolInvoke } = activities();
-    const result: Awaited<ReturnType<typeof toolInvoke>> = await env.run(toolInvoke, { runId, componentName: 'SearXNG', paramsPath: paramsOf('SearXNG:ok'), args: { query: 'durable' } }, { maxRetries: 0 });
+    const result: Awaited<ReturnType<typeof toolInvoke>> = await env.run(
+      toolInvoke,
+      { runId, componentName: 'SearXNG', paramsPath: paramsOf('SearXNG:ok'), args: { query: 'durable' } },
+      { maxRetries: 0 },
+    );
     expect(result.text).toContain('durable result 1');
     expect(beats).toBeGreaterThan(0);
   });
 
   it('fails a refused request with its error code, not retried', async () => {
     const env = new MockActivityEnvironment({ attempt: 1 });
-    const err = await rejection(env.run(activities().toolInvoke, { runId, componentName: 'SearXNG', paramsPath: paramsOf('SearXNG:refusing'), args: { query: 'x' } }, { maxRetries: 3 }));
+    const err = await rejection(
+      env.run(activities().toolInvoke, { runId, componentName: 'SearXNG', paramsPath: paramsOf('SearXNG:refusing'), args: { query: 'x' } }, { maxRetries: 3 }),
+    );
     expect(err).toBeInstanceOf(ApplicationFailure);
     expect(err).toMatchObject({ type: 'TOOL_BAD_REQUEST', nonRetryable: true });
   });
@@ -84,7 +90,13 @@ describe('the toolInvoke activity', () => {
 
   it('lets an outage be retried until the attempts are spent', async () => {
     const call = (attempt: number) =>
-      rejection(new MockActivityEnvironment({ attempt }).run(activities().toolInvoke, { runId, componentName: 'SearXNG', paramsPath: paramsOf('SearXNG:ok'), args: { query: 'outage' } }, { maxRetries: 1 }));
+      rejection(
+        new MockActivityEnvironment({ attempt }).run(
+          activities().toolInvoke,
+          { runId, componentName: 'SearXNG', paramsPath: paramsOf('SearXNG:ok'), args: { query: 'outage' } },
+          { maxRetries: 1 },
+        ),
+      );
     searx.failFor('outage', [503, 503]);
     expect(await call(1)).toMatchObject({ type: 'TOOL_UNAVAILABLE', nonRetryable: false });
     expect(await call(2)).toMatchObject({ type: 'TOOL_UNAVAILABLE', nonRetryable: true });
@@ -94,7 +106,9 @@ describe('the toolInvoke activity', () => {
     // Answered late, so a cancel that did not reach the tool would show as a result.
     searx.delayFor('slow', 3000);
     const env = new MockActivityEnvironment({ attempt: 1 });
-    const pending = rejection(env.run(activities().toolInvoke, { runId, componentName: 'SearXNG', paramsPath: paramsOf('SearXNG:ok'), args: { query: 'slow' } }, { maxRetries: 0 }));
+    const pending = rejection(
+      env.run(activities().toolInvoke, { runId, componentName: 'SearXNG', paramsPath: paramsOf('SearXNG:ok'), args: { query: 'slow' } }, { maxRetries: 0 }),
+    );
     await waitUntil(() => searx.requestsFor('slow').length > 0);
     env.cancel();
     expect(await pending).toBeInstanceOf(CancelledFailure);

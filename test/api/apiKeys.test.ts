@@ -38,7 +38,16 @@ const tokenList = async (key: string) => (await api(h, 'GET', '/api/v1/system/to
 describe('a tenant’s own keys (RAGFlow’s /system/tokens)', () => {
   it('creates a key shown once, lists it by key id only, and a revoked key is refused at once', async () => {
     const created = await newToken(h.key);
-    expect(created).toMatchObject({ code: 0, data: { tenant_id: TENANT, token: expect.stringMatching(/^ragflow-/), key_id: expect.stringMatching(/^[0-9a-f]{32}$/), create_time: expect.any(Number), create_date: expect.any(String) } });
+    expect(created).toMatchObject({
+      code: 0,
+      data: {
+        tenant_id: TENANT,
+        token: expect.stringMatching(/^ragflow-/),
+        key_id: expect.stringMatching(/^[0-9a-f]{32}$/),
+        create_time: expect.any(Number),
+        create_date: expect.any(String),
+      },
+    });
     const { token, key_id } = created.data;
     expect((await api(h, 'GET', '/api/v1/agents', { key: token })).body).toMatchObject({ code: 0 });
 
@@ -66,7 +75,10 @@ describe('a tenant’s own keys (RAGFlow’s /system/tokens)', () => {
     const mine = (await newToken(h.key)).data;
     expect((await tokenList(h.otherKey)).data.map((k) => k.key_id)).not.toContain(mine.key_id);
     for (const target of [mine.key_id, mine.token]) {
-      expect((await api(h, 'DELETE', `/api/v1/system/tokens/${encodeURIComponent(target)}`, { key: h.otherKey })).body).toEqual({ code: 102, message: 'API key not found.' });
+      expect((await api(h, 'DELETE', `/api/v1/system/tokens/${encodeURIComponent(target)}`, { key: h.otherKey })).body).toEqual({
+        code: 102,
+        message: 'API key not found.',
+      });
     }
     expect((await api(h, 'GET', '/api/v1/agents', { key: mine.token })).body).toMatchObject({ code: 0 });
   });
@@ -94,7 +106,10 @@ describe('tenants (admin routes)', () => {
   });
 
   it('disables a tenant: its keys are refused from the next request, and no new key is issued for it', async () => {
-    const created = (await api(h, 'POST', '/api/v1/admin/tenants', { key: adminKey, body: { name: 'Brief' } })).body as { tenant: { id: string }; api_key: KeyView };
+    const created = (await api(h, 'POST', '/api/v1/admin/tenants', { key: adminKey, body: { name: 'Brief' } })).body as {
+      tenant: { id: string };
+      api_key: KeyView;
+    };
     expect((await api(h, 'GET', '/api/v1/agents', { key: created.api_key.token })).body).toMatchObject({ code: 0 });
     const disabled = await api(h, 'DELETE', `/api/v1/admin/tenants/${created.tenant.id}`, { key: adminKey });
     expect(disabled.status).toBe(200);
@@ -113,7 +128,11 @@ describe('tenants (admin routes)', () => {
   });
 
   it('refuses tenant routes to a key that is not the admin tenant’s, with 403', async () => {
-    for (const [method, path] of [['GET', '/api/v1/admin/tenants'], ['POST', `/api/v1/admin/tenants/${TENANT}/tokens`], ['DELETE', `/api/v1/admin/tenants/${TENANT}`]] as const) {
+    for (const [method, path] of [
+      ['GET', '/api/v1/admin/tenants'],
+      ['POST', `/api/v1/admin/tenants/${TENANT}/tokens`],
+      ['DELETE', `/api/v1/admin/tenants/${TENANT}`],
+    ] as const) {
       const res = await api(h, method, path, { key: h.otherKey });
       expect(res.status).toBe(403);
       expect(res.body).toMatchObject({ code: 'NO_PERMISSION' });

@@ -74,7 +74,11 @@ describe('replaying a run whose model stream was retried', () => {
     const runId = await newRun();
     await store.events.append(runId, [ev(runId, 1, 0, 'workflow_started'), ev(runId, 2, 0, 'message', { content: 'PREFIX-c3r13: ' })]);
     // Attempt 1 streams three tokens (12 characters), seen live, then fails.
-    await store.events.append(runId, [ev(runId, 3, 1, 'message', { content: 'tok0 ' }), ev(runId, 3, 2, 'message', { content: 'tok1 ' }), ev(runId, 3, 3, 'message', { content: 'to' })]);
+    await store.events.append(runId, [
+      ev(runId, 3, 1, 'message', { content: 'tok0 ' }),
+      ev(runId, 3, 2, 'message', { content: 'tok1 ' }),
+      ev(runId, 3, 3, 'message', { content: 'to' }),
+    ]);
     const live = liveReader(runId);
     await live.readThrough(3, 3);
     // Attempt 2 streams one token, then fails too.
@@ -84,7 +88,10 @@ describe('replaying a run whose model stream was retried', () => {
     // Attempt 3 streams the whole answer and the run ends.
     const marker3 = await retryStream(runId, 3, 3, 5);
     const answer = ['tok0 ', 'tok1 ', 'tok2'];
-    await store.events.append(runId, answer.map((content, i) => ev(runId, 3, marker3 + 1 + i, 'message', { content })));
+    await store.events.append(
+      runId,
+      answer.map((content, i) => ev(runId, 3, marker3 + 1 + i, 'message', { content })),
+    );
     await store.runs.setStatus(runId, 'finished');
     await store.events.append(runId, [ev(runId, 4, 0, 'message_end'), ev(runId, 5, 0, 'workflow_finished')]);
     await live.readThrough(5, 0);
@@ -99,7 +106,10 @@ describe('replaying a run whose model stream was retried', () => {
     const cursors = [...live.seen, ...replayer.seen];
     expect(cursors.length).toBeGreaterThan(15);
     for (const { cursor, text } of cursors) {
-      expect({ from: `${cursor.seq}-${cursor.sub}`, text: await replayText(runId, cursor, text) }).toEqual({ from: `${cursor.seq}-${cursor.sub}`, text: final });
+      expect({ from: `${cursor.seq}-${cursor.sub}`, text: await replayText(runId, cursor, text) }).toEqual({
+        from: `${cursor.seq}-${cursor.sub}`,
+        text: final,
+      });
     }
   });
 
@@ -147,7 +157,8 @@ describe('the end of a run stream', () => {
     await store.runs.setStatus(runId, 'finished');
     const sent: string[] = [];
     // A grace this long would time the test out: the stored terminal event ends the stream.
-    for await (const e of followRunEvents(store, runId, { after: { seq: 2, sub: 0 }, signal: new AbortController().signal, endGraceMs: 600_000 })) sent.push(e.event);
+    for await (const e of followRunEvents(store, runId, { after: { seq: 2, sub: 0 }, signal: new AbortController().signal, endGraceMs: 600_000 }))
+      sent.push(e.event);
     expect(sent).toEqual([]);
   });
 });

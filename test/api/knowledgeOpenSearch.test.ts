@@ -62,20 +62,26 @@ describe.skipIf(unavailable !== null)('knowledge with the OpenSearch backend', (
   }
 
   async function waitIndexed(): Promise<Array<{ name: string; run: string; chunk_count: number }>> {
-    for (const until = Date.now() + 60_000; ; ) {
-      const list = (await api(h, 'GET', `/api/v1/datasets/${datasetId}/documents?page_size=100`)).body as Envelope<{ docs: Array<{ name: string; run: string; chunk_count: number }> }>;
+    for (const until = Date.now() + 60_000; ;) {
+      const list = (await api(h, 'GET', `/api/v1/datasets/${datasetId}/documents?page_size=100`)).body as Envelope<{
+        docs: Array<{ name: string; run: string; chunk_count: number }>;
+      }>;
       if (list.data.docs.every((d) => d.run === 'DONE' || d.run === 'FAIL') || Date.now() > until) return list.data.docs;
       await new Promise((r) => setTimeout(r, 200));
     }
   }
 
   it('indexes uploaded documents into OpenSearch through the indexing workflow', async () => {
-    const created = (await api(h, 'POST', '/api/v1/datasets', { body: { name: `manuals ${Date.now()}`, parser_config: { chunk_token_num: 64 } } })).body as Envelope<{ id: string }>;
+    const created = (await api(h, 'POST', '/api/v1/datasets', { body: { name: `manuals ${Date.now()}`, parser_config: { chunk_token_num: 64 } } }))
+      .body as Envelope<{ id: string }>;
     expect(created.code).toBe(0);
     datasetId = created.data.id;
     await upload([
       { name: 'refunds.txt', body: 'Refunds reach the customer account within five business days. Shipping fees are not refunded.' },
-      { name: 'guide.md', body: '# Setup Guide\n\n## Installing\n\nRun the installer and accept the license.\n\n## Resetting\n\nHold the power button for ten seconds to reset the device.' },
+      {
+        name: 'guide.md',
+        body: '# Setup Guide\n\n## Installing\n\nRun the installer and accept the license.\n\n## Resetting\n\nHold the power button for ten seconds to reset the device.',
+      },
       { name: 'warranty.html', body: '<html><body><h1>Warranty</h1><p>The warranty covers <b>two years</b> of manufacturing defects.</p></body></html>' },
     ]);
     const done = await waitIndexed();
@@ -91,7 +97,9 @@ describe.skipIf(unavailable !== null)('knowledge with the OpenSearch backend', (
 
   it('answers the retrieval test from OpenSearch with the right chunk first', async () => {
     const before = searches.count;
-    const r = (await api(h, 'POST', '/api/v1/retrieval', { body: { question: 'how do I reset the device?', dataset_ids: [datasetId], similarity_threshold: 0.1 } })).body as Envelope<{ chunks: Array<{ content: string; document_id: string }> }>;
+    const r = (
+      await api(h, 'POST', '/api/v1/retrieval', { body: { question: 'how do I reset the device?', dataset_ids: [datasetId], similarity_threshold: 0.1 } })
+    ).body as Envelope<{ chunks: Array<{ content: string; document_id: string }> }>;
     expect(r.code).toBe(0);
     expect(r.data.chunks[0]).toMatchObject({ document_id: docs['guide.md'], content: expect.stringContaining('power button') });
     expect(searches.count).toBe(before + 1);
@@ -108,18 +116,31 @@ describe.skipIf(unavailable !== null)('knowledge with the OpenSearch backend', (
     const canvas = dsl({
       begin: { name: 'Begin', downstream: ['Retrieval:kb'] },
       'Retrieval:kb': { name: 'Retrieval', params: { dataset_ids: [datasetId], top_n: 3, similarity_threshold: 0.1 }, downstream: ['LLM:answer'] },
-      'LLM:answer': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'MARK-os Answer from:\n{Retrieval:kb@formalized_content}' }, downstream: ['Message:m'] },
+      'LLM:answer': {
+        name: 'LLM',
+        params: { llm_id: 'm@OpenAI', sys_prompt: 'MARK-os Answer from:\n{Retrieval:kb@formalized_content}' },
+        downstream: ['Message:m'],
+      },
       'Message:m': { name: 'Message', params: { content: ['{LLM:answer@content}'] } },
     });
     const agent = (await api(h, 'POST', '/api/v1/agents', { body: { title: `os canvas ${Date.now()}`, dsl: canvas } })).body as Envelope<{ id: string }>;
     const before = searches.count;
-    const res = await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agent.data.id, query: 'how long do refunds take?', stream: true } });
-    const events = parseSse(res.text).filter((m) => m.json).map((m) => m.json!);
+    const res = await api(h, 'POST', '/api/v1/agents/chat/completions', {
+      body: { agent_id: agent.data.id, query: 'how long do refunds take?', stream: true },
+    });
+    const events = parseSse(res.text)
+      .filter((m) => m.json)
+      .map((m) => m.json!);
     expect(events.at(-1)!.event).toBe('workflow_finished');
     expect(searches.count).toBeGreaterThan(before);
-    const answer = events.filter((e) => e.event === 'message').map((e) => (e.data as { content: string }).content).join('');
+    const answer = events
+      .filter((e) => e.event === 'message')
+      .map((e) => (e.data as { content: string }).content)
+      .join('');
     const cited = /\[ID:(\d+)\]/.exec(answer)![1]!;
-    const end = events.find((e) => e.event === 'message_end')!.data as { reference: { chunks: Record<string, { document_id: string; content: string }>; doc_aggs: Record<string, unknown> } };
+    const end = events.find((e) => e.event === 'message_end')!.data as {
+      reference: { chunks: Record<string, { document_id: string; content: string }>; doc_aggs: Record<string, unknown> };
+    };
     expect(end.reference.chunks[cited]).toMatchObject({ document_id: docs['refunds.txt'], content: expect.stringContaining('five business days') });
     expect(Object.keys(end.reference.doc_aggs)).toContain('refunds.txt');
   });
@@ -128,7 +149,9 @@ describe.skipIf(unavailable !== null)('knowledge with the OpenSearch backend', (
     const del = (await api(h, 'DELETE', `/api/v1/datasets/${datasetId}/documents`, { body: { ids: [docs['guide.md']] } })).body as Envelope;
     expect(del.code).toBe(0);
     expect(await indexed({ document_id: docs['guide.md']! })).toBe(0);
-    const r = (await api(h, 'POST', '/api/v1/retrieval', { body: { question: 'how do I reset the device?', dataset_ids: [datasetId], similarity_threshold: 0 } })).body as Envelope<{ chunks: Array<{ document_id: string }> }>;
+    const r = (
+      await api(h, 'POST', '/api/v1/retrieval', { body: { question: 'how do I reset the device?', dataset_ids: [datasetId], similarity_threshold: 0 } })
+    ).body as Envelope<{ chunks: Array<{ document_id: string }> }>;
     expect(r.data.chunks.map((c) => c.document_id)).not.toContain(docs['guide.md']);
     expect(await indexed({ dataset_id: datasetId })).toBeGreaterThan(0);
 

@@ -27,7 +27,9 @@ async function createAgent(title: string, body: Record<string, unknown>): Promis
 
 async function completion(body: Record<string, unknown>) {
   const res = await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { stream: true, ...body } });
-  const events = parseSse(res.text).filter((m) => m.json).map((m) => m.json!);
+  const events = parseSse(res.text)
+    .filter((m) => m.json)
+    .map((m) => m.json!);
   return { res, events, names: events.map((e) => String(e.event)) };
 }
 
@@ -43,7 +45,11 @@ async function waitForStatus(taskId: string, status: string, timeoutMs = 30_000)
 const formCanvas = (userFillUp: Record<string, unknown>) =>
   dsl({
     begin: { name: 'Begin', downstream: ['UserFillUp:ask'] },
-    'UserFillUp:ask': { name: 'UserFillUp', params: { tips: 'How many?', inputs: { count: { type: 'integer', optional: false }, note: { type: 'line', optional: true } }, ...userFillUp }, downstream: ['Message:ok'] },
+    'UserFillUp:ask': {
+      name: 'UserFillUp',
+      params: { tips: 'How many?', inputs: { count: { type: 'integer', optional: false }, note: { type: 'line', optional: true } }, ...userFillUp },
+      downstream: ['Message:ok'],
+    },
     'Message:ok': { name: 'Message', params: { content: ['You asked for {UserFillUp:ask@count}.'] } },
     'Message:late': { name: 'Message', params: { content: ['Nobody answered in time.'] } },
   });
@@ -51,29 +57,50 @@ const formCanvas = (userFillUp: Record<string, unknown>) =>
 describe.skipIf(!existsSync(corpus))('templates/user_interaction.json over HTTP', () => {
   it('pauses at the form, refuses a bad answer, resumes the same workflow with a good one', async () => {
     h.llm.whenPromptIncludes('You are the Planning Agent', { content: 'PLAN: search three sources.' });
-    h.llm.whenPromptIncludes('Await Response feedback:', (call) => ({ content: `Searched as agreed (${JSON.stringify(call.body.messages.at(-1)!.content).includes('looks good') ? 'approved' : 'unapproved'}).` }));
+    h.llm.whenPromptIncludes('Await Response feedback:', (call) => ({
+      content: `Searched as agreed (${JSON.stringify(call.body.messages.at(-1)!.content).includes('looks good') ? 'approved' : 'unapproved'}).`,
+    }));
     const exported = JSON.parse(readFileSync(path.join(corpus, 'templates/user_interaction.json'), 'utf8')) as Record<string, unknown>;
     const agentId = await createAgent('user interaction', { ...exported });
 
     const first = await completion({ agent_id: agentId, query: 'Research durable execution' });
     expect(first.names.at(-1)).toBe('user_inputs');
     const ask = first.events.at(-1)!;
-    expect(ask.data).toMatchObject({ tips: 'Here is my search plan:\nPLAN: search three sources.\nAre you okay with it?', inputs: { instructions: { type: 'paragraph', optional: false } } });
+    expect(ask.data).toMatchObject({
+      tips: 'Here is my search plan:\nPLAN: search three sources.\nAre you okay with it?',
+      inputs: { instructions: { type: 'paragraph', optional: false } },
+    });
     const sessionId = String(ask.session_id);
     const taskId = String(ask.task_id);
-    expect((await waitForStatus(taskId, 'paused')).pending_inputs).toMatchObject({ component_ids: ['UserFillUp:GoldBroomsRelate'], tips: expect.stringContaining('PLAN') });
+    expect((await waitForStatus(taskId, 'paused')).pending_inputs).toMatchObject({
+      component_ids: ['UserFillUp:GoldBroomsRelate'],
+      tips: expect.stringContaining('PLAN'),
+    });
 
     // A bad answer: HTTP 400 naming the field; the run stays paused.
-    const bad = await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, session_id: sessionId, stream: true, inputs: { instructions: { value: '' }, mood: 'x' } } });
+    const bad = await api(h, 'POST', '/api/v1/agents/chat/completions', {
+      body: { agent_id: agentId, session_id: sessionId, stream: true, inputs: { instructions: { value: '' }, mood: 'x' } },
+    });
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ code: 101, data: { errors: [{ path: '$.inputs.mood', message: expect.stringContaining('not a field') }, { path: '$.inputs.instructions', message: 'is required' }] } });
+    expect(bad.body).toMatchObject({
+      code: 101,
+      data: {
+        errors: [
+          { path: '$.inputs.mood', message: expect.stringContaining('not a field') },
+          { path: '$.inputs.instructions', message: 'is required' },
+        ],
+      },
+    });
     expect(((await api(h, 'GET', `/api/v1/runs/${taskId}`)).body as { status: string }).status).toBe('paused');
 
     const second = await completion({ agent_id: agentId, session_id: sessionId, inputs: { instructions: { value: 'looks good, go' } } });
     expect(second.names[0]).toBe('node_started');
     expect(second.names.at(-1)).toBe('workflow_finished');
     expect(second.events.every((e) => e.task_id === taskId && e.session_id === sessionId)).toBe(true);
-    const text = second.events.filter((e) => e.event === 'message').map((e) => (e.data as { content: string }).content).join('');
+    const text = second.events
+      .filter((e) => e.event === 'message')
+      .map((e) => (e.data as { content: string }).content)
+      .join('');
     expect(text).toBe('Searched as agreed (approved).');
 
     // One workflow for both calls.
@@ -86,7 +113,9 @@ describe.skipIf(!existsSync(corpus))('templates/user_interaction.json over HTTP'
     expect((await handle.describe()).runId).toBe((await handle.describe()).raw.workflowExecutionInfo?.firstRunId);
 
     // The session's next turn starts a new run.
-    const session = (await api(h, 'GET', `/api/v1/agents/${agentId}/sessions?id=${sessionId}`)).body as Envelope<Array<{ message: Array<{ role: string; content: string }> }>>;
+    const session = (await api(h, 'GET', `/api/v1/agents/${agentId}/sessions?id=${sessionId}`)).body as Envelope<
+      Array<{ message: Array<{ role: string; content: string }> }>
+    >;
     expect(session.data[0]!.message.at(-1)).toMatchObject({ role: 'assistant', content: 'Searched as agreed (approved).' });
   });
 });
@@ -112,8 +141,15 @@ describe('the inputs route', () => {
     expect([202, 409]).toContain(again.status);
 
     const rest = await api(h, 'GET', `/api/v1/runs/${taskId}/events`, { headers: { 'last-event-id': resumedAfter } });
-    const events = parseSse(rest.text).filter((m) => m.json).map((m) => m.json!);
-    expect(events.filter((e) => e.event === 'message').map((e) => (e.data as { content: string }).content).join('')).toBe('You asked for 3.');
+    const events = parseSse(rest.text)
+      .filter((m) => m.json)
+      .map((m) => m.json!);
+    expect(
+      events
+        .filter((e) => e.event === 'message')
+        .map((e) => (e.data as { content: string }).content)
+        .join(''),
+    ).toBe('You asked for 3.');
     expect(events.filter((e) => e.event === 'user_inputs')).toHaveLength(0);
     const done = await waitForStatus(taskId, 'finished');
     expect(done.pending_inputs).toBeNull();
@@ -125,8 +161,15 @@ describe('the inputs route', () => {
     const taskId = String(first.events.at(-1)!.task_id);
     const done = await waitForStatus(taskId, 'finished', 20_000);
     expect(done.status).toBe('finished');
-    const events = parseSse((await api(h, 'GET', `/api/v1/runs/${taskId}/events`)).text).filter((m) => m.json).map((m) => m.json!);
-    expect(events.filter((e) => e.event === 'message').map((e) => (e.data as { content: string }).content).join('')).toBe('Nobody answered in time.');
+    const events = parseSse((await api(h, 'GET', `/api/v1/runs/${taskId}/events`)).text)
+      .filter((m) => m.json)
+      .map((m) => m.json!);
+    expect(
+      events
+        .filter((e) => e.event === 'message')
+        .map((e) => (e.data as { content: string }).content)
+        .join(''),
+    ).toBe('Nobody answered in time.');
   });
 
   it('cancels a paused run', async () => {

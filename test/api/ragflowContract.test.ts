@@ -141,7 +141,9 @@ describe('RAGFlow REST contract: agents', () => {
   it('test_agent_chat_completion_stream_structure_and_done', async () => {
     const agentId = await createAgent('restful_agent_stream');
     const sessionId = await createSession(agentId, 'agent_stream_session');
-    const res = await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, query: 'hello', stream: true, session_id: sessionId, return_trace: true } });
+    const res = await api(h, 'POST', '/api/v1/agents/chat/completions', {
+      body: { agent_id: agentId, query: 'hello', stream: true, session_id: sessionId, return_trace: true },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const events = parseSse(res.text).map((m) => m.data);
@@ -154,7 +156,9 @@ describe('RAGFlow REST contract: agents', () => {
 
   it('test_agent_openai_compatible_mode', async () => {
     const agentId = await createAgent('restful_agent_openai_compat');
-    const missing = await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, 'openai-compatible': true, model: 'model', messages: [] } });
+    const missing = await api(h, 'POST', '/api/v1/agents/chat/completions', {
+      body: { agent_id: agentId, 'openai-compatible': true, model: 'model', messages: [] },
+    });
     expect(missing.status).toBe(200);
     expect((missing.body as Envelope).code).toBe(102);
     expect((missing.body as Envelope).message).toContain('at least one message');
@@ -174,7 +178,12 @@ describe('RAGFlow REST contract: agents', () => {
     expect(stream.headers.get('content-type')).toContain('text/event-stream');
     const chunks = parseSse(stream.text);
     expect(chunks.at(-1)!.data).toBe('[DONE]');
-    expect(chunks.filter((c) => c.json).map((c) => (c.json!.choices as Array<{ delta: { content?: string } }>)[0]?.delta.content ?? '').join('')).toBe('hello');
+    expect(
+      chunks
+        .filter((c) => c.json)
+        .map((c) => (c.json!.choices as Array<{ delta: { content?: string } }>)[0]?.delta.content ?? '')
+        .join(''),
+    ).toBe('hello');
   });
 
   it('test_agent_support_routes_auth_and_contracts', async () => {

@@ -65,7 +65,9 @@ describe('size limits of a run start', () => {
     const agentId = await agentWith(echo);
     const sessionId = await newSession(agentId);
     const before = await sessionRecord(agentId, sessionId);
-    const res = await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, session_id: sessionId, query: 'q'.repeat(bytes), stream: false } });
+    const res = await api(h, 'POST', '/api/v1/agents/chat/completions', {
+      body: { agent_id: agentId, session_id: sessionId, query: 'q'.repeat(bytes), stream: false },
+    });
     const body = res.body as Envelope;
     expect(body.code).toBe(101);
     expect(body.message).toBe(`query is ${bytes / 1024} KB; the limit is 64 KB`);
@@ -89,7 +91,9 @@ describe('size limits of a run start', () => {
   it('runs a query just under the limit to the end', async () => {
     const agentId = await agentWith(echo);
     const query = 'q'.repeat(60 * 1024);
-    const res = (await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, query, stream: false } })).body as Envelope<{ data: { content: string } }>;
+    const res = (await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, query, stream: false } })).body as Envelope<{
+      data: { content: string };
+    }>;
     expect(res.code).toBe(0);
     expect(res.data.data.content).toBe(`got ${query}`);
   });
@@ -125,7 +129,15 @@ describe('a start Temporal refuses', () => {
     const before = await sessionRecord(agentId, sessionId);
     // Limits lifted so the start reaches Temporal, whose payload limit (2 MB) refuses it.
     const deps = { ...launchDeps(h.deps), limits: { queryBytes: 1e9, inputsBytes: 1e9, filesBytes: 1e9, dslBytes: 1e9 } };
-    const refused = await startTurn(deps, { tenantId: TENANT, canvas, session: before, query: 'q'.repeat(2.5 * 1024 * 1024), inputs: null, files: [], userId: 'u' }).catch((e: AppError) => e);
+    const refused = await startTurn(deps, {
+      tenantId: TENANT,
+      canvas,
+      session: before,
+      query: 'q'.repeat(2.5 * 1024 * 1024),
+      inputs: null,
+      files: [],
+      userId: 'u',
+    }).catch((e: AppError) => e);
     expect((refused as AppError).code).toBe('TEMPORAL_UNAVAILABLE');
     const after = await sessionRecord(agentId, sessionId);
     expect(after.messages).toEqual(before.messages);
@@ -152,13 +164,17 @@ describe('the run reconciler', () => {
     const after = await sessionRecord(agentId, sessionId);
     expect(after.active_run_id).toBeNull();
     expect(after.messages).toEqual(before.messages);
-    const next = (await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, session_id: sessionId, query: 'again', stream: false } })).body as Envelope;
+    const next = (
+      await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, session_id: sessionId, query: 'again', stream: false } })
+    ).body as Envelope;
     expect(next.code).toBe(0);
   });
 
   it('fails a run whose workflow was terminated outside the run and releases its session', async () => {
     const agentId = await agentWith(asking);
-    const first = parseSse((await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, query: 'hi', stream: true } })).text).filter((m) => m.json);
+    const first = parseSse((await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, query: 'hi', stream: true } })).text).filter(
+      (m) => m.json,
+    );
     const taskId = String(first[0]!.json!.task_id);
     const sessionId = String(first[0]!.json!.session_id);
     const run = (await h.store.runs.get(TENANT, taskId))!;
@@ -180,7 +196,15 @@ describe('the run reconciler', () => {
     const sessionId = await newSession(agentId);
     const canvas = (await h.store.canvases.get(TENANT, agentId))!;
     const deps = { ...launchDeps(h.deps), limits: { queryBytes: 1e9, inputsBytes: 1e9, filesBytes: 1e9, dslBytes: 1e9 } };
-    const started = await startTurn(deps, { tenantId: TENANT, canvas, session: await sessionRecord(agentId, sessionId), query: 'q'.repeat(250 * 1024), inputs: null, files: [], userId: 'u' });
+    const started = await startTurn(deps, {
+      tenantId: TENANT,
+      canvas,
+      session: await sessionRecord(agentId, sessionId),
+      query: 'q'.repeat(250 * 1024),
+      inputs: null,
+      files: [],
+      userId: 'u',
+    });
     const handle = h.temporal.client.workflow.getHandle(started.workflowId);
     await handle.result().catch(() => undefined);
     expect((await handle.describe()).status.name).toBe('TERMINATED');
@@ -193,7 +217,9 @@ describe('the run reconciler', () => {
 
   it('leaves a running workflow alone', async () => {
     const agentId = await agentWith(asking);
-    const first = parseSse((await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, query: 'hi', stream: true } })).text).filter((m) => m.json);
+    const first = parseSse((await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, query: 'hi', stream: true } })).text).filter(
+      (m) => m.json,
+    );
     const taskId = String(first[0]!.json!.task_id);
     await reconcile();
     expect((await h.store.runs.get(TENANT, taskId))?.status).toBe('paused');
@@ -203,7 +229,9 @@ describe('the run reconciler', () => {
 describe('POST /api/v1/agents/{agent_id}/sessions/{session_id}/release', () => {
   it('stops the run holding the session and frees it for the next turn', async () => {
     const agentId = await agentWith(asking);
-    const first = parseSse((await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, query: 'hi', stream: true } })).text).filter((m) => m.json);
+    const first = parseSse((await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, query: 'hi', stream: true } })).text).filter(
+      (m) => m.json,
+    );
     const taskId = String(first[0]!.json!.task_id);
     const sessionId = String(first[0]!.json!.session_id);
 

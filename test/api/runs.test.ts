@@ -48,7 +48,11 @@ describe('completion stream', () => {
     const messages = parseSse(res.text);
     expect(messages.at(-1)!.data).toBe('[DONE]');
     const events = messages.filter((m) => m.json).map((m) => m.json!);
-    const names = events.map((e) => (e.event === 'message' ? 'message' : `${String(e.event)}${(e.data as { component_id?: string }).component_id ? `:${(e.data as { component_id: string }).component_id}` : ''}`));
+    const names = events.map((e) =>
+      e.event === 'message'
+        ? 'message'
+        : `${String(e.event)}${(e.data as { component_id?: string }).component_id ? `:${(e.data as { component_id: string }).component_id}` : ''}`,
+    );
     const compact = names.filter((n, i) => n !== 'message' || names[i - 1] !== 'message');
     expect(compact).toEqual([
       'workflow_started',
@@ -71,7 +75,10 @@ describe('completion stream', () => {
       expect(e.message_id).toBe(events[0]!.message_id);
       for (const key of KEYS[String(e.event)] ?? []) expect(e.data, `${String(e.event)} lacks ${key}`).toHaveProperty(key);
     }
-    const text = events.filter((e) => e.event === 'message').map((e) => (e.data as { content: string }).content).join('');
+    const text = events
+      .filter((e) => e.event === 'message')
+      .map((e) => (e.data as { content: string }).content)
+      .join('');
     expect(text).toBe('Story: Once upon a time there was a workflow.');
     const finished = events.at(-1)!.data as { outputs: { content: string }; usage: Record<string, number> };
     expect(finished.outputs.content).toBe(text);
@@ -80,7 +87,8 @@ describe('completion stream', () => {
     // Every SSE message but [DONE] has an id, increasing.
     const ids = messages.filter((m) => m.json).map((m) => m.id!);
     const keys = ids.map((id) => id.split('-').map(Number) as [number, number]);
-    for (let i = 1; i < keys.length; i++) expect(keys[i]![0] > keys[i - 1]![0] || (keys[i]![0] === keys[i - 1]![0] && keys[i]![1] > keys[i - 1]![1])).toBe(true);
+    for (let i = 1; i < keys.length; i++)
+      expect(keys[i]![0] > keys[i - 1]![0] || (keys[i]![0] === keys[i - 1]![0] && keys[i]![1] > keys[i - 1]![1])).toBe(true);
   });
 
   it('resumes the run’s events after Last-Event-ID with exactly the missed ones, also after an API restart', async () => {
@@ -92,19 +100,32 @@ describe('completion stream', () => {
     });
     const agentId = await createAgent(`slow ${Date.now()}`, { dsl: canvas });
     // Read the stream until a few tokens arrived, then hang up.
-    const first = await streamSse(`${h.base}/api/v1/agents/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agentId, query: 'go', stream: true }) }, (m) =>
-      m.json?.event === 'message' ? (m.json.data as { content: string }).content.includes('three') : false,
+    const first = await streamSse(
+      `${h.base}/api/v1/agents/chat/completions`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ agent_id: agentId, query: 'go', stream: true }),
+      },
+      (m) => (m.json?.event === 'message' ? (m.json.data as { content: string }).content.includes('three') : false),
     );
     const lastSeen = first.at(-1)!;
     const runId = String(lastSeen.json!.task_id);
     await h.restartApi();
-    const rest = await streamSse(`${h.base}/api/v1/runs/${runId}/events`, { headers: { authorization: `Bearer ${h.key}`, 'last-event-id': lastSeen.id! } }, () => false);
+    const rest = await streamSse(
+      `${h.base}/api/v1/runs/${runId}/events`,
+      { headers: { authorization: `Bearer ${h.key}`, 'last-event-id': lastSeen.id! } },
+      () => false,
+    );
     expect(rest.at(-1)!.data).toBe('[DONE]');
     const all = await api(h, 'GET', `/api/v1/runs/${runId}/events`);
     const full = parseSse(all.text).filter((m: SseMessage) => m.json);
     const missed = full.slice(full.findIndex((m) => m.id === lastSeen.id) + 1);
     expect(rest.filter((m) => m.json).map((m) => m.id)).toEqual(missed.map((m) => m.id));
-    const text = [...first, ...rest].filter((m) => m.json?.event === 'message').map((m) => (m.json!.data as { content: string }).content).join('');
+    const text = [...first, ...rest]
+      .filter((m) => m.json?.event === 'message')
+      .map((m) => (m.json!.data as { content: string }).content)
+      .join('');
     expect(text).toBe('one two three four five six seven eight nine ten');
   });
 
@@ -120,17 +141,29 @@ describe('completion stream', () => {
 
   it('cancels a running task through RAGFlow’s /tasks route: the stream ends canceled', async () => {
     h.llm.whenPromptIncludes('Never ends.', { hang: true, content: 'and on ' });
-    const canvas = dsl({ begin: { name: 'Begin', downstream: ['LLM:x'] }, 'LLM:x': { name: 'LLM', params: { ...model, sys_prompt: 'Never ends.' }, downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: ['{LLM:x@content}'] } } });
+    const canvas = dsl({
+      begin: { name: 'Begin', downstream: ['LLM:x'] },
+      'LLM:x': { name: 'LLM', params: { ...model, sys_prompt: 'Never ends.' }, downstream: ['Message:m'] },
+      'Message:m': { name: 'Message', params: { content: ['{LLM:x@content}'] } },
+    });
     const agentId = await createAgent(`cancel ${Date.now()}`, { dsl: canvas });
     let taskId = '';
     let cancelled: Promise<{ body: unknown }> | null = null;
-    const messages = await streamSse(`${h.base}/api/v1/agents/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agentId, query: 'go', stream: true }) }, (m) => {
-      if (m.json?.event === 'message' && !cancelled) {
-        taskId = String(m.json.task_id);
-        cancelled = api(h, 'POST', `/api/v1/tasks/${taskId}/cancel`);
-      }
-      return false;
-    });
+    const messages = await streamSse(
+      `${h.base}/api/v1/agents/chat/completions`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ agent_id: agentId, query: 'go', stream: true }),
+      },
+      (m) => {
+        if (m.json?.event === 'message' && !cancelled) {
+          taskId = String(m.json.task_id);
+          cancelled = api(h, 'POST', `/api/v1/tasks/${taskId}/cancel`);
+        }
+        return false;
+      },
+    );
     expect(cancelled).not.toBeNull();
     expect((await cancelled!).body).toMatchObject({ code: 0, data: true });
     const names = messages.filter((m) => m.json).map((m) => m.json!.event);
@@ -154,7 +187,11 @@ describe('canvas validation over HTTP', () => {
     const body = res.body as { code: number; message: string; data: { errors: Array<{ path: string }> } };
     expect(body.code).toBe(101);
     const paths = body.data.errors.map((e) => e.path);
-    expect(paths).toEqual(['$.dsl.components.begin.downstream[0]', '$.dsl.components["LLM:a"].obj.params.temperature', '$.dsl.components["Mystery:b"].obj.component_name']);
+    expect(paths).toEqual([
+      '$.dsl.components.begin.downstream[0]',
+      '$.dsl.components["LLM:a"].obj.params.temperature',
+      '$.dsl.components["Mystery:b"].obj.component_name',
+    ]);
     for (const p of paths) expect(body.message).toContain(p);
   });
 
@@ -166,16 +203,21 @@ describe('canvas validation over HTTP', () => {
 
   it('creates an agent from a RAGFlow export file and keeps its graph and category order', async () => {
     const file = path.resolve(__dirname, '../../../shared/ragflow-dsl/templates/customer_feedback_dispatcher.json');
-    const exported = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : (JSON.parse(readFileSync(path.resolve(__dirname, '../../examples/support_router.json'), 'utf8')) as Record<string, unknown>);
+    const exported = existsSync(file)
+      ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)
+      : (JSON.parse(readFileSync(path.resolve(__dirname, '../../examples/support_router.json'), 'utf8')) as Record<string, unknown>);
     const res = await api(h, 'POST', '/api/v1/agents', { body: { ...exported, title: `${String(exported.title)} ${Date.now()}` } });
-    const created = res.body as Envelope & { data: { id: string; dsl: { graph: unknown; components: Record<string, { obj: { params: { category_description?: object } } }> } } };
+    const created = res.body as Envelope & {
+      data: { id: string; dsl: { graph: unknown; components: Record<string, { obj: { params: { category_description?: object } } }> } };
+    };
     expect(created.code, JSON.stringify(created).slice(0, 300)).toBe(0);
     const original = exported.dsl as typeof created.data.dsl;
     expect(created.data.dsl.graph).toEqual(original.graph);
     const got = await api(h, 'GET', `/api/v1/agents/${created.data.id}`);
     const stored = (got.body as typeof created).data.dsl;
     for (const [id, c] of Object.entries(original.components)) {
-      if (c.obj.params.category_description) expect(Object.keys(stored.components[id]!.obj.params.category_description!)).toEqual(Object.keys(c.obj.params.category_description));
+      if (c.obj.params.category_description)
+        expect(Object.keys(stored.components[id]!.obj.params.category_description!)).toEqual(Object.keys(c.obj.params.category_description));
     }
   });
 });

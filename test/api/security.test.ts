@@ -46,7 +46,9 @@ describe('API keys', () => {
 
   it('stores keys as HMAC(server secret, key) under a random key id, with no 8-character piece of the key', async () => {
     const rows = await h.store.db.query<Record<string, unknown>>('SELECT * FROM api_keys WHERE tenant_id = $1', [TENANT]);
-    expect(rows.rows).toEqual([expect.objectContaining({ key_id: expect.stringMatching(/^[0-9a-f]{32}$/), key_hash: createHmac('sha256', h.apiKeySecret).update(h.key).digest('hex') })]);
+    expect(rows.rows).toEqual([
+      expect.objectContaining({ key_id: expect.stringMatching(/^[0-9a-f]{32}$/), key_hash: createHmac('sha256', h.apiKeySecret).update(h.key).digest('hex') }),
+    ]);
     const stored = JSON.stringify(rows.rows);
     for (let i = 0; i + 8 <= h.key.length; i++) expect(stored).not.toContain(h.key.slice(i, i + 8));
   });
@@ -69,8 +71,12 @@ describe('tenant isolation', () => {
     expect((await api(h, 'DELETE', `/api/v1/agents/${agentId}`, other())).body).toMatchObject({ code: 103 });
     expect((await api(h, 'GET', `/api/v1/agents/${agentId}/versions`, other())).body).toMatchObject({ code: 103 });
     expect((await api(h, 'GET', `/api/v1/agents/${agentId}/sessions`, other())).body).toMatchObject({ code: 103 });
-    expect((await api(h, 'POST', '/api/v1/agents/chat/completions', { ...other(), body: { agent_id: agentId, query: 'x', stream: false } })).body).toMatchObject({ code: 103 });
-    expect((await api(h, 'POST', '/v1/chat/completions', { ...other(), body: { model: agentId, messages: [{ role: 'user', content: 'x' }] } })).status).toBe(404);
+    expect(
+      (await api(h, 'POST', '/api/v1/agents/chat/completions', { ...other(), body: { agent_id: agentId, query: 'x', stream: false } })).body,
+    ).toMatchObject({ code: 103 });
+    expect((await api(h, 'POST', '/v1/chat/completions', { ...other(), body: { model: agentId, messages: [{ role: 'user', content: 'x' }] } })).status).toBe(
+      404,
+    );
     // Still there for its owner.
     expect((await api(h, 'GET', `/api/v1/agents/${agentId}`)).body).toMatchObject({ code: 0 });
   });
@@ -139,7 +145,7 @@ describe('hostile input', () => {
     expect(second.body).toMatchObject({ code: 102, message: expect.stringMatching(/already has a run in progress/) });
     expect(((await first).body as { code: number }).code).toBe(0);
     const third = await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: id, session_id: sid, query: 'three', stream: false } });
-    expect(((third.body as { code: number }).code)).toBe(0);
+    expect((third.body as { code: number }).code).toBe(0);
   });
 
   it('keeps a session’s turns: messages and the turn counter', async () => {

@@ -18,8 +18,17 @@ type Envelope<T = Record<string, unknown>> = { code: number; message?: string; d
 
 async function turn(agentId: string, body: Record<string, unknown>) {
   const res = await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, stream: true, ...body } });
-  const events = parseSse(res.text).filter((m) => m.json).map((m) => m.json!);
-  return { events, sessionId: String(events[0]?.session_id ?? ''), text: events.filter((e) => e.event === 'message').map((e) => (e.data as { content: string }).content).join('') };
+  const events = parseSse(res.text)
+    .filter((m) => m.json)
+    .map((m) => m.json!);
+  return {
+    events,
+    sessionId: String(events[0]?.session_id ?? ''),
+    text: events
+      .filter((e) => e.event === 'message')
+      .map((e) => (e.data as { content: string }).content)
+      .join(''),
+  };
 }
 
 describe('a three-turn session', () => {
@@ -31,7 +40,11 @@ describe('a three-turn session', () => {
     });
     const canvas = dsl({
       begin: { name: 'Begin', downstream: ['LLM:chat'] },
-      'LLM:chat': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'MARK-turns turn {sys.conversation_turns}; so far: {sys.history}', message_history_window_size: 1 }, downstream: ['Message:m'] },
+      'LLM:chat': {
+        name: 'LLM',
+        params: { llm_id: 'm@OpenAI', sys_prompt: 'MARK-turns turn {sys.conversation_turns}; so far: {sys.history}', message_history_window_size: 1 },
+        downstream: ['Message:m'],
+      },
       'Message:m': { name: 'Message', params: { content: ['{LLM:chat@content}'] } },
     });
     const agent = (await api(h, 'POST', '/api/v1/agents', { body: { title: `turns ${Date.now()}`, dsl: canvas } })).body as Envelope<{ id: string }>;
@@ -50,8 +63,17 @@ describe('a three-turn session', () => {
       { role: 'user', content: 'three' },
     ]);
 
-    const session = (await api(h, 'GET', `/api/v1/agents/${agent.data.id}/sessions/${one.sessionId}`)).body as Envelope<{ message: Array<{ role: string; content: string }> }>;
-    expect(session.data.message.map((m) => `${m.role}:${m.content}`)).toEqual(['user:one', 'assistant:A1', 'user:two', 'assistant:A2', 'user:three', 'assistant:A3']);
+    const session = (await api(h, 'GET', `/api/v1/agents/${agent.data.id}/sessions/${one.sessionId}`)).body as Envelope<{
+      message: Array<{ role: string; content: string }>;
+    }>;
+    expect(session.data.message.map((m) => `${m.role}:${m.content}`)).toEqual([
+      'user:one',
+      'assistant:A1',
+      'user:two',
+      'assistant:A2',
+      'user:three',
+      'assistant:A3',
+    ]);
 
     // A new session starts over.
     const fresh = await turn(agent.data.id, { query: 'hello' });
@@ -63,13 +85,27 @@ describe('a three-turn session', () => {
 describe('Begin inputs', () => {
   it('refuses inputs of the wrong type, naming the field, and runs with good ones', async () => {
     const canvas = dsl({
-      begin: { name: 'Begin', params: { mode: 'task', inputs: { age: { type: 'integer', optional: false }, city: { type: 'options', options: ['Oslo', 'Lima'], optional: true } } }, downstream: ['Message:m'] },
+      begin: {
+        name: 'Begin',
+        params: { mode: 'task', inputs: { age: { type: 'integer', optional: false }, city: { type: 'options', options: ['Oslo', 'Lima'], optional: true } } },
+        downstream: ['Message:m'],
+      },
       'Message:m': { name: 'Message', params: { content: ['{begin@age} in {begin@city}'] } },
     });
     const agent = (await api(h, 'POST', '/api/v1/agents', { body: { title: `begin inputs ${Date.now()}`, dsl: canvas } })).body as Envelope<{ id: string }>;
-    const bad = await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agent.data.id, stream: false, inputs: { age: { value: 'old' }, city: { value: 'Rome' } } } });
+    const bad = await api(h, 'POST', '/api/v1/agents/chat/completions', {
+      body: { agent_id: agent.data.id, stream: false, inputs: { age: { value: 'old' }, city: { value: 'Rome' } } },
+    });
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ code: 101, data: { errors: [{ path: '$.inputs.age', message: 'must be a number, got "old"' }, { path: '$.inputs.city', message: expect.stringContaining('must be one of "Oslo", "Lima"') }] } });
+    expect(bad.body).toMatchObject({
+      code: 101,
+      data: {
+        errors: [
+          { path: '$.inputs.age', message: 'must be a number, got "old"' },
+          { path: '$.inputs.city', message: expect.stringContaining('must be one of "Oslo", "Lima"') },
+        ],
+      },
+    });
     const good = await turn(agent.data.id, { inputs: { age: { value: 41 }, city: { value: 'Lima' } } });
     expect(good.text).toBe('41 in Lima');
   });

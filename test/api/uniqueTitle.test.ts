@@ -43,7 +43,9 @@ describe.each(backends)('canvas titles on %s', (kind) => {
     try {
       await migrate(db);
       const store = createStore(db);
-      const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => store.canvases.create({ tenantId: 't1', title: i % 2 ? 'Twin' : 'TWIN', dsl: { components: {} } })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) => store.canvases.create({ tenantId: 't1', title: i % 2 ? 'Twin' : 'TWIN', dsl: { components: {} } })),
+      );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       for (const r of results.filter((x): x is PromiseRejectedResult => x.status === 'rejected')) {
         expect(r.reason).toBeInstanceOf(AppError);
@@ -67,7 +69,10 @@ describe.each(backends)('canvas titles on %s', (kind) => {
       const second = await store.canvases.create({ tenantId: 't1', title: 'dup', dsl: { components: {} } });
       await migrate(db);
       const titles = [(await store.canvases.get('t1', first.id))!.title, (await store.canvases.get('t1', second.id))!.title];
-      expect([[first.title, `${second.title} (duplicate ${second.id})`], [`${first.title} (duplicate ${first.id})`, second.title]]).toContainEqual(titles);
+      expect([
+        [first.title, `${second.title} (duplicate ${second.id})`],
+        [`${first.title} (duplicate ${first.id})`, second.title],
+      ]).toContainEqual(titles);
     } finally {
       await db.close();
     }

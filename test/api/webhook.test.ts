@@ -21,8 +21,16 @@ let seq = 0;
 /** Creates a Webhook-mode agent Begin → LLM (system prompt `mark`, user prompt from the body) → Message. */
 async function webhookAgent(mark: string, begin: Record<string, unknown>, message: Record<string, unknown> = {}): Promise<string> {
   const canvas = dsl({
-    begin: { name: 'Begin', params: { mode: 'Webhook', methods: ['POST'], security: TOKEN, schema: ORDER_SCHEMA, execution_mode: 'Deferred', ...begin }, downstream: ['LLM:a'] },
-    'LLM:a': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: mark, prompts: [{ role: 'user', content: 'Order {begin@body.order_id} ({begin@body.note})' }] }, downstream: ['Message:m'] },
+    begin: {
+      name: 'Begin',
+      params: { mode: 'Webhook', methods: ['POST'], security: TOKEN, schema: ORDER_SCHEMA, execution_mode: 'Deferred', ...begin },
+      downstream: ['LLM:a'],
+    },
+    'LLM:a': {
+      name: 'LLM',
+      params: { llm_id: 'm@OpenAI', sys_prompt: mark, prompts: [{ role: 'user', content: 'Order {begin@body.order_id} ({begin@body.note})' }] },
+      downstream: ['Message:m'],
+    },
     'Message:m': { name: 'Message', params: { content: ['Reply: {LLM:a@content}'], ...message } },
   });
   const res = await api(h, 'POST', '/api/v1/agents', { body: { title: `webhook ${mark} ${++seq}`, dsl: canvas } });
@@ -32,7 +40,11 @@ async function webhookAgent(mark: string, begin: Record<string, unknown>, messag
 }
 
 const hook = (id: string, opts: { method?: string; body?: unknown; raw?: string; headers?: Record<string, string>; query?: string } = {}) =>
-  api(h, opts.method ?? 'POST', `/api/v1/agents/${id}/webhook${opts.query ?? ''}`, { key: null, headers: { 'X-Token': 's3cret', ...opts.headers }, ...(opts.raw !== undefined ? { raw: opts.raw } : opts.body !== undefined ? { body: opts.body } : {}) });
+  api(h, opts.method ?? 'POST', `/api/v1/agents/${id}/webhook${opts.query ?? ''}`, {
+    key: null,
+    headers: { 'X-Token': 's3cret', ...opts.headers },
+    ...(opts.raw !== undefined ? { raw: opts.raw } : opts.body !== undefined ? { body: opts.body } : {}),
+  });
 
 const refused = (message: string) => ({ code: 400, message });
 
@@ -92,10 +104,20 @@ describe('webhook trigger', () => {
 
   it('accepts any method when `methods` is empty and casts query fields; the route is documented', async () => {
     h.llm.whenPromptIncludes('MARK-wh-any', { content: 'ok' });
-    const schema = { query: { properties: { order_id: { type: 'number' }, urgent: { type: 'boolean' }, tags: { type: 'array<string>' } }, required: ['order_id'] } };
+    const schema = {
+      query: { properties: { order_id: { type: 'number' }, urgent: { type: 'boolean' }, tags: { type: 'array<string>' } }, required: ['order_id'] },
+    };
     const canvas = dsl({
       begin: { name: 'Begin', params: { mode: 'webhook', methods: [], security: TOKEN, schema, execution_mode: 'Deferred' }, downstream: ['LLM:a'] },
-      'LLM:a': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'MARK-wh-any', prompts: [{ role: 'user', content: 'Order {begin@query.order_id} urgent={begin@query.urgent} tags={begin@query.tags}' }] }, downstream: ['Message:m'] },
+      'LLM:a': {
+        name: 'LLM',
+        params: {
+          llm_id: 'm@OpenAI',
+          sys_prompt: 'MARK-wh-any',
+          prompts: [{ role: 'user', content: 'Order {begin@query.order_id} urgent={begin@query.urgent} tags={begin@query.tags}' }],
+        },
+        downstream: ['Message:m'],
+      },
       'Message:m': { name: 'Message', params: { content: ['{LLM:a@content}'] } },
     });
     const id = ((await api(h, 'POST', '/api/v1/agents', { body: { title: `webhook any ${++seq}`, dsl: canvas } })).body as { data: { id: string } }).data.id;
@@ -104,7 +126,9 @@ describe('webhook trigger', () => {
     const call = h.llm.calls.find((c) => JSON.stringify(c.body.messages).includes('MARK-wh-any'))!;
     expect(JSON.stringify(call.body.messages)).toContain('Order 12 urgent=true tags=');
     expect((await hook(id, { method: 'HEAD', query: '?order_id=13' })).status).toBe(200);
-    expect((await hook(id, { method: 'DELETE', query: '?urgent=maybe&order_id=1' })).body).toEqual(refused("query.urgent auto-cast failed: Cannot convert 'maybe' to boolean"));
+    expect((await hook(id, { method: 'DELETE', query: '?urgent=maybe&order_id=1' })).body).toEqual(
+      refused("query.urgent auto-cast failed: Cannot convert 'maybe' to boolean"),
+    );
 
     const doc = (await api(h, 'GET', '/api/v1/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
     expect(Object.keys(doc.paths['/api/v1/agents/{agent_id}/webhook'] ?? {})).toEqual(expect.arrayContaining(['post', 'get']));
@@ -143,7 +167,11 @@ describe('webhook trigger', () => {
 
   it('limits the rate per agent (token bucket)', async () => {
     h.llm.whenPromptIncludes('MARK-wh-rate', { content: 'ok' });
-    const id = await webhookAgent('MARK-wh-rate', { security: { ...TOKEN, rate_limit: { limit: 2, per: 'minute' } }, execution_mode: 'Immediately', response: { status: 200 } });
+    const id = await webhookAgent('MARK-wh-rate', {
+      security: { ...TOKEN, rate_limit: { limit: 2, per: 'minute' } },
+      execution_mode: 'Immediately',
+      response: { status: 200 },
+    });
     expect((await hook(id, { body: { order_id: 1 } })).status).toBe(200);
     expect((await hook(id, { body: { order_id: 2 } })).status).toBe(200);
     const third = await hook(id, { body: { order_id: 3 } });
@@ -166,8 +194,12 @@ describe('webhook trigger', () => {
       return `Bearer ${unsigned}.${createHmac('sha256', key).update(unsigned).digest('base64url')}`;
     };
     expect((await hook(jwt, { body: { order_id: 1 }, headers: { authorization: sign({ role: 'ops' }) } })).status).toBe(204);
-    expect((await hook(jwt, { body: { order_id: 1 }, headers: { authorization: sign({ role: 'ops' }, 'other') } })).body).toEqual(refused('Invalid JWT: Signature verification failed'));
-    expect((await hook(jwt, { body: { order_id: 1 }, headers: { authorization: sign({ role: 'ops', exp: 1 }) } })).body).toEqual(refused('Invalid JWT: Signature has expired'));
+    expect((await hook(jwt, { body: { order_id: 1 }, headers: { authorization: sign({ role: 'ops' }, 'other') } })).body).toEqual(
+      refused('Invalid JWT: Signature verification failed'),
+    );
+    expect((await hook(jwt, { body: { order_id: 1 }, headers: { authorization: sign({ role: 'ops', exp: 1 }) } })).body).toEqual(
+      refused('Invalid JWT: Signature has expired'),
+    );
     expect((await hook(jwt, { body: { order_id: 1 }, headers: { authorization: sign({}) } })).body).toEqual(refused('Missing JWT claim: role'));
 
     const walled = await webhookAgent('MARK-wh-sec', { ...now, security: { ...TOKEN, ip_whitelist: ['10.0.0.0/8'] } });

@@ -21,11 +21,20 @@ let h: Harness;
 let web: WebSearchServer;
 
 async function dataset(id: string, name: string, files: Record<string, string>): Promise<void> {
-  await h.store.knowledge.datasets.create({ id, tenantId: 'tenant-a', name, embeddingModel: 'local-hash-256', chunkMethod: 'naive', parserConfig: { chunk_token_num: 128 } });
+  await h.store.knowledge.datasets.create({
+    id,
+    tenantId: 'tenant-a',
+    name,
+    embeddingModel: 'local-hash-256',
+    chunkMethod: 'naive',
+    parserConfig: { chunk_token_num: 128 },
+  });
   const form = new FormData();
   for (const [name, text] of Object.entries(files)) form.append('file', new Blob([new TextEncoder().encode(text)]), name);
   form.append('parse', 'true');
-  const res = (await (await fetch(`${h.base}/api/v1/datasets/${id}/documents`, { method: 'POST', headers: { authorization: `Bearer ${h.key}` }, body: form })).json()) as { code: number };
+  const res = (await (
+    await fetch(`${h.base}/api/v1/datasets/${id}/documents`, { method: 'POST', headers: { authorization: `Bearer ${h.key}` }, body: form })
+  ).json()) as { code: number };
   expect(res.code).toBe(0);
   const until = Date.now() + 60_000;
   for (;;) {
@@ -46,9 +55,16 @@ async function create(file: string): Promise<string> {
 
 async function run(agentId: string, query: string) {
   const res = await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, query, stream: true } });
-  const events = parseSse(res.text).filter((m) => m.json).map((m) => m.json!);
-  const text = events.filter((e) => e.event === 'message').map((e) => (e.data as { content: string }).content).join('');
-  const ends = events.filter((e) => e.event === 'message_end').map((e) => e.data as { reference?: { chunks: Record<string, { content: string; document_name: string }> } });
+  const events = parseSse(res.text)
+    .filter((m) => m.json)
+    .map((m) => m.json!);
+  const text = events
+    .filter((e) => e.event === 'message')
+    .map((e) => (e.data as { content: string }).content)
+    .join('');
+  const ends = events
+    .filter((e) => e.event === 'message_end')
+    .map((e) => e.data as { reference?: { chunks: Record<string, { content: string; document_name: string }> } });
   return { events, text, names: events.map((e) => String(e.event)), reference: ends.at(-1)?.reference };
 }
 
@@ -67,10 +83,15 @@ describe.skipIf(!present)('RAGFlow knowledge canvases', () => {
     web = await startWebSearchServer();
     h = await startHarness({ env: { TAVILY_BASE_URL: web.url, TAVILY_API_KEY: 'tvly-test', NETWORK_ALLOW_HOSTS: '127.0.0.1' } });
     await dataset('1a3d1d7afb0611ef9866047c16ec874f', 'product manual', {
-      'manual.md': '# Product manual\n\n## Charging\n\nThe X200 charges fully in 90 minutes with the supplied cable.\n\n## Cleaning\n\nWipe the lens with a dry microfiber cloth.',
+      'manual.md':
+        '# Product manual\n\n## Charging\n\nThe X200 charges fully in 90 minutes with the supplied cable.\n\n## Cleaning\n\nWipe the lens with a dry microfiber cloth.',
     });
-    await dataset('65cb5150819b11f08347047c16ec874f', 'specifications', { 'specs.txt': 'The X200 weighs 450 grams. The X300 weighs 520 grams and has a larger battery.' });
-    await dataset('a5aaec4a819b11f095f1047c16ec874f', 'usage guides', { 'usage.md': '# Usage\n\nTo pair the X200, hold the Bluetooth key for five seconds until the light blinks.' });
+    await dataset('65cb5150819b11f08347047c16ec874f', 'specifications', {
+      'specs.txt': 'The X200 weighs 450 grams. The X300 weighs 520 grams and has a larger battery.',
+    });
+    await dataset('a5aaec4a819b11f095f1047c16ec874f', 'usage guides', {
+      'usage.md': '# Usage\n\nTo pair the X200, hold the Bluetooth key for five seconds until the light blinks.',
+    });
   }, 180_000);
   afterAll(async () => Promise.all([h?.close(), web?.stop()]));
 
@@ -88,7 +109,9 @@ describe.skipIf(!present)('RAGFlow knowledge canvases', () => {
   });
 
   it('examples/retrieval_categorize_and_generate.json: a product question goes through retrieval to a cited answer', async () => {
-    h.llm.whenPromptIncludes('You classify user questions', (call) => ({ content: /lens|charge|X200/i.test(JSON.stringify(call.body.messages.at(-1))) ? 'product_related' : 'others' }));
+    h.llm.whenPromptIncludes('You classify user questions', (call) => ({
+      content: /lens|charge|X200/i.test(JSON.stringify(call.body.messages.at(-1))) ? 'product_related' : 'others',
+    }));
     h.llm.whenPromptIncludes('Please summarize the content of the dataset', citing('microfiber', 'Use a dry microfiber cloth.'));
     const r = await run(await create('examples/retrieval_categorize_and_generate.json'), 'How do I clean the X200 lens?');
     expect(r.names.at(-1)).toBe('workflow_finished');
@@ -96,7 +119,11 @@ describe.skipIf(!present)('RAGFlow knowledge canvases', () => {
   });
 
   it('templates/smart_customer_service_specialist.json: a usage question is routed to its dataset and answered with a citation', async () => {
-    h.llm.when((call) => (String(call.body.messages[0]?.content).includes('You classify') && JSON.stringify(call.body.messages).includes('Product Usage Guide') ? { content: 'Product Usage Guide' } : undefined));
+    h.llm.when((call) =>
+      String(call.body.messages[0]?.content).includes('You classify') && JSON.stringify(call.body.messages).includes('Product Usage Guide')
+        ? { content: 'Product Usage Guide' }
+        : undefined,
+    );
     h.llm.whenPromptIncludes('You are a product usage guide assistant', citing('Bluetooth key', 'Hold the Bluetooth key for five seconds.'));
     const r = await run(await create('templates/smart_customer_service_specialist.json'), 'How do I pair my X200?');
     expect(r.names.at(-1)).toBe('workflow_finished');
@@ -106,7 +133,9 @@ describe.skipIf(!present)('RAGFlow knowledge canvases', () => {
   it('templates/web_search_assistant.json: web search and the tenant’s datasets both reach the run’s reference', async () => {
     h.llm.whenPromptIncludes('Question Refinement Agent', { content: 'X300 weight' });
     h.llm.whenPromptIncludes('Search-Driven Information Agent', (call) =>
-      call.body.messages.some((m) => m.role === 'tool') ? { content: 'The web says the X300 is light.' } : { toolCalls: [{ id: 'w1', name: 'tavily_search_0', arguments: '{"query": "X300 weight"}' }] },
+      call.body.messages.some((m) => m.role === 'tool')
+        ? { content: 'The web says the X300 is light.' }
+        : { toolCalls: [{ id: 'w1', name: 'tavily_search_0', arguments: '{"query": "X300 weight"}' }] },
     );
     h.llm.whenPromptIncludes('You are an Answer Organizer', { content: 'The X300 weighs 520 grams.' });
     const r = await run(await create('templates/web_search_assistant.json'), 'how heavy is the X300?');
@@ -128,15 +157,27 @@ describe.skipIf(!present)('RAGFlow knowledge canvases', () => {
       await conn.query('CREATE TABLE products (name VARCHAR(40), price DECIMAL(8,2))');
       await conn.query("INSERT INTO products VALUES ('X200', 399.00), ('cable', 19.90), ('case', 29.50)");
       await conn.end();
-      await dataset('d0c5e5a0e0e011f0a0e0000000000001', 'shop schema', { 'schema.md': '# Tables\n\nproducts(name VARCHAR, price DECIMAL): every product we sell and its price in euros.' });
+      await dataset('d0c5e5a0e0e011f0a0e0000000000001', 'shop schema', {
+        'schema.md': '# Tables\n\nproducts(name VARCHAR, price DECIMAL): every product we sell and its price in euros.',
+      });
       const id = await create('templates/text2sql_data_expert.json');
       // The template ships its database connection blank, to be filled in: fill in only that.
-      const agent = (await api(h, 'GET', `/api/v1/agents/${id}`)).body as { data: { dsl: { components: Record<string, { obj: { params: Record<string, unknown> } }> } } };
+      const agent = (await api(h, 'GET', `/api/v1/agents/${id}`)).body as {
+        data: { dsl: { components: Record<string, { obj: { params: Record<string, unknown> } }> } };
+      };
       const dslBody = agent.data.dsl;
-      Object.assign(dslBody.components['ExeSQL:TiredShirtsPull']!.obj.params, { host: db.host, port: db.port, database: db.database, username: db.user, password: db.password });
+      Object.assign(dslBody.components['ExeSQL:TiredShirtsPull']!.obj.params, {
+        host: db.host,
+        port: db.port,
+        database: db.database,
+        username: db.user,
+        password: db.password,
+      });
       expect(((await api(h, 'PUT', `/api/v1/agents/${id}`, { body: { dsl: dslBody } })).body as { code: number }).code).toBe(0);
       h.llm.whenPromptIncludes('You are a Text-to-SQL assistant', (call) => ({
-        content: JSON.stringify(call.body.messages).includes('products(name VARCHAR') ? 'SELECT name, price FROM products WHERE price < 100 ORDER BY price' : 'SELECT 1',
+        content: JSON.stringify(call.body.messages).includes('products(name VARCHAR')
+          ? 'SELECT name, price FROM products WHERE price < 100 ORDER BY price'
+          : 'SELECT 1',
       }));
       const r = await run(id, 'Which products cost less than 100 euros?');
       expect(r.names.at(-1)).toBe('workflow_finished');

@@ -20,7 +20,11 @@ const present = existsSync(corpus);
 if (!present) console.warn(`[compat] skipped: ${corpus} is absent (the RAGFlow canvases live beside the project in ../shared)`);
 
 function files(): string[] {
-  return ['examples', 'templates'].flatMap((dir) => readdirSync(path.join(corpus, dir)).filter((f) => f.endsWith('.json')).map((f) => `${dir}/${f}`));
+  return ['examples', 'templates'].flatMap((dir) =>
+    readdirSync(path.join(corpus, dir))
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => `${dir}/${f}`),
+  );
 }
 
 function load(file: string): Record<string, unknown> {
@@ -68,8 +72,13 @@ describe.skipIf(!present)('RAGFlow canvases', () => {
 
     async function turn(agentId: string, body: Record<string, unknown>) {
       const res = await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, stream: true, ...body } });
-      const events = parseSse(res.text).filter((m) => m.json).map((m) => m.json!);
-      const text = events.filter((e) => e.event === 'message').map((e) => (e.data as { content: string }).content).join('');
+      const events = parseSse(res.text)
+        .filter((m) => m.json)
+        .map((m) => m.json!);
+      const text = events
+        .filter((e) => e.event === 'message')
+        .map((e) => (e.data as { content: string }).content)
+        .join('');
       return { events, text, names: events.map((e) => String(e.event)), sessionId: String(events[0]?.session_id ?? '') };
     }
 
@@ -113,11 +122,19 @@ describe.skipIf(!present)('RAGFlow canvases', () => {
       const system = (call: RecordedCall) => String(call.body.messages[0]?.content ?? '');
       h.llm.when((call) => {
         const s = system(call);
-        if (s.includes('You are a Web Search Specialist')) return rounds(call) === 0 ? tc('ws', 'tavily_search_0', { query: 'durable execution engines' }) : { content: 'URLs: https://example.test/a' };
-        if (s.includes('You are a Content Deep Reader')) return rounds(call) === 0 ? tc('rd', 'tavily_extract_0', { urls: ['https://example.test/a'] }) : { content: 'Extracted: engines replay history.' };
+        if (s.includes('You are a Web Search Specialist'))
+          return rounds(call) === 0 ? tc('ws', 'tavily_search_0', { query: 'durable execution engines' }) : { content: 'URLs: https://example.test/a' };
+        if (s.includes('You are a Content Deep Reader'))
+          return rounds(call) === 0 ? tc('rd', 'tavily_extract_0', { urls: ['https://example.test/a'] }) : { content: 'Extracted: engines replay history.' };
         if (s.includes('You are a Research Synthesizer')) return { content: 'REPORT: durable execution replays history.' };
         if (!s.includes('Strategy Research Director')) return undefined;
-        return [tc('l1', 'Web_Search_Specialist_0', order('find sources')), tc('l2', 'Content_Deep_Reader_1', order('read https://example.test/a')), tc('l3', 'Research_Synthesizer_2', order('write the report'))][rounds(call)] ?? { content: 'Final: durable execution replays history.' };
+        return (
+          [
+            tc('l1', 'Web_Search_Specialist_0', order('find sources')),
+            tc('l2', 'Content_Deep_Reader_1', order('read https://example.test/a')),
+            tc('l3', 'Research_Synthesizer_2', order('write the report')),
+          ][rounds(call)] ?? { content: 'Final: durable execution replays history.' }
+        );
       });
       const before = web.calls.length;
       const id = await create('templates/deep_research.json');
@@ -152,7 +169,10 @@ describe.skipIf(!present)('RAGFlow canvases', () => {
       const t = await turn(id, { session_id: session.data.id, query: 'SELECT 1' });
       // The canvas names a docker-compose host ("mysql"), which resolves nowhere here: the node
       // reports it, the password never appears, and the run ends failed rather than hanging.
-      const node = t.events.find((e) => e.event === 'node_finished' && (e.data as { component_id: string }).component_id === 'exesql:0')!.data as { inputs: unknown; error: string };
+      const node = t.events.find((e) => e.event === 'node_finished' && (e.data as { component_id: string }).component_id === 'exesql:0')!.data as {
+        inputs: unknown;
+        error: string;
+      };
       expect(node.inputs).toEqual({ sql: 'SELECT 1' });
       expect(node.error).toBe('ExeSQL: mysql does not resolve (ENOTFOUND)');
       expect(t.names.at(-1)).toBe('run_failed');

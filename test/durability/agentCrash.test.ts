@@ -71,12 +71,27 @@ describe('a crash of the worker process in the middle of an agent run', () => {
     await waitHealthy(base, app);
     const canvas = dsl({
       begin: { name: 'Begin', downstream: ['Agent:researcher'] },
-      'Agent:researcher': { name: 'Agent', params: { llm_id: 'm@OpenAI', sys_prompt: 'You research.', max_rounds: 4, tools: [{ component_name: 'TavilySearch', name: 'Search', params: { api_key: 'tvly-crash' } }] }, downstream: ['Message:out'] },
+      'Agent:researcher': {
+        name: 'Agent',
+        params: {
+          llm_id: 'm@OpenAI',
+          sys_prompt: 'You research.',
+          max_rounds: 4,
+          tools: [{ component_name: 'TavilySearch', name: 'Search', params: { api_key: 'tvly-crash' } }],
+        },
+        downstream: ['Message:out'],
+      },
       'Message:out': { name: 'Message', params: { content: ['{Agent:researcher@content}'] } },
     });
-    const created = (await (await fetch(`${base}/api/v1/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'agent crash test', dsl: canvas }) })).json()) as { data: { id: string } };
+    const created = (await (
+      await fetch(`${base}/api/v1/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'agent crash test', dsl: canvas }) })
+    ).json()) as { data: { id: string } };
     // Start streaming, keep the task id, and hang up: the run goes on without a listener.
-    const first = await streamSse(`${base}/api/v1/agents/chat/completions`, { method: 'POST', headers: auth, body: JSON.stringify({ agent_id: created.data.id, query: 'research something', stream: true }) }, (m) => typeof m.json?.task_id === 'string');
+    const first = await streamSse(
+      `${base}/api/v1/agents/chat/completions`,
+      { method: 'POST', headers: auth, body: JSON.stringify({ agent_id: created.data.id, query: 'research something', stream: true }) },
+      (m) => typeof m.json?.task_id === 'string',
+    );
     const runId = String(first.at(-1)!.json!.task_id);
 
     // Round 1 is done (its model call and both tool calls) and round 2's model call is open.

@@ -48,18 +48,26 @@ describe('a crash of the API + worker process', () => {
       'LLM:second': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'Second step. Use {LLM:first@content}.' }, downstream: ['Message:out'] },
       'Message:out': { name: 'Message', params: { content: ['{LLM:second@content}'] } },
     });
-    const created = (await (await fetch(`${base}/api/v1/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'crash test', dsl: canvas }) })).json()) as { data: { id: string } };
+    const created = (await (
+      await fetch(`${base}/api/v1/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'crash test', dsl: canvas }) })
+    ).json()) as { data: { id: string } };
 
     // Stream until the second model is well into its answer, then kill the process.
-    const before = await streamSse(`${base}/api/v1/agents/chat/completions`, { method: 'POST', headers: auth, body: JSON.stringify({ agent_id: created.data.id, query: 'go', stream: true }) }, (m) =>
-      m.json?.event === 'message' ? String((m.json.data as { content: string }).content).includes('w5') : false,
+    const before = await streamSse(
+      `${base}/api/v1/agents/chat/completions`,
+      { method: 'POST', headers: auth, body: JSON.stringify({ agent_id: created.data.id, query: 'go', stream: true }) },
+      (m) => (m.json?.event === 'message' ? String((m.json.data as { content: string }).content).includes('w5') : false),
     );
     const runId = String(before.at(-1)!.json!.task_id);
     await child.kill();
 
     child = startAppProcess(env);
     await waitHealthy(base, child);
-    const after: SseMessage[] = await streamSse(`${base}/api/v1/runs/${runId}/events`, { headers: { ...auth, 'last-event-id': before.at(-1)!.id! } }, () => false);
+    const after: SseMessage[] = await streamSse(
+      `${base}/api/v1/runs/${runId}/events`,
+      { headers: { ...auth, 'last-event-id': before.at(-1)!.id! } },
+      () => false,
+    );
     expect(after.at(-1)!.data).toBe('[DONE]');
     expect(after.filter((m) => m.json).map((m) => m.json!.event)).toContain('workflow_finished');
 
@@ -75,7 +83,10 @@ describe('a crash of the API + worker process', () => {
     const all = parseSse(await (await fetch(`${base}/api/v1/runs/${runId}/events`, { headers: auth })).text());
     const finished = all.find((m) => m.json?.event === 'workflow_finished')!.json!.data as { outputs: { content: string } };
     expect(finished.outputs.content).toBe(Array.from({ length: 60 }, (_, i) => `w${i}`).join(' '));
-    const shownAfterRetry = all.filter((m) => m.json?.event === 'message').map((m) => (m.json!.data as { content: string }).content).join('');
+    const shownAfterRetry = all
+      .filter((m) => m.json?.event === 'message')
+      .map((m) => (m.json!.data as { content: string }).content)
+      .join('');
     expect(shownAfterRetry).toBe(finished.outputs.content);
   }, 240_000);
 });

@@ -48,18 +48,38 @@ describe('a paused run across restarts', () => {
     const env = appEnv({ port, dataDir: path.join(dir, 'data'), apiKey: KEY, llmUrl: llm.url, temporalAddress: server.address });
     const base = `http://127.0.0.1:${port}`;
     const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
-    llm.whenPromptIncludes('Summarize the approval', (call) => ({ content: `Approved by ${String(call.body.messages.at(-1)!.content).includes('Ada') ? 'Ada' : 'nobody'}.` }));
+    llm.whenPromptIncludes('Summarize the approval', (call) => ({
+      content: `Approved by ${String(call.body.messages.at(-1)!.content).includes('Ada') ? 'Ada' : 'nobody'}.`,
+    }));
 
     app = startAppProcess(env);
     await waitHealthy(base, app);
     const canvas = dsl({
       begin: { name: 'Begin', downstream: ['UserFillUp:approve'] },
-      'UserFillUp:approve': { name: 'UserFillUp', params: { tips: 'Who approves?', inputs: { approver: { type: 'line', optional: false } } }, downstream: ['LLM:sum'] },
-      'LLM:sum': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'Summarize the approval.', prompts: [{ role: 'user', content: 'Approver: {UserFillUp:approve@approver}' }] }, downstream: ['Message:m'] },
+      'UserFillUp:approve': {
+        name: 'UserFillUp',
+        params: { tips: 'Who approves?', inputs: { approver: { type: 'line', optional: false } } },
+        downstream: ['LLM:sum'],
+      },
+      'LLM:sum': {
+        name: 'LLM',
+        params: { llm_id: 'm@OpenAI', sys_prompt: 'Summarize the approval.', prompts: [{ role: 'user', content: 'Approver: {UserFillUp:approve@approver}' }] },
+        downstream: ['Message:m'],
+      },
       'Message:m': { name: 'Message', params: { content: ['{LLM:sum@content}'] } },
     });
-    const created = (await (await fetch(`${base}/api/v1/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'pause across restarts', dsl: canvas }) })).json()) as { data: { id: string } };
-    const first = parseSse(await (await fetch(`${base}/api/v1/agents/chat/completions`, { method: 'POST', headers: auth, body: JSON.stringify({ agent_id: created.data.id, query: 'start', stream: true }) })).text());
+    const created = (await (
+      await fetch(`${base}/api/v1/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'pause across restarts', dsl: canvas }) })
+    ).json()) as { data: { id: string } };
+    const first = parseSse(
+      await (
+        await fetch(`${base}/api/v1/agents/chat/completions`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ agent_id: created.data.id, query: 'start', stream: true }),
+        })
+      ).text(),
+    );
     const ask = first.filter((m) => m.json).at(-1)!.json!;
     expect(ask.event).toBe('user_inputs');
     const taskId = String(ask.task_id);
@@ -73,12 +93,21 @@ describe('a paused run across restarts', () => {
 
     const status = (await (await fetch(`${base}/api/v1/runs/${taskId}`, { headers: auth })).json()) as { status: string };
     expect(status.status).toBe('paused');
-    const submitted = await fetch(`${base}/api/v1/runs/${taskId}/inputs`, { method: 'POST', headers: auth, body: JSON.stringify({ inputs: { approver: 'Ada' } }) });
+    const submitted = await fetch(`${base}/api/v1/runs/${taskId}/inputs`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ inputs: { approver: 'Ada' } }),
+    });
     expect(submitted.status).toBe(202);
     const rest = parseSse(await (await fetch(`${base}/api/v1/runs/${taskId}/events`, { headers: auth })).text());
     const events = rest.filter((m) => m.json).map((m) => m.json!);
     expect(events.at(-1)!.event).toBe('workflow_finished');
-    expect(events.filter((e) => e.event === 'message').map((e) => (e.data as { content: string }).content).join('')).toBe('Approved by Ada.');
+    expect(
+      events
+        .filter((e) => e.event === 'message')
+        .map((e) => (e.data as { content: string }).content)
+        .join(''),
+    ).toBe('Approved by Ada.');
     expect(events.filter((e) => e.event === 'workflow_started')).toHaveLength(1);
   }, 240_000);
 });

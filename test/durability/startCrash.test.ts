@@ -115,7 +115,12 @@ describe('a crash of the API while runs are starting', () => {
     const env = appEnv({ port, dataDir, apiKey: KEY, llmUrl: llm.url, temporalAddress: relay.address, extra });
     const base = `http://127.0.0.1:${port}`;
     const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
-    const post = async (url: string, body: unknown) => (await fetch(`${base}${url}`, { method: 'POST', headers: auth, body: JSON.stringify(body) })).json() as Promise<{ code: number; message?: string; data: { id: string } }>;
+    const post = async (url: string, body: unknown) =>
+      (await fetch(`${base}${url}`, { method: 'POST', headers: auth, body: JSON.stringify(body) })).json() as Promise<{
+        code: number;
+        message?: string;
+        data: { id: string };
+      }>;
 
     child = startAppProcess(env);
     await waitHealthy(base, child, 300_000);
@@ -124,11 +129,15 @@ describe('a crash of the API while runs are starting', () => {
       'Message:m': { name: 'Message', params: { content: ['got {sys.query}'] } },
     });
     const agentId = (await post('/api/v1/agents', { title: 'start crash', dsl: canvas })).data.id;
-    const sessions = await Promise.all(Array.from({ length: TURNS }, async (_, i) => (await post(`/api/v1/agents/${agentId}/sessions`, { name: `s${i}` })).data.id));
+    const sessions = await Promise.all(
+      Array.from({ length: TURNS }, async (_, i) => (await post(`/api/v1/agents/${agentId}/sessions`, { name: `s${i}` })).data.id),
+    );
 
     // All turns at once, Temporal out of reach: the process dies with starts in flight.
     relay.freeze();
-    const turns = sessions.map((sessionId, i) => post('/api/v1/agents/chat/completions', { agent_id: agentId, session_id: sessionId, query: `start-crash-q${i}-`, stream: false }).catch(() => null));
+    const turns = sessions.map((sessionId, i) =>
+      post('/api/v1/agents/chat/completions', { agent_id: agentId, session_id: sessionId, query: `start-crash-q${i}-`, stream: false }).catch(() => null),
+    );
     for (let waited = 0; relay.seen(/start-crash-q\d+-/g) < 10; waited += 200) {
       if (waited > 120_000) throw new Error(`only ${relay.seen(/start-crash-q\d+-/g)} workflow starts reached the relay`);
       await new Promise((r) => setTimeout(r, 200));
@@ -138,7 +147,9 @@ describe('a crash of the API while runs are starting', () => {
     relay.close();
 
     const crashed = await storeFigures();
-    process.stdout.write(`[start crash] after the kill: ${crashed.runIds.length} runs recorded, ${crashed.active} active, ${crashed.withoutWorkflow} without a workflow, ${crashed.lockedSessions} sessions locked\n`);
+    process.stdout.write(
+      `[start crash] after the kill: ${crashed.runIds.length} runs recorded, ${crashed.active} active, ${crashed.withoutWorkflow} without a workflow, ${crashed.lockedSessions} sessions locked\n`,
+    );
 
     child = startAppProcess({ ...env, TEMPORAL_ADDRESS: temporalAddress });
     await waitHealthy(base, child, 300_000);

@@ -61,9 +61,22 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   await store.tenants.ensure(OTHER_TENANT, 'B');
   await store.tenants.addApiKey(TENANT, key);
   await store.tenants.addApiKey(OTHER_TENANT, otherKey);
-  const env: Record<string, string> = { ...opts.env, ...(opts.scriptedEmbeddings ? { EMBEDDING_BASE_URL: llm.url, EMBEDDING_API_KEY: 'test', EMBEDDING_MODEL: 'scripted-embed' } : {}) };
+  const env: Record<string, string> = {
+    ...opts.env,
+    ...(opts.scriptedEmbeddings ? { EMBEDDING_BASE_URL: llm.url, EMBEDDING_API_KEY: 'test', EMBEDDING_MODEL: 'scripted-embed' } : {}),
+  };
   const worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url, env, chunkIndex: opts.chunkIndex });
-  const deps: AppDeps = { store, temporal: temporal.client, taskQueue: worker.taskQueue, runSettings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000, ...opts.runSettings }, log: silentLogger, bodyLimit: 1024 * 1024, mcp: { policy: mcpPolicyFromEnv(env) }, knowledge: knowledgeDeps(store, env, opts.chunkIndex), ...(opts.runInputLimits ? { runInputLimits: opts.runInputLimits } : {}) };
+  const deps: AppDeps = {
+    store,
+    temporal: temporal.client,
+    taskQueue: worker.taskQueue,
+    runSettings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000, ...opts.runSettings },
+    log: silentLogger,
+    bodyLimit: 1024 * 1024,
+    mcp: { policy: mcpPolicyFromEnv(env) },
+    knowledge: knowledgeDeps(store, env, opts.chunkIndex),
+    ...(opts.runInputLimits ? { runInputLimits: opts.runInputLimits } : {}),
+  };
   const listen = async () => {
     const app = await buildApp(deps);
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -103,7 +116,12 @@ export interface ApiResponse {
 }
 
 /** A JSON request; `key: null` sends no Authorization header. */
-export async function api(h: Harness, method: string, path: string, opts: { body?: unknown; key?: string | null; raw?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse> {
+export async function api(
+  h: Harness,
+  method: string,
+  path: string,
+  opts: { body?: unknown; key?: string | null; raw?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...opts.headers };
   const key = opts.key === undefined ? h.key : opts.key;
   if (key !== null) headers.authorization = `Bearer ${key}`;
@@ -135,7 +153,11 @@ export function parseSse(text: string): SseMessage[] {
     .map((block) => block.split('\n').filter((l) => !l.startsWith(':')))
     .filter((lines) => lines.some((l) => l.startsWith('data:')))
     .map((lines) => {
-      const id = lines.find((l) => l.startsWith('id:'))?.slice(3).trim() ?? null;
+      const id =
+        lines
+          .find((l) => l.startsWith('id:'))
+          ?.slice(3)
+          .trim() ?? null;
       const data = lines
         .filter((l) => l.startsWith('data:'))
         .map((l) => l.slice(5).replace(/^ /, ''))

@@ -21,7 +21,11 @@ export interface AppProcess {
 
 export function startAppProcess(env: Record<string, string>): AppProcess {
   let output = '';
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   return {
@@ -51,7 +55,14 @@ export async function waitHealthy(base: string, app: AppProcess, timeoutMs = 90_
 }
 
 /** The environment of a test app process: its own port, data folder, key and task queue, the shared dev server. */
-export function appEnv(opts: { port: number; dataDir: string; apiKey: string; llmUrl: string; temporalAddress: string; extra?: Record<string, string> }): Record<string, string> {
+export function appEnv(opts: {
+  port: number;
+  dataDir: string;
+  apiKey: string;
+  llmUrl: string;
+  temporalAddress: string;
+  extra?: Record<string, string>;
+}): Record<string, string> {
   return {
     PORT: String(opts.port),
     HOST: '127.0.0.1',

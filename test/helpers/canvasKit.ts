@@ -25,7 +25,14 @@ export function dsl(nodes: Record<string, NodeSpec>, extra: Record<string, unkno
       ...(n.parent_id ? { parent_id: n.parent_id } : {}),
     };
   }
-  return { components, history: [], path: [], retrieval: [], globals: { 'sys.query': '', 'sys.user_id': '', 'sys.conversation_turns': 0, 'sys.files': [] }, ...extra };
+  return {
+    components,
+    history: [],
+    path: [],
+    retrieval: [],
+    globals: { 'sys.query': '', 'sys.user_id': '', 'sys.conversation_turns': 0, 'sys.files': [] },
+    ...extra,
+  };
 }
 
 export function compile(nodes: Record<string, NodeSpec>, extra: Record<string, unknown> = {}): CompiledCanvas {

@@ -42,7 +42,10 @@ const ad = `<div class="result results_links results_links_deep result--ad ">
 function page(q: string, start: number): string {
   const items = [];
   for (let i = start + 1; i <= Math.min(start + PER_PAGE, TOTAL); i++) items.push(result(q, i));
-  const hidden = (fields: Record<string, string>) => Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${k}" value="${esc(v)}" />`).join('\n');
+  const hidden = (fields: Record<string, string>) =>
+    Object.entries(fields)
+      .map(([k, v]) => `<input type="hidden" name="${k}" value="${esc(v)}" />`)
+      .join('\n');
   const next =
     start + PER_PAGE < TOTAL
       ? `<div class="nav-link"><form action="/html/" method="post">
@@ -71,7 +74,9 @@ export async function startDuckDuckGoServer(): Promise<StandIn> {
     }
     if (req.path === '/' && req.method === 'GET') {
       const q = req.query.q ?? '';
-      return html(`<html><head><script>DDG.deep.initialize('/d.js?q=${encodeURIComponent(q)}&l=wt-wt&s=0&dl=en&ct=US&vqd=${VQD}&p_ent=&ex=-1');</script></head><body></body></html>`);
+      return html(
+        `<html><head><script>DDG.deep.initialize('/d.js?q=${encodeURIComponent(q)}&l=wt-wt&s=0&dl=en&ct=US&vqd=${VQD}&p_ent=&ex=-1');</script></head><body></body></html>`,
+      );
     }
     if (req.path === '/news.js') {
       if (req.query.vqd !== VQD) return html('<html>Forbidden</html>', 403);

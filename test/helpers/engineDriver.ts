@@ -4,7 +4,18 @@
  * tests use the real activities against the scripted OpenAI-compatible HTTP server instead.)
  */
 import type { LlmChatRequest, LlmChatResult, ToolCallRequest } from '../../src/core/components/callContracts';
-import { continueInProcess, expirePause, runInProcess, submitInputs, type CallResult, type EngineCall, type InProcessOptions, type InputsSubmission, type RunStartInput, type RunState } from '../../src/core/engine';
+import {
+  continueInProcess,
+  expirePause,
+  runInProcess,
+  submitInputs,
+  type CallResult,
+  type EngineCall,
+  type InProcessOptions,
+  type InputsSubmission,
+  type RunStartInput,
+  type RunState,
+} from '../../src/core/engine';
 import type { CompiledCanvas } from '../../src/core/engine';
 import type { RunEvent } from '../../src/core/engine/runEvents';
 
@@ -27,7 +38,14 @@ export interface Driver {
 }
 
 export function answerResult(content: string, toolCalls: ToolCallRequest[] = []): LlmChatResult {
-  return { content, reasoning: '', usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }, model: 'scripted', finishReason: toolCalls.length ? 'tool_calls' : 'stop', toolCalls };
+  return {
+    content,
+    reasoning: '',
+    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    model: 'scripted',
+    finishReason: toolCalls.length ? 'tool_calls' : 'stop',
+    toolCalls,
+  };
 }
 
 /** The model request of an llmChat call (throws for other calls: a test bug). */
@@ -41,7 +59,11 @@ function toResult(call: EngineCall, answer: Answer): CallResult {
   if (typeof answer === 'string') return { callId: call.callId, ok: true, value: answerResult(answer) };
   if ('error' in answer) return { callId: call.callId, ok: false, error: answer.error };
   if ('value' in answer) return { callId: call.callId, ok: true, value: answer.value };
-  const toolCalls = answer.toolCalls.map((t, i) => ({ id: t.id ?? `call_${i}`, name: t.name, arguments: typeof t.arguments === 'string' ? t.arguments : JSON.stringify(t.arguments) }));
+  const toolCalls = answer.toolCalls.map((t, i) => ({
+    id: t.id ?? `call_${i}`,
+    name: t.name,
+    arguments: typeof t.arguments === 'string' ? t.arguments : JSON.stringify(t.arguments),
+  }));
   return { callId: call.callId, ok: true, value: answerResult(answer.content ?? '', toolCalls) };
 }
 
@@ -62,7 +84,8 @@ export function driver(script: Record<string, Answer[]>): Driver {
   };
   return {
     calls,
-    run: (canvas, input = {}, loop = {}) => runInProcess(canvas, { runId: 'run1', messageId: 'msg1', query: 'hello', ...input }, exec, { ...loop, now: () => (clock += 1000) }),
+    run: (canvas, input = {}, loop = {}) =>
+      runInProcess(canvas, { runId: 'run1', messageId: 'msg1', query: 'hello', ...input }, exec, { ...loop, now: () => (clock += 1000) }),
     submit: async (canvas, state, submission) => {
       const step = submitInputs(canvas, state, submission, (clock += 1000));
       if ('error' in step) throw new Error(step.error);

@@ -12,7 +12,10 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { buildServer } from '../fixtures/mcp/tools';
 
 /** How to start the stdio server: `command` (allow-list it in MCP_STDIO_COMMANDS) and `args`. */
-export const STDIO_SERVER = { command: 'node', args: ['--import', 'tsx', path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/mcp/stdioServer.ts')] };
+export const STDIO_SERVER = {
+  command: 'node',
+  args: ['--import', 'tsx', path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/mcp/stdioServer.ts')],
+};
 
 export interface HttpMcpServer {
   url: string;

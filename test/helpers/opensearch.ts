@@ -36,7 +36,10 @@ function filesUnder(dir: string): string[] {
 /** The build folder for the current launcher sources (a change of pom or Java rebuilds). */
 function buildDir(): string {
   const hash = createHash('sha256');
-  for (const file of filesUnder(project).filter((f) => !relative(project, f).startsWith('target')).sort()) hash.update(relative(project, file)).update(readFileSync(file));
+  for (const file of filesUnder(project)
+    .filter((f) => !relative(project, f).startsWith('target'))
+    .sort())
+    hash.update(relative(project, file)).update(readFileSync(file));
   return join(root, '.tools/opensearch', hash.digest('hex').slice(0, 16));
 }
 
@@ -64,7 +67,7 @@ async function ensureBuilt(dir: string): Promise<void> {
   const complete = join(dir, 'complete');
   const lock = `${dir}.lock`;
   mkdirSync(dirname(dir), { recursive: true });
-  for (const until = Date.now() + 15 * 60_000; !existsSync(complete); ) {
+  for (const until = Date.now() + 15 * 60_000; !existsSync(complete);) {
     try {
       mkdirSync(lock);
     } catch {
@@ -112,7 +115,9 @@ export async function startOpenSearch(opts: { knn?: boolean } = {}): Promise<Sta
   const knn = opts.knn ?? true;
   const home = mkdtempSync(join(tmpdir(), 'agent-canvas-opensearch-'));
   const classpath = [join(dir, 'classes'), join(dir, 'lib/*'), ...(knn ? [join(dir, 'knn/*')] : [])].join(delimiter);
-  const child = spawn(java, ['-Xms256m', '-Xmx1g', '-XX:+UseSerialGC', '-cp', classpath, 'agentcanvas.TestNode', home, knn ? 'knn' : 'plain'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(java, ['-Xms256m', '-Xmx1g', '-XX:+UseSerialGC', '-cp', classpath, 'agentcanvas.TestNode', home, knn ? 'knn' : 'plain'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const cleanUp = () => rmSync(home, { recursive: true, force: true });
   // Should the test process die without calling stop(), do not leave a node behind.
   const onExit = () => {

@@ -37,7 +37,6 @@ function findPostgresBin(): string | null {
   return null;
 }
 
-
 function shellQuote(arg: string): string {
   return `'${arg.replace(/'/g, `'\\''`)}'`;
 }

@@ -58,7 +58,13 @@ export class ScriptedLlm {
 
   /** Answers calls whose system or user text contains `needle` with `reply` (every time). */
   whenPromptIncludes(needle: string, reply: Reply | ((call: RecordedCall) => Reply)): this {
-    return this.when((call) => (call.body.messages.some((m) => typeof m.content === 'string' && m.content.includes(needle)) ? (typeof reply === 'function' ? reply(call) : reply) : undefined));
+    return this.when((call) =>
+      call.body.messages.some((m) => typeof m.content === 'string' && m.content.includes(needle))
+        ? typeof reply === 'function'
+          ? reply(call)
+          : reply
+        : undefined,
+    );
   }
 
   async start(): Promise<this> {
@@ -150,7 +156,9 @@ export class ScriptedLlm {
       const folded = Array.from({ length: 64 }, (_, i) => full.filter((_, j) => j % 64 === i).reduce((a, b) => a + b, 0));
       return { object: 'embedding', index, embedding: folded };
     });
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', model: body.model, data, usage: { prompt_tokens: input.length, total_tokens: input.length } }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ object: 'list', model: body.model, data, usage: { prompt_tokens: input.length, total_tokens: input.length } }));
   }
 
   private async respond(call: RecordedCall, reply: Exclude<Reply, { until: Promise<unknown> }>, res: ServerResponse): Promise<void> {
@@ -158,19 +166,30 @@ export class ScriptedLlm {
     const model = call.body.model;
     const created = Math.floor(Date.now() / 1000);
     if ('status' in reply) {
-      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: reply.message ?? `scripted HTTP ${reply.status}`, type: 'scripted' } }));
+      res
+        .writeHead(reply.status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: reply.message ?? `scripted HTTP ${reply.status}`, type: 'scripted' } }));
       return;
     }
     const prompt = call.body.messages.reduce((n, m) => n + roughTokens(String(m.content ?? '')), 0);
     if ('toolCalls' in reply) {
       const usage = { prompt_tokens: prompt, completion_tokens: 10, total_tokens: prompt + 10 };
       if (!call.body.stream) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(id, model, created, reply.content ?? '', usage, {}, reply.toolCalls)));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify(completion(id, model, created, reply.content ?? '', usage, {}, reply.toolCalls)));
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       reply.toolCalls.forEach((t, i) => {
-        res.write(sse(chunk(id, model, created, { role: 'assistant', tool_calls: [{ index: i, id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } }] })));
+        res.write(
+          sse(
+            chunk(id, model, created, {
+              role: 'assistant',
+              tool_calls: [{ index: i, id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } }],
+            }),
+          ),
+        );
       });
       res.write(sse(chunk(id, model, created, {}, 'tool_calls')));
       res.write(sse(chunk(id, model, created, {}, null, usage)));
@@ -179,7 +198,10 @@ export class ScriptedLlm {
     }
     const content = reply.content ?? '';
     const completionTokens = roughTokens(content);
-    const usage = 'usage' in reply && reply.usage ? { ...reply.usage, total_tokens: reply.usage.prompt_tokens + reply.usage.completion_tokens } : { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens };
+    const usage =
+      'usage' in reply && reply.usage
+        ? { ...reply.usage, total_tokens: reply.usage.prompt_tokens + reply.usage.completion_tokens }
+        : { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens };
     if (!call.body.stream && !('hang' in reply)) {
       const extra = 'reasoning' in reply && reply.reasoning ? { reasoning_content: reply.reasoning } : {};
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(id, model, created, content, usage, extra)));

@@ -36,6 +36,15 @@ export async function startSearxngServer(opts: SearxngOptions = {}): Promise<Sta
     if (req.query.format !== 'json') return html('<html>results page</html>');
     if (opts.jsonEnabled === false) return html('<html><body>403 Forbidden</body></html>', 403);
     const q = req.query.q ?? '';
-    return json({ query: q, number_of_results: 4, results: searxngResults(q), answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [] });
+    return json({
+      query: q,
+      number_of_results: 4,
+      results: searxngResults(q),
+      answers: [],
+      corrections: [],
+      infoboxes: [],
+      suggestions: [],
+      unresponsive_engines: [],
+    });
   });
 }

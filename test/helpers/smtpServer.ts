@@ -51,7 +51,10 @@ function partBody(raw: string, type: string): string {
     if (split < 0) continue;
     const headers = parseHeaders(section.slice(0, split));
     if (!(headers['content-type'] ?? '').toLowerCase().startsWith(type)) continue;
-    const body = section.slice(split).replace(/^\r?\n\r?\n/, '').replace(/\r?\n--[^\r\n]*--\s*$/, '');
+    const body = section
+      .slice(split)
+      .replace(/^\r?\n\r?\n/, '')
+      .replace(/\r?\n--[^\r\n]*--\s*$/, '');
     const encoding = (headers['content-transfer-encoding'] ?? '').toLowerCase();
     if (encoding === 'quoted-printable') return decodeQuotedPrintable(body).trim();
     if (encoding === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8').trim();

@@ -53,13 +53,27 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-export async function startWorker(opts: { nativeConnection: NativeConnection; store: Store; llmBaseUrl: string; taskQueue?: string; env?: Record<string, string>; chunkIndex?: ChunkIndex }): Promise<RunningWorker> {
+export async function startWorker(opts: {
+  nativeConnection: NativeConnection;
+  store: Store;
+  llmBaseUrl: string;
+  taskQueue?: string;
+  env?: Record<string, string>;
+  chunkIndex?: ChunkIndex;
+}): Promise<RunningWorker> {
   const taskQueue = opts.taskQueue ?? `test-${randomUUID()}`;
   const worker = await Worker.create({
     connection: opts.nativeConnection,
     taskQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
-    activities: createActivities({ store: opts.store, llm: llmSettingsFromEnv({ LLM_BASE_URL: opts.llmBaseUrl, LLM_API_KEY: 'test' }), log: silentLogger, heartbeatMs: 200, env: opts.env ?? {}, chunkIndex: opts.chunkIndex }),
+    activities: createActivities({
+      store: opts.store,
+      llm: llmSettingsFromEnv({ LLM_BASE_URL: opts.llmBaseUrl, LLM_API_KEY: 'test' }),
+      log: silentLogger,
+      heartbeatMs: 200,
+      env: opts.env ?? {},
+      chunkIndex: opts.chunkIndex,
+    }),
     // Heartbeats must reach the server quickly for cancellation to land within a second or two.
     maxHeartbeatThrottleInterval: '500 milliseconds',
     defaultHeartbeatThrottleInterval: '500 milliseconds',

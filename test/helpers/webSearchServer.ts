@@ -26,7 +26,12 @@ function searchResults(query: string, padTo: number): Record<string, unknown> {
   const content = (i: number) => `Finding ${i} about ${query}.`.padEnd(padTo, ' lorem ipsum');
   return {
     query,
-    results: [1, 2].map((i) => ({ title: `${query} — source ${i}`, url: `https://example.test/${encodeURIComponent(query)}/${i}`, content: content(i), score: 1 - i / 10 })),
+    results: [1, 2].map((i) => ({
+      title: `${query} — source ${i}`,
+      url: `https://example.test/${encodeURIComponent(query)}/${i}`,
+      content: content(i),
+      score: 1 - i / 10,
+    })),
   };
 }
 
@@ -63,11 +68,17 @@ export async function startWebSearchServer(opts: { contentChars?: number } = {})
       void (async () => {
         if (ws.gate) await ws.gate;
         if (res.destroyed) return;
-        if (!call.authorization) return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"detail":{"error":"Unauthorized: missing or invalid API key."}}');
-        if (req.url === '/search') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(searchResults(String(body.query ?? ''), opts.contentChars ?? 0)));
+        if (!call.authorization)
+          return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"detail":{"error":"Unauthorized: missing or invalid API key."}}');
+        if (req.url === '/search')
+          return void res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify(searchResults(String(body.query ?? ''), opts.contentChars ?? 0)));
         if (req.url === '/extract') {
           const urls = Array.isArray(body.urls) ? body.urls.map(String) : [];
-          return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: urls.map((u) => ({ url: u, raw_content: `Full text of ${u}.` })), failed_results: [] }));
+          return void res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ results: urls.map((u) => ({ url: u, raw_content: `Full text of ${u}.` })), failed_results: [] }));
         }
         res.writeHead(404).end();
       })();

@@ -24,7 +24,8 @@ export function wikiPages(q: string, lang: string): Page[] {
   }));
 }
 
-const fail = (code: string, info: string) => json({ error: { code, info, docref: 'See https://www.mediawiki.org/w/api.php for API usage.' }, servedby: 'stand-in' });
+const fail = (code: string, info: string) =>
+  json({ error: { code, info, docref: 'See https://www.mediawiki.org/w/api.php for API usage.' }, servedby: 'stand-in' });
 
 export async function startWikipediaServer(): Promise<StandIn> {
   // Which query each page id belongs to, so an extracts request can be answered.
@@ -34,13 +35,18 @@ export async function startWikipediaServer(): Promise<StandIn> {
     if (!m) return json({ error: 'not found' }, 404);
     const lang = m[1]!;
     const p = req.query;
-    if (p.format !== 'json' || p.formatversion !== '2' || p.action !== 'query') return fail('badvalue', 'this stand-in speaks format=json, formatversion=2, action=query');
+    if (p.format !== 'json' || p.formatversion !== '2' || p.action !== 'query')
+      return fail('badvalue', 'this stand-in speaks format=json, formatversion=2, action=query');
     if (p.list === 'search') {
       if (p.srsearch === 'bad-request') return fail('invalidparammix', 'The parameters "srsearch" and "bad" can not be used together.');
       const limit = Number(p.srlimit ?? 10);
       const hits = wikiPages(p.srsearch ?? '', lang).slice(0, limit);
       for (const h of hits) owner.set(h.pageid, { q: p.srsearch ?? '', lang });
-      return json({ batchcomplete: true, continue: { sroffset: limit, continue: '-||' }, query: { searchinfo: { totalhits: 5 }, search: hits.map((h) => ({ ns: 0, title: h.title, pageid: h.pageid })) } });
+      return json({
+        batchcomplete: true,
+        continue: { sroffset: limit, continue: '-||' },
+        query: { searchinfo: { totalhits: 5 }, search: hits.map((h) => ({ ns: 0, title: h.title, pageid: h.pageid })) },
+      });
     }
     if (p.prop === 'extracts|info|pageprops' && p.pageids) {
       if (p.exintro !== '1' || p.explaintext !== '1' || p.inprop !== 'url') return fail('badvalue', 'expected exintro, explaintext and inprop=url');
@@ -52,7 +58,17 @@ export async function startWikipediaServer(): Promise<StandIn> {
           const page = o ? wikiPages(o.q, o.lang).find((x) => x.pageid === id) : undefined;
           if (!page) return { pageid: id, missing: true };
           const url = `https://${lang}.wikipedia.org/wiki/${encodeURIComponent(page.title.replace(/ /g, '_'))}`;
-          return { pageid: id, ns: 0, title: page.title, extract: page.extract, contentmodel: 'wikitext', pagelanguage: lang, fullurl: url, canonicalurl: url, ...(page.disambiguation ? { pageprops: { disambiguation: '' } } : {}) };
+          return {
+            pageid: id,
+            ns: 0,
+            title: page.title,
+            extract: page.extract,
+            contentmodel: 'wikitext',
+            pagelanguage: lang,
+            fullurl: url,
+            canonicalurl: url,
+            ...(page.disambiguation ? { pageprops: { disambiguation: '' } } : {}),
+          };
         })
         .reverse();
       return json({ batchcomplete: true, query: { pages } });

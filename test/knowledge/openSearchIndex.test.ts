@@ -22,11 +22,22 @@ const texts = [
   'A refund takes five business days to reach the customer account.',
   '退款需要五个工作日才能到账。',
 ];
-const filler = Array.from({ length: 40 }, (_, i) => `Note ${i}: the ${['router', 'battery', 'invoice', 'printer', 'badge'][i % 5]} of site ${i % 7} needs a check in week ${i % 9}.`);
+const filler = Array.from(
+  { length: 40 },
+  (_, i) => `Note ${i}: the ${['router', 'battery', 'invoice', 'printer', 'badge'][i % 5]} of site ${i % 7} needs a check in week ${i % 9}.`,
+);
 
-const chunksOf = (docId: string, contents: string[]): NewChunk[] => contents.map((content, i) => ({ id: `${docId}-${i}`, content, section: '', position: i, tokens: 10, embedding: localEmbedding(content) }));
+const chunksOf = (docId: string, contents: string[]): NewChunk[] =>
+  contents.map((content, i) => ({ id: `${docId}-${i}`, content, section: '', position: i, tokens: 10, embedding: localEmbedding(content) }));
 const doc = (tenantId: string, datasetId: string, id = randomUUID(), name = 'faq.md') => ({ id, tenant_id: tenantId, dataset_id: datasetId, name });
-const search = (tenantId: string, datasetIds: string[], query: string, topK = 10, documentIds?: string[]) => ({ tenantId, datasetIds, documentIds, query, embedding: localEmbedding(query), topK });
+const search = (tenantId: string, datasetIds: string[], query: string, topK = 10, documentIds?: string[]) => ({
+  tenantId,
+  datasetIds,
+  documentIds,
+  query,
+  embedding: localEmbedding(query),
+  topK,
+});
 const ranked = (hits: ChunkHit[], query: string) => rank(hits, { query, vectorWeight: 0.7, similarityThreshold: 0.1, page: 1, pageSize: 5 }).chunks;
 
 const unavailable = openSearchUnavailable();
@@ -65,23 +76,39 @@ describe.skipIf(unavailable !== null)('OpenSearch chunk index', () => {
 
     it('ranks candidates exactly as the store does, with each candidate’s cosine', async () => {
       const tenantId = `t-${randomUUID()}`;
-      const ds = await store.knowledge.datasets.create({ tenantId, name: `kb-${randomUUID()}`, embeddingModel: 'local-hash-256', chunkMethod: 'naive', parserConfig: {} });
+      const ds = await store.knowledge.datasets.create({
+        tenantId,
+        name: `kb-${randomUUID()}`,
+        embeddingModel: 'local-hash-256',
+        chunkMethod: 'naive',
+        parserConfig: {},
+      });
       const stored = await store.knowledge.documents.create({ tenantId, datasetId: ds.id, name: 'faq.md', type: 'md', content: new Uint8Array() });
       const chunks = chunksOf(stored.id, [...texts, ...filler]);
       await store.knowledge.chunks.replace(stored, chunks);
       await index.indexDocument(stored, chunks);
       expect((await index.indexInfo(256))?.knn).toBe(expectKnn);
 
-      for (const [query, expected] of [['how long does a refund take', texts[2]], ['worker crash replay', texts[0]], ['退款 工作日', texts[3]]] as const) {
+      for (const [query, expected] of [
+        ['how long does a refund take', texts[2]],
+        ['worker crash replay', texts[0]],
+        ['退款 工作日', texts[3]],
+      ] as const) {
         // top_k above the chunk count: both backends return every candidate, so rankings must agree.
         const fromSearch = await index.candidates(search(tenantId, [ds.id], query, 100));
         const fromStore = await store.knowledge.chunks.candidates(search(tenantId, [ds.id], query, 100));
         const a = ranked(fromSearch, query);
         expect(a[0]!.content).toBe(expected);
         expect(a.map((c) => c.id)).toEqual(ranked(fromStore, query).map((c) => c.id));
-        for (const hit of fromSearch) expect(hit.vectorSimilarity).toBeCloseTo(cosine(localEmbedding(query), chunks.find((c) => c.id === hit.id)!.embedding), 5);
+        for (const hit of fromSearch)
+          expect(hit.vectorSimilarity).toBeCloseTo(cosine(localEmbedding(query), chunks.find((c) => c.id === hit.id)!.embedding), 5);
       }
-      expect(fromHitShape((await index.candidates(search(tenantId, [ds.id], 'refund', 1)))[0]!)).toEqual({ documentId: stored.id, documentName: 'faq.md', datasetId: ds.id, section: '' });
+      expect(fromHitShape((await index.candidates(search(tenantId, [ds.id], 'refund', 1)))[0]!)).toEqual({
+        documentId: stored.id,
+        documentName: 'faq.md',
+        datasetId: ds.id,
+        section: '',
+      });
     });
 
     it('returns up to top_k by vector similarity plus up to top_k by keywords', async () => {
@@ -117,7 +144,8 @@ describe.skipIf(unavailable !== null)('OpenSearch chunk index', () => {
       await index.indexDocument(a, chunksOf(a.id, [texts[0]!]));
       await index.indexDocument(b, chunksOf(b.id, [texts[2]!]));
       await index.indexDocument(c, chunksOf(c.id, [texts[1]!]));
-      const docsFound = async (tenant: string, datasets: string[], documentIds?: string[]) => [...new Set((await index.candidates(search(tenant, datasets, 'worker refund rows', 10, documentIds))).map((h) => h.documentId))].sort();
+      const docsFound = async (tenant: string, datasets: string[], documentIds?: string[]) =>
+        [...new Set((await index.candidates(search(tenant, datasets, 'worker refund rows', 10, documentIds))).map((h) => h.documentId))].sort();
 
       expect(await docsFound(tenantId, ['ds-a', 'ds-b'])).toEqual([a.id, b.id, c.id].sort());
       expect(await docsFound(tenantId, ['ds-a'])).toEqual([a.id, b.id].sort());
@@ -138,7 +166,9 @@ describe.skipIf(unavailable !== null)('OpenSearch chunk index', () => {
       const tenantId = `t-${randomUUID()}`;
       const d = doc(tenantId, 'ds-small');
       const small = (text: string) => localEmbedding(text, 8);
-      await index.indexDocument(d, [{ id: `${d.id}-0`, content: 'eight dimensions', section: 's', position: 0, tokens: 2, embedding: small('eight dimensions') }]);
+      await index.indexDocument(d, [
+        { id: `${d.id}-0`, content: 'eight dimensions', section: 's', position: 0, tokens: 2, embedding: small('eight dimensions') },
+      ]);
       expect((await index.indexInfo(8))?.name).toMatch(/-chunks-8$/);
       const hits = await index.candidates({ tenantId, datasetIds: ['ds-small'], query: 'eight', embedding: small('eight'), topK: 5 });
       expect(hits.map((h) => [h.id, h.section])).toContainEqual([`${d.id}-0`, 's']);

@@ -10,7 +10,15 @@ describe('search backend configuration', () => {
   });
 
   it('reads the OpenSearch settings', () => {
-    expect(load({ SEARCH_BACKEND: 'opensearch', OPENSEARCH_URL: 'https://search.internal:9200', OPENSEARCH_USERNAME: 'admin', OPENSEARCH_PASSWORD: 'pw', OPENSEARCH_INDEX_PREFIX: 'prod.kb' }).search).toEqual({
+    expect(
+      load({
+        SEARCH_BACKEND: 'opensearch',
+        OPENSEARCH_URL: 'https://search.internal:9200',
+        OPENSEARCH_USERNAME: 'admin',
+        OPENSEARCH_PASSWORD: 'pw',
+        OPENSEARCH_INDEX_PREFIX: 'prod.kb',
+      }).search,
+    ).toEqual({
       backend: 'opensearch',
       url: 'https://search.internal:9200',
       username: 'admin',
@@ -18,15 +26,22 @@ describe('search backend configuration', () => {
       indexPrefix: 'prod.kb',
       refresh: 'wait_for',
     });
-    expect(load({ SEARCH_BACKEND: 'opensearch', OPENSEARCH_URL: 'http://127.0.0.1:9200' }).search).toMatchObject({ indexPrefix: 'agent-canvas', username: undefined });
-    expect(load({ SEARCH_BACKEND: 'opensearch', OPENSEARCH_URL: 'http://127.0.0.1:9200', OPENSEARCH_REFRESH: 'true' }).search).toMatchObject({ refresh: 'true' });
+    expect(load({ SEARCH_BACKEND: 'opensearch', OPENSEARCH_URL: 'http://127.0.0.1:9200' }).search).toMatchObject({
+      indexPrefix: 'agent-canvas',
+      username: undefined,
+    });
+    expect(load({ SEARCH_BACKEND: 'opensearch', OPENSEARCH_URL: 'http://127.0.0.1:9200', OPENSEARCH_REFRESH: 'true' }).search).toMatchObject({
+      refresh: 'true',
+    });
   });
 
   it('names the variable that is wrong', () => {
     expect(() => load({ SEARCH_BACKEND: 'opensearch' })).toThrow(/OPENSEARCH_URL: required when SEARCH_BACKEND=opensearch/);
     expect(() => load({ SEARCH_BACKEND: 'elastic' })).toThrow(/SEARCH_BACKEND/);
     expect(() => load({ SEARCH_BACKEND: 'opensearch', OPENSEARCH_URL: 'not a url' })).toThrow(/OPENSEARCH_URL: must be a URL/);
-    expect(() => load({ SEARCH_BACKEND: 'opensearch', OPENSEARCH_URL: 'http://x:9200', OPENSEARCH_INDEX_PREFIX: 'Agent Canvas' })).toThrow(/OPENSEARCH_INDEX_PREFIX/);
+    expect(() => load({ SEARCH_BACKEND: 'opensearch', OPENSEARCH_URL: 'http://x:9200', OPENSEARCH_INDEX_PREFIX: 'Agent Canvas' })).toThrow(
+      /OPENSEARCH_INDEX_PREFIX/,
+    );
     expect(() => load({ SEARCH_BACKEND: 'opensearch', OPENSEARCH_URL: 'http://x:9200', OPENSEARCH_REFRESH: 'false' })).toThrow(/OPENSEARCH_REFRESH/);
   });
 });

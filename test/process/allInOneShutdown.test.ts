@@ -36,7 +36,14 @@ afterAll(async () => {
 describe('SIGTERM to the all-in-one process', () => {
   it('ends the open stream, exits 0 without a stack trace, and the next start finishes the run', async () => {
     const port = await freePort();
-    const env = appEnv({ port, dataDir, apiKey: KEY, llmUrl: llm.url, temporalAddress: inject('temporalAddress'), extra: { SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS) } });
+    const env = appEnv({
+      port,
+      dataDir,
+      apiKey: KEY,
+      llmUrl: llm.url,
+      temporalAddress: inject('temporalAddress'),
+      extra: { SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS) },
+    });
     const base = `http://127.0.0.1:${port}`;
     const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
     llm.whenPromptIncludes('Slow step.', { content: ANSWER, delayMs: 100 });
@@ -48,20 +55,26 @@ describe('SIGTERM to the all-in-one process', () => {
       'LLM:slow': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'Slow step.' }, downstream: ['Message:out'] },
       'Message:out': { name: 'Message', params: { content: ['{LLM:slow@content}'] } },
     });
-    const created = (await (await fetch(`${base}/api/v1/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'shutdown test', dsl: canvas }) })).json()) as { data: { id: string } };
+    const created = (await (
+      await fetch(`${base}/api/v1/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'shutdown test', dsl: canvas }) })
+    ).json()) as { data: { id: string } };
 
     // SIGTERM once the answer is streaming; the stream must then end on its own (not hang, not error).
     const running = child;
     let signalled = false;
     let onSignalled = () => {};
     const sent = new Promise<void>((resolve) => (onSignalled = resolve));
-    const streaming = streamSse(`${base}/api/v1/agents/chat/completions`, { method: 'POST', headers: auth, body: JSON.stringify({ agent_id: created.data.id, query: 'go', stream: true }) }, (m) => {
-      if (!signalled && m.json?.event === 'message' && String((m.json.data as { content: string }).content).includes('w3')) {
-        signalled = true;
-        running.proc.kill('SIGTERM');
-        onSignalled();
-      }
-    });
+    const streaming = streamSse(
+      `${base}/api/v1/agents/chat/completions`,
+      { method: 'POST', headers: auth, body: JSON.stringify({ agent_id: created.data.id, query: 'go', stream: true }) },
+      (m) => {
+        if (!signalled && m.json?.event === 'message' && String((m.json.data as { content: string }).content).includes('w3')) {
+          signalled = true;
+          running.proc.kill('SIGTERM');
+          onSignalled();
+        }
+      },
+    );
     await Promise.race([sent, streaming]);
     expect(signalled).toBe(true);
     const ended = await exitOf(running, SHUTDOWN_TIMEOUT_MS + 15_000);

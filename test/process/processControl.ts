@@ -28,7 +28,11 @@ export async function waitForOutput(app: AppProcess, text: string, timeoutMs = 2
 }
 
 /** GET /health once the server listens, whatever it answers. */
-export async function health(base: string, app: AppProcess, timeoutMs = 240_000): Promise<{ status: number; body: { status: string; checks: Record<string, string> } }> {
+export async function health(
+  base: string,
+  app: AppProcess,
+  timeoutMs = 240_000,
+): Promise<{ status: number; body: { status: string; checks: Record<string, string> } }> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -42,7 +46,12 @@ export async function health(base: string, app: AppProcess, timeoutMs = 240_000)
 }
 
 /** Polls /health until it answers 200. */
-export async function waitHealthStatus(base: string, app: AppProcess, want: number, timeoutMs = 240_000): Promise<{ status: number; body: { status: string; checks: Record<string, string> } }> {
+export async function waitHealthStatus(
+  base: string,
+  app: AppProcess,
+  want: number,
+  timeoutMs = 240_000,
+): Promise<{ status: number; body: { status: string; checks: Record<string, string> } }> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const res = await health(base, app, timeoutMs);

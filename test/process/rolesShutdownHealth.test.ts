@@ -45,7 +45,14 @@ describe.skipIf('skipped' in postgres)('separate API and worker processes', () =
     const envFor = (role: 'api' | 'worker') => {
       const dataDir = mkdtempSync(path.join(os.tmpdir(), `agent-canvas-${role}-`));
       dirs.push(dataDir);
-      return appEnv({ port, dataDir, apiKey: KEY, llmUrl: llm.url, temporalAddress: inject('temporalAddress'), extra: { AGENT_CANVAS_ROLE: role, DATABASE_URL: databaseUrl, TASK_QUEUE: taskQueue, SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS) } });
+      return appEnv({
+        port,
+        dataDir,
+        apiKey: KEY,
+        llmUrl: llm.url,
+        temporalAddress: inject('temporalAddress'),
+        extra: { AGENT_CANVAS_ROLE: role, DATABASE_URL: databaseUrl, TASK_QUEUE: taskQueue, SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS) },
+      });
     };
     const start = (role: 'api' | 'worker') => {
       const p = startAppProcess(envFor(role));
@@ -71,9 +78,13 @@ describe.skipIf('skipped' in postgres)('separate API and worker processes', () =
       'LLM:slow': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'Slow step.' }, downstream: ['Message:out'] },
       'Message:out': { name: 'Message', params: { content: ['{LLM:slow@content}'] } },
     });
-    const created = (await (await fetch(`${base}/api/v1/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'roles test', dsl: canvas }) })).json()) as { data: { id: string } };
-    const before = await streamSse(`${base}/api/v1/agents/chat/completions`, { method: 'POST', headers: auth, body: JSON.stringify({ agent_id: created.data.id, query: 'go', stream: true }) }, (m) =>
-      m.json?.event === 'message' ? String((m.json.data as { content: string }).content).includes('w3') : false,
+    const created = (await (
+      await fetch(`${base}/api/v1/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'roles test', dsl: canvas }) })
+    ).json()) as { data: { id: string } };
+    const before = await streamSse(
+      `${base}/api/v1/agents/chat/completions`,
+      { method: 'POST', headers: auth, body: JSON.stringify({ agent_id: created.data.id, query: 'go', stream: true }) },
+      (m) => (m.json?.event === 'message' ? String((m.json.data as { content: string }).content).includes('w3') : false),
     );
     const runId = String(before.find((m) => m.json?.task_id)!.json!.task_id);
 

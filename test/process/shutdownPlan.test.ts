@@ -10,7 +10,10 @@ describe('runShutdown', () => {
     const order: string[] = [];
     const said: string[] = [];
     const step = (name: string) => ({ name, run: async () => void order.push(name) });
-    const code = await runShutdown({ drain: [step('http'), step('worker')], release: [step('store'), step('server')] }, { timeoutMs: 5000, say: (l) => said.push(l) });
+    const code = await runShutdown(
+      { drain: [step('http'), step('worker')], release: [step('store'), step('server')] },
+      { timeoutMs: 5000, say: (l) => said.push(l) },
+    );
     expect(code).toBe(0);
     expect(order).toEqual(['http', 'worker', 'store', 'server']);
     expect(said).toEqual([]);
@@ -22,7 +25,15 @@ describe('runShutdown', () => {
     const code = await runShutdown(
       {
         drain: [{ name: 'the worker', run: () => new Promise(() => {}) }],
-        release: [{ name: 'the store', run: async () => { throw new Error('already closed'); } }, { name: 'the server', run: async () => void order.push('server') }],
+        release: [
+          {
+            name: 'the store',
+            run: async () => {
+              throw new Error('already closed');
+            },
+          },
+          { name: 'the server', run: async () => void order.push('server') },
+        ],
       },
       { timeoutMs: 1000, say: (l) => said.push(l) },
     );

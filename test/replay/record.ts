@@ -32,7 +32,9 @@ const out = path.join(root, 'test/fixtures/histories');
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const cli = await obtainTemporalCli({ projectRoot: root });
-  const env = await TestWorkflowEnvironment.createLocal({ server: { executable: cli ? { type: 'existing-path', path: cli.path } : { type: 'cached-download' }, searchAttributes: [...SEARCH_ATTRIBUTE_KEYS] } });
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: { executable: cli ? { type: 'existing-path', path: cli.path } : { type: 'cached-download' }, searchAttributes: [...SEARCH_ATTRIBUTE_KEYS] },
+  });
   const store = await openStore({});
   const llm = await startScriptedLlm();
   const web = await startWebSearchServer();
@@ -42,7 +44,13 @@ async function main(): Promise<void> {
     taskQueue,
     workflowsPath: workflowsPath(root),
     bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] },
-    activities: createActivities({ store, llm: llmSettingsFromEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: 'x' }), log: silentLogger, heartbeatMs: 200, env: { TAVILY_BASE_URL: web.url } }),
+    activities: createActivities({
+      store,
+      llm: llmSettingsFromEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: 'x' }),
+      log: silentLogger,
+      heartbeatMs: 200,
+      env: { TAVILY_BASE_URL: web.url },
+    }),
     maxHeartbeatThrottleInterval: '500 milliseconds',
   });
   const deps = { store, client: env.client, taskQueue, settings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000 } };
@@ -55,33 +63,81 @@ async function main(): Promise<void> {
   llm.whenPromptIncludes('Endless.', { hang: true, content: 'la la ' });
   const toolsDone = (call: RecordedCall) => call.body.messages.filter((m) => m.role === 'tool').length;
   const tc = (id: string, name: string, args: unknown) => ({ id, name, arguments: JSON.stringify(args) });
-  llm.whenPromptIncludes('Parallel.', (call) => (toolsDone(call) === 0 ? { toolCalls: [tc('a', 'tavily_search_0', { query: 'x' }), tc('b', 'tavily_extract_1', { urls: ['https://x.test'] })] } : { content: 'both done' }));
-  llm.whenPromptIncludes('Lead.', (call) => (toolsDone(call) === 0 ? { toolCalls: [tc('s', 'Helper_0', { user_prompt: 'look it up', reasoning: 'r', context: 'c' })] } : { content: 'lead done' }));
-  llm.whenPromptIncludes('Helper.', (call) => (toolsDone(call) === 0 ? { toolCalls: [tc('h', 'tavily_search_0', { query: 'y' })] } : { content: 'helper done' }));
-  llm.whenPromptIncludes('Long.', (call) => (toolsDone(call) < 6 ? { toolCalls: [tc(`l${toolsDone(call)}`, 'tavily_search_0', { query: 'z' })] } : { content: 'long done' }));
+  llm.whenPromptIncludes('Parallel.', (call) =>
+    toolsDone(call) === 0
+      ? { toolCalls: [tc('a', 'tavily_search_0', { query: 'x' }), tc('b', 'tavily_extract_1', { urls: ['https://x.test'] })] }
+      : { content: 'both done' },
+  );
+  llm.whenPromptIncludes('Lead.', (call) =>
+    toolsDone(call) === 0 ? { toolCalls: [tc('s', 'Helper_0', { user_prompt: 'look it up', reasoning: 'r', context: 'c' })] } : { content: 'lead done' },
+  );
+  llm.whenPromptIncludes('Helper.', (call) =>
+    toolsDone(call) === 0 ? { toolCalls: [tc('h', 'tavily_search_0', { query: 'y' })] } : { content: 'helper done' },
+  );
+  llm.whenPromptIncludes('Long.', (call) =>
+    toolsDone(call) < 6 ? { toolCalls: [tc(`l${toolsDone(call)}`, 'tavily_search_0', { query: 'z' })] } : { content: 'long done' },
+  );
   const search = { component_name: 'TavilySearch', name: 'Search', params: { api_key: 'k' } };
   const agent = (params: Record<string, unknown>) =>
-    dsl({ begin: { name: 'Begin', downstream: ['Agent:a'] }, 'Agent:a': { name: 'Agent', params: { ...model, ...params }, downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: ['{Agent:a@content}'] } } });
+    dsl({
+      begin: { name: 'Begin', downstream: ['Agent:a'] },
+      'Agent:a': { name: 'Agent', params: { ...model, ...params }, downstream: ['Message:m'] },
+      'Message:m': { name: 'Message', params: { content: ['{Agent:a@content}'] } },
+    });
 
-  const scenarios: Record<string, { canvas: Record<string, unknown>; cancel?: boolean; inputs?: Record<string, unknown>; query?: unknown; settings?: Partial<RunSettings> }> = {
+  const scenarios: Record<
+    string,
+    { canvas: Record<string, unknown>; cancel?: boolean; inputs?: Record<string, unknown>; query?: unknown; settings?: Partial<RunSettings> }
+  > = {
     'categorize-stream': {
       canvas: dsl({
         begin: { name: 'Begin', downstream: ['Categorize:c'] },
-        'Categorize:c': { name: 'Categorize', params: { ...model, category_description: { refund: { description: 'money back', to: ['LLM:r'] }, other: { description: 'else', to: ['Message:o'] } } }, downstream: ['LLM:r', 'Message:o'] },
+        'Categorize:c': {
+          name: 'Categorize',
+          params: {
+            ...model,
+            category_description: { refund: { description: 'money back', to: ['LLM:r'] }, other: { description: 'else', to: ['Message:o'] } },
+          },
+          downstream: ['LLM:r', 'Message:o'],
+        },
         'LLM:r': { name: 'LLM', params: { ...model, sys_prompt: 'Refunds.' }, downstream: ['Message:r'] },
         'Message:r': { name: 'Message', params: { content: ['{LLM:r@content}'] } },
         'Message:o': { name: 'Message', params: { content: ['other'] } },
       }),
     },
     'retry-then-succeed': {
-      canvas: dsl({ begin: { name: 'Begin', downstream: ['LLM:f'] }, 'LLM:f': { name: 'LLM', params: { ...model, sys_prompt: 'Flaky.', max_retries: 2, delay_after_error: 0.1 }, downstream: ['Switch:s'] }, 'Switch:s': { name: 'Switch', params: { conditions: [{ items: [{ cpn_id: 'LLM:f@content', operator: 'contains', value: 'recover' }], to: ['Message:ok'] }], end_cpn_ids: ['Message:ko'] }, downstream: ['Message:ok', 'Message:ko'] }, 'Message:ok': { name: 'Message', params: { content: ['ok: {LLM:f@content}'] } }, 'Message:ko': { name: 'Message', params: { content: ['ko'] } } }),
+      canvas: dsl({
+        begin: { name: 'Begin', downstream: ['LLM:f'] },
+        'LLM:f': { name: 'LLM', params: { ...model, sys_prompt: 'Flaky.', max_retries: 2, delay_after_error: 0.1 }, downstream: ['Switch:s'] },
+        'Switch:s': {
+          name: 'Switch',
+          params: {
+            conditions: [{ items: [{ cpn_id: 'LLM:f@content', operator: 'contains', value: 'recover' }], to: ['Message:ok'] }],
+            end_cpn_ids: ['Message:ko'],
+          },
+          downstream: ['Message:ok', 'Message:ko'],
+        },
+        'Message:ok': { name: 'Message', params: { content: ['ok: {LLM:f@content}'] } },
+        'Message:ko': { name: 'Message', params: { content: ['ko'] } },
+      }),
     },
     'cancel-mid-stream': {
-      canvas: dsl({ begin: { name: 'Begin', downstream: ['LLM:e'] }, 'LLM:e': { name: 'LLM', params: { ...model, sys_prompt: 'Endless.' }, downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: ['{LLM:e@content}'] } } }),
+      canvas: dsl({
+        begin: { name: 'Begin', downstream: ['LLM:e'] },
+        'LLM:e': { name: 'LLM', params: { ...model, sys_prompt: 'Endless.' }, downstream: ['Message:m'] },
+        'Message:m': { name: 'Message', params: { content: ['{LLM:e@content}'] } },
+      }),
       cancel: true,
     },
-    'agent-tools': { canvas: agent({ sys_prompt: 'Parallel.', tools: [search, { component_name: 'TavilyExtract', name: 'Reader', params: { api_key: 'k' } }] }) },
-    'sub-agent': { canvas: agent({ sys_prompt: 'Lead.', tools: [{ component_name: 'Agent', name: 'Helper', params: { ...model, sys_prompt: 'Helper.', tools: [search] } }] }) },
+    'agent-tools': {
+      canvas: agent({ sys_prompt: 'Parallel.', tools: [search, { component_name: 'TavilyExtract', name: 'Reader', params: { api_key: 'k' } }] }),
+    },
+    'sub-agent': {
+      canvas: agent({
+        sys_prompt: 'Lead.',
+        tools: [{ component_name: 'Agent', name: 'Helper', params: { ...model, sys_prompt: 'Helper.', tools: [search] } }],
+      }),
+    },
     'user-fill-up': {
       canvas: dsl({
         begin: { name: 'Begin', downstream: ['UserFillUp:f'] },
@@ -96,9 +152,17 @@ async function main(): Promise<void> {
         'Iteration:it': { name: 'Iteration', params: { items_ref: 'sys.query', outputs: { out: { ref: 'LLM:b@content' } } }, downstream: ['Loop:l'] },
         'IterationItem:i': { name: 'IterationItem', parent_id: 'Iteration:it', downstream: ['LLM:b'] },
         'LLM:b': { name: 'LLM', parent_id: 'Iteration:it', params: { ...model, sys_prompt: 'Refunds.' } },
-        'Loop:l': { name: 'Loop', params: { loop_variables: [{ variable: 'n', input_mode: 'constant', type: 'number', value: 0 }], maximum_loop_count: 3 }, downstream: ['Message:m'] },
+        'Loop:l': {
+          name: 'Loop',
+          params: { loop_variables: [{ variable: 'n', input_mode: 'constant', type: 'number', value: 0 }], maximum_loop_count: 3 },
+          downstream: ['Message:m'],
+        },
         'LoopItem:li': { name: 'LoopItem', parent_id: 'Loop:l', downstream: ['VariableAssigner:v'] },
-        'VariableAssigner:v': { name: 'VariableAssigner', parent_id: 'Loop:l', params: { variables: [{ variable: 'Loop:l@n', operator: '+=', parameter: 1 }] } },
+        'VariableAssigner:v': {
+          name: 'VariableAssigner',
+          parent_id: 'Loop:l',
+          params: { variables: [{ variable: 'Loop:l@n', operator: '+=', parameter: 1 }] },
+        },
         'Message:m': { name: 'Message', params: { content: ['{Iteration:it@out} n={Loop:l@n}'] } },
       }),
       query: ['a', 'b'],
@@ -108,7 +172,11 @@ async function main(): Promise<void> {
   const only = process.argv.slice(2);
   const save = (name: string, workflowId: string, runId?: string) => {
     // The CLI writes the history in the JSON form `historyFromJSON` reads back.
-    const json = execFileSync(cli!.path, ['workflow', 'show', '--workflow-id', workflowId, ...(runId ? ['--run-id', runId] : []), '--address', env.address, '--output', 'json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const json = execFileSync(
+      cli!.path,
+      ['workflow', 'show', '--workflow-id', workflowId, ...(runId ? ['--run-id', runId] : []), '--address', env.address, '--output', 'json'],
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
     writeFileSync(path.join(out, `${name}.json`), json);
     process.stdout.write(`recorded ${name}: ${(JSON.parse(json) as { events: unknown[] }).events.length} events\n`);
   };
@@ -117,7 +185,10 @@ async function main(): Promise<void> {
     for (const [name, s] of Object.entries(scenarios)) {
       if (only.length > 0 && !only.includes(name)) continue;
       const canvas = await store.canvases.create({ tenantId: 't', title: name, dsl: s.canvas });
-      const run = await launchRun({ ...deps, settings: { ...deps.settings, ...s.settings } }, { tenantId: 't', canvas, sessionId: null, query: s.query ?? 'I want a refund', inputs: null, files: [], userId: 'u', session: null });
+      const run = await launchRun(
+        { ...deps, settings: { ...deps.settings, ...s.settings } },
+        { tenantId: 't', canvas, sessionId: null, query: s.query ?? 'I want a refund', inputs: null, files: [], userId: 'u', session: null },
+      );
       const handle = env.client.workflow.getHandle(run.workflowId);
       if (s.cancel) {
         await llm.waitForCalls(llm.calls.length + 1);

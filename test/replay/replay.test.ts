@@ -22,7 +22,9 @@ describe('replaying stored histories', () => {
     } catch {
       // installed already in this process
     }
-    const history = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { events: Array<{ workflowExecutionStartedEventAttributes?: { workflowId?: string } }> };
+    const history = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as {
+      events: Array<{ workflowExecutionStartedEventAttributes?: { workflowId?: string } }>;
+    };
     // The original id: workflow code derives ids from it (a sub-agent's child workflow id).
     const workflowId = history.events[0]?.workflowExecutionStartedEventAttributes?.workflowId ?? `replay-${file}`;
     await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, workflowId);

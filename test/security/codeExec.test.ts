@@ -70,7 +70,9 @@ describe('CodeExec runs main() in the sandbox', () => {
   });
 
   it("one declared output takes the whole value (RAGFlow's current contract) and its type is checked", async () => {
-    const r = await exec(py('def main(text):\n    return text.upper()\n', { outputs: { md_table: { type: 'String', value: '' } } }), { arguments: { text: 'abc' } });
+    const r = await exec(py('def main(text):\n    return text.upper()\n', { outputs: { md_table: { type: 'String', value: '' } } }), {
+      arguments: { text: 'abc' },
+    });
     expect(r.outputs).toMatchObject({ md_table: 'ABC', content: 'ABC', actual_type: 'String' });
     const wrong = await exec(py('def main():\n    return [1, 2]\n', { outputs: { md_table: { type: 'String', value: '' } } }));
     expect(wrong.outputs._ERROR).toMatch(/md_table.*expected type String.*got Array<Number>/);
@@ -98,7 +100,8 @@ describe('CodeExec contains hostile scripts', () => {
     expect(sandboxProcesses()).toBe(0);
     let peak = 0;
     const poll = setInterval(() => (peak = Math.max(peak, sandboxProcesses())), 100);
-    const bomb = 'import os, time\n\ndef main():\n    while True:\n        try:\n            os.fork()\n        except OSError:\n            time.sleep(0.001)\n';
+    const bomb =
+      'import os, time\n\ndef main():\n    while True:\n        try:\n            os.fork()\n        except OSError:\n            time.sleep(0.001)\n';
     const f = await failure(py(bomb)).finally(() => clearInterval(poll));
     expect(f.message).toBe('CodeExec: the script ran longer than 3 s and was stopped');
     expect(peak).toBeGreaterThan(1);
@@ -125,7 +128,9 @@ describe('CodeExec contains hostile scripts', () => {
   });
 
   it('caps 100 MB of output: stops the script at 1 MB and reports the truncation', async () => {
-    const f = await failure(py('import sys\n\ndef main():\n    line = "x" * 1023 + "\\n"\n    for _ in range(100 * 1024):\n        sys.stdout.write(line)\n    return "done"\n'));
+    const f = await failure(
+      py('import sys\n\ndef main():\n    line = "x" * 1023 + "\\n"\n    for _ in range(100 * 1024):\n        sys.stdout.write(line)\n    return "done"\n'),
+    );
     expect(f.message).toBe('CodeExec: the script wrote more than 1 MB of output and was stopped (output truncated)');
     expect(f.ms).toBeLessThan(3000);
   });
@@ -161,7 +166,11 @@ describe('CodeExec contains hostile scripts', () => {
       const r = await exec(py(script, { outputs: { local: { type: 'String' }, public: { type: 'String' } } }), { arguments: { port } });
       expect(r.outputs.local).toMatch(/^refused: /);
       expect(r.outputs.public).toMatch(/^refused: .*Network is unreachable/);
-      const viaJs = await exec(js(`async function main() { try { await fetch('http://127.0.0.1:${port}/'); return 'connected'; } catch (e) { return 'refused: ' + (e.cause?.code ?? e.message); } }`));
+      const viaJs = await exec(
+        js(
+          `async function main() { try { await fetch('http://127.0.0.1:${port}/'); return 'connected'; } catch (e) { return 'refused: ' + (e.cause?.code ?? e.message); } }`,
+        ),
+      );
       expect(viaJs.outputs.content).toMatch(/^refused: /);
       expect(connections).toBe(0);
     });
@@ -212,7 +221,10 @@ describe('CodeExec contains hostile scripts', () => {
   it("sees neither the worker's environment nor the project's files", async () => {
     process.env.CODE_EXEC_TEST_SECRET = 'do-not-leak-4711';
     try {
-      const r = await exec(py('import os\n\ndef main(project):\n    return {"env": dict(os.environ), "project": os.path.exists(project), "root": sorted(os.listdir("/"))}\n'), { arguments: { project: process.cwd() } });
+      const r = await exec(
+        py('import os\n\ndef main(project):\n    return {"env": dict(os.environ), "project": os.path.exists(project), "root": sorted(os.listdir("/"))}\n'),
+        { arguments: { project: process.cwd() } },
+      );
       const seen = r.outputs.raw_result as { env: Record<string, string>; project: boolean; root: string[] };
       expect(JSON.stringify(seen.env)).not.toContain('do-not-leak-4711');
       expect(Object.keys(seen.env).sort()).toEqual(['HOME', 'LANG', 'MKL_NUM_THREADS', 'OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'PATH', 'TMPDIR']);
@@ -242,7 +254,11 @@ describe('CodeExec without a sandbox', () => {
     );
     try {
       const out = await new Promise<string>((resolve, reject) => {
-        const child = spawn('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', `mount --bind ${fake} /usr/bin/unshare && exec "$0" --import tsx ${probe}`, process.execPath], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(
+          'unshare',
+          ['--mount', '--propagation', 'private', 'sh', '-c', `mount --bind ${fake} /usr/bin/unshare && exec "$0" --import tsx ${probe}`, process.execPath],
+          { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
+        );
         let text = '';
         child.stdout.on('data', (c: Buffer) => (text += c.toString()));
         child.on('error', reject);
@@ -250,7 +266,9 @@ describe('CodeExec without a sandbox', () => {
       });
       const r = JSON.parse(out.trim().split('\n').at(-1)!) as { code?: string; message?: string };
       expect(r.code).toBe('TOOL_UNAVAILABLE');
-      expect(r.message).toMatch(/^CodeExec: the sandbox could not be set up on this machine, so the script did not run \(unshare: unshare failed: Operation not permitted\)/);
+      expect(r.message).toMatch(
+        /^CodeExec: the sandbox could not be set up on this machine, so the script did not run \(unshare: unshare failed: Operation not permitted\)/,
+      );
       expect(r.message).toContain('CODE_EXEC_UNSAFE_NO_SANDBOX=1');
       expect(existsSync(marker)).toBe(false);
     } finally {

@@ -147,19 +147,28 @@ describe.skipIf(!asRoot)('the seccomp filter', () => {
 });
 
 describe.skipIf(!asRoot)("the sandbox's own /etc", () => {
-  it("shows only the sandbox user, localhost, its own host name, and no host configuration beyond what programs need to start", async () => {
-    const r = await run('import os, socket\n\ndef main():\n    return {f: open("/etc/" + f).read() for f in ("passwd", "group", "hosts")} | {"etc": sorted(os.listdir("/etc")), "hostname": socket.gethostname()}\n');
+  it('shows only the sandbox user, localhost, its own host name, and no host configuration beyond what programs need to start', async () => {
+    const r = await run(
+      'import os, socket\n\ndef main():\n    return {f: open("/etc/" + f).read() for f in ("passwd", "group", "hosts")} | {"etc": sorted(os.listdir("/etc")), "hostname": socket.gethostname()}\n',
+    );
     expect(r.hostname).toBe('sandbox');
     expect(r.passwd).toBe('sandbox:x:60003:60003:sandbox:/scratch:/usr/sbin/nologin\n');
     expect(r.group).toBe('sandbox:x:60003:\n');
     expect(r.hosts).toBe('127.0.0.1\tlocalhost\n::1\tlocalhost\n');
-    for (const f of r.etc as string[]) expect(['alternatives', 'group', 'hosts', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'localtime', 'nsswitch.conf', 'passwd']).toContain(f);
+    for (const f of r.etc as string[])
+      expect(['alternatives', 'group', 'hosts', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'localtime', 'nsswitch.conf', 'passwd']).toContain(f);
   });
 });
 
 describe.skipIf(!asRoot)('CodeExec without a working bubblewrap fails closed', () => {
   const failure = (env: Record<string, string>) =>
-    codeExec({ params: { script: 'def main():\n    return "ran"\n' }, args: {}, env: { ...ENV, ...env }, signal: new AbortController().signal, tenantId: 't' }).then(
+    codeExec({
+      params: { script: 'def main():\n    return "ran"\n' },
+      args: {},
+      env: { ...ENV, ...env },
+      signal: new AbortController().signal,
+      tenantId: 't',
+    }).then(
       () => ({ code: 'none', message: 'the script ran' }),
       (e: { code: string; message: string }) => ({ code: e.code, message: e.message }),
     );
@@ -179,6 +188,8 @@ describe.skipIf(!asRoot)('CodeExec without a working bubblewrap fails closed', (
     writeFileSync(fake, '#!/bin/sh\necho "bwrap: No permissions to creating new namespace" >&2\nexit 1\n', { mode: 0o755 });
     const f = await failure({ CODE_EXEC_BWRAP: fake });
     expect(f.code).toBe('TOOL_UNAVAILABLE');
-    expect(f.message).toMatch(/^CodeExec: the sandbox could not be set up on this machine, so the script did not run \(bwrap cannot start a sandbox here: bwrap: No permissions to creating new namespace\)/);
+    expect(f.message).toMatch(
+      /^CodeExec: the sandbox could not be set up on this machine, so the script did not run \(bwrap cannot start a sandbox here: bwrap: No permissions to creating new namespace\)/,
+    );
   });
 });

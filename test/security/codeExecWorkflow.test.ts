@@ -24,7 +24,12 @@ const tenantId = 'tenant-codeexec';
 beforeAll(async () => {
   [store, llm, temporal] = await Promise.all([openStore({}), startScriptedLlm(), connectTemporal()]);
   await store.tenants.ensure(tenantId, 'code exec tests');
-  worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url, env: { CODE_EXEC_TIMEOUT_S: '20', CODE_EXEC_UID: '60002', CODE_EXEC_GID: '60002' } });
+  worker = await startWorker({
+    nativeConnection: temporal.nativeConnection,
+    store,
+    llmBaseUrl: llm.url,
+    env: { CODE_EXEC_TIMEOUT_S: '20', CODE_EXEC_UID: '60002', CODE_EXEC_GID: '60002' },
+  });
   deps = { store, client: temporal.client, taskQueue: worker.taskQueue, settings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000 } };
 });
 
@@ -59,11 +64,16 @@ function sandboxProcesses(): number {
     }).length;
 }
 
-const sleeper = (seconds: number) => dsl({
-  begin: { name: 'Begin', downstream: ['CodeExec:slow'] },
-  'CodeExec:slow': { name: 'CodeExec', params: { script: `import time\n\ndef main():\n    time.sleep(${seconds})\n    return "slept"\n`, outputs: { result: { type: 'String', value: '' } } }, downstream: ['Message:m'] },
-  'Message:m': { name: 'Message', params: { content: ['{CodeExec:slow@result}'] } },
-});
+const sleeper = (seconds: number) =>
+  dsl({
+    begin: { name: 'Begin', downstream: ['CodeExec:slow'] },
+    'CodeExec:slow': {
+      name: 'CodeExec',
+      params: { script: `import time\n\ndef main():\n    time.sleep(${seconds})\n    return "slept"\n`, outputs: { result: { type: 'String', value: '' } } },
+      downstream: ['Message:m'],
+    },
+    'Message:m': { name: 'Message', params: { content: ['{CodeExec:slow@result}'] } },
+  });
 
 const STATS = [
   'def main(text: str, repeat: int) -> dict:',
@@ -73,19 +83,35 @@ const STATS = [
 
 describe('CodeExec in a run', () => {
   it('runs as a canvas node: arguments from variables, a dict result in the declared outputs', async () => {
-    const canvas = dsl({
-      begin: { name: 'Begin', downstream: ['VariableAssigner:v'] },
-      'VariableAssigner:v': { name: 'VariableAssigner', params: { variables: [{ variable: 'env.times', operator: 'set', parameter: 2 }] }, downstream: ['CodeExec:stats'] },
-      'CodeExec:stats': {
-        name: 'CodeExec',
-        params: { lang: 'python', script: STATS, arguments: { text: 'sys.query', repeat: '{env.times}' }, outputs: { shout: { type: 'String', value: '' }, words: { type: 'Number', value: '' } } },
-        downstream: ['Message:m'],
+    const canvas = dsl(
+      {
+        begin: { name: 'Begin', downstream: ['VariableAssigner:v'] },
+        'VariableAssigner:v': {
+          name: 'VariableAssigner',
+          params: { variables: [{ variable: 'env.times', operator: 'set', parameter: 2 }] },
+          downstream: ['CodeExec:stats'],
+        },
+        'CodeExec:stats': {
+          name: 'CodeExec',
+          params: {
+            lang: 'python',
+            script: STATS,
+            arguments: { text: 'sys.query', repeat: '{env.times}' },
+            outputs: { shout: { type: 'String', value: '' }, words: { type: 'Number', value: '' } },
+          },
+          downstream: ['Message:m'],
+        },
+        'Message:m': { name: 'Message', params: { content: ['{CodeExec:stats@shout} ({CodeExec:stats@words} words)'] } },
       },
-      'Message:m': { name: 'Message', params: { content: ['{CodeExec:stats@shout} ({CodeExec:stats@words} words)'] } },
-    }, { globals: { 'sys.query': '', 'sys.user_id': '', 'sys.conversation_turns': 0, 'sys.files': [], 'env.times': 1 } });
+      { globals: { 'sys.query': '', 'sys.user_id': '', 'sys.conversation_turns': 0, 'sys.files': [], 'env.times': 1 } },
+    );
     const r = await run('code node', canvas, 'hello durable world');
     expect(r.result).toMatchObject({ status: 'finished', content: 'HELLO DURABLE WORLD HELLO DURABLE WORLD (3 words)' });
-    const done = r.events.find((e) => e.event === 'node_finished' && e.data.component_id === 'CodeExec:stats')!.data as { outputs: Record<string, unknown>; inputs: unknown; error: unknown };
+    const done = r.events.find((e) => e.event === 'node_finished' && e.data.component_id === 'CodeExec:stats')!.data as {
+      outputs: Record<string, unknown>;
+      inputs: unknown;
+      error: unknown;
+    };
     expect(done.inputs).toEqual({ text: 'hello durable world', repeat: 2 });
     expect(done.outputs).toMatchObject({ shout: 'HELLO DURABLE WORLD HELLO DURABLE WORLD', words: 3, actual_type: 'Object' });
   });
@@ -95,7 +121,13 @@ describe('CodeExec in a run', () => {
       begin: { name: 'Begin', downstream: ['CodeExec:bad'] },
       'CodeExec:bad': {
         name: 'CodeExec',
-        params: { lang: 'javascript', script: 'function main({ n }) { return n.toFixed(2).missing.length; }', arguments: { n: 'sys.query' }, exception_method: 'goto', exception_goto: ['Message:fallback'] },
+        params: {
+          lang: 'javascript',
+          script: 'function main({ n }) { return n.toFixed(2).missing.length; }',
+          arguments: { n: 'sys.query' },
+          exception_method: 'goto',
+          exception_goto: ['Message:fallback'],
+        },
         downstream: ['Message:ok'],
       },
       'Message:ok': { name: 'Message', params: { content: ['computed {CodeExec:bad@content}'] } },
@@ -119,7 +151,11 @@ describe('CodeExec in a run', () => {
     });
     const canvas = dsl({
       begin: { name: 'Begin', downstream: ['Agent:a'] },
-      'Agent:a': { name: 'Agent', params: { llm_id: 'scripted@OpenAI', sys_prompt: 'MARK-code You compute.', tools: [{ component_name: 'CodeExec', name: 'Code', params: {} }] }, downstream: ['Message:m'] },
+      'Agent:a': {
+        name: 'Agent',
+        params: { llm_id: 'scripted@OpenAI', sys_prompt: 'MARK-code You compute.', tools: [{ component_name: 'CodeExec', name: 'Code', params: {} }] },
+        downstream: ['Message:m'],
+      },
       'Message:m': { name: 'Message', params: { content: ['{Agent:a@content}'] } },
     });
     const r = await run('code tool', canvas, 'how many primes below 30?');

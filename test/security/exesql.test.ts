@@ -49,7 +49,9 @@ describe('the read-only classifier (no server)', () => {
     });
 
     it('passes reads, with code fences and citation markers removed', () => {
-      expect(checkSql('```sql\nSELECT id, name FROM t WHERE name = \'a;b\' [ID:3];\n```', dialect, false)).toEqual([{ text: "SELECT id, name FROM t WHERE name = 'a;b'", kind: 'select' }]);
+      expect(checkSql("```sql\nSELECT id, name FROM t WHERE name = 'a;b' [ID:3];\n```", dialect, false)).toEqual([
+        { text: "SELECT id, name FROM t WHERE name = 'a;b'", kind: 'select' },
+      ]);
       expect(checkSql('SELECT 1; SELECT count(*) FROM t -- two reads', dialect, false).map((s) => s.kind)).toEqual(['select', 'select']);
       expect(checkSql('WITH x AS (SELECT 1 AS a) SELECT a FROM x', dialect, false)[0]!.kind).toBe('select');
     });
@@ -61,7 +63,9 @@ describe('the read-only classifier (no server)', () => {
   });
 
   it('names the offending statement and why', () => {
-    expect(() => checkSql('SELECT 1; DELETE FROM t', 'postgres', false)).toThrow('ExeSQL is read-only: statement 2 (DELETE FROM t): DELETE statements are not allowed');
+    expect(() => checkSql('SELECT 1; DELETE FROM t', 'postgres', false)).toThrow(
+      'ExeSQL is read-only: statement 2 (DELETE FROM t): DELETE statements are not allowed',
+    );
     expect(() => checkSql('DROP TABLE t', 'postgres', false)).toThrow('ExeSQL is read-only: DROP statements are not allowed');
     expect(() => checkSql('WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d', 'postgres', false)).toThrow(/this does not parse as postgres SQL: Expected/);
     expect(() => checkSql('SELECT * INTO t2 FROM t', 'postgres', false)).toThrow('SELECT … INTO writes data');
@@ -84,7 +88,11 @@ describe('the read-only classifier (no server)', () => {
   });
 
   it('splits statements outside strings, identifiers, comments and dollar quotes', () => {
-    expect(splitStatements("SELECT ';' AS a; SELECT \"x;y\" FROM t /* ; */; -- ;\nSELECT $f$ ; $f$", 'postgres')).toEqual(["SELECT ';' AS a", 'SELECT "x;y" FROM t /* ; */', '-- ;\nSELECT $f$ ; $f$']);
+    expect(splitStatements('SELECT \';\' AS a; SELECT "x;y" FROM t /* ; */; -- ;\nSELECT $f$ ; $f$', 'postgres')).toEqual([
+      "SELECT ';' AS a",
+      'SELECT "x;y" FROM t /* ; */',
+      '-- ;\nSELECT $f$ ; $f$',
+    ]);
     expect(splitStatements("SELECT 'it\\'s;' ; SELECT `a;b` # c;\n", 'mysql')).toEqual(["SELECT 'it\\'s;'", 'SELECT `a;b` # c;']);
     expect(splitStatements("SELECT E'\\';'; SELECT 1", 'postgres')).toEqual(["SELECT E'\\';'", 'SELECT 1']);
     expect(splitStatements(' ; -- only a comment\n;', 'postgres')).toEqual([]);
@@ -102,12 +110,24 @@ interface Db {
 const execute = createExeSqlExecutor();
 
 function exeSql(db: Db, sql: string, extra: Record<string, unknown> = {}, allow = db.allow) {
-  return execute({ params: { ...db.params, ...extra }, args: { sql }, env: { NETWORK_ALLOW_HOSTS: allow }, signal: new AbortController().signal, tenantId: 't' });
+  return execute({
+    params: { ...db.params, ...extra },
+    args: { sql },
+    env: { NETWORK_ALLOW_HOSTS: allow },
+    signal: new AbortController().signal,
+    tenantId: 't',
+  });
 }
 
-const rowCount = async (db: Db) => Number((((await db.admin('SELECT count(*) AS n FROM t')) as Array<{ n: unknown }>)[0]!).n);
+const rowCount = async (db: Db) => Number(((await db.admin('SELECT count(*) AS n FROM t')) as Array<{ n: unknown }>)[0]!.n);
 
-const TABLE = ['|   id | name   |    price |', '|-----:|:-------|---------:|', '|    1 | apple  | 1.500000 |', '|    2 | banana | 0.250000 |', '|    3 | cherry | 2.000000 |'].join('\n');
+const TABLE = [
+  '|   id | name   |    price |',
+  '|-----:|:-------|---------:|',
+  '|    1 | apple  | 1.500000 |',
+  '|    2 | banana | 0.250000 |',
+  '|    3 | cherry | 2.000000 |',
+].join('\n');
 
 function sqlCases(getDb: () => Db) {
   beforeAll(async () => {
@@ -119,23 +139,35 @@ function sqlCases(getDb: () => Db) {
 
   it.each(REFUSED_EVERYWHERE)('refuses %s and leaves the table intact', async (sql) => {
     const db = getDb();
-    const err = await exeSql(db, sql).then(() => null, (e: unknown) => e);
+    const err = await exeSql(db, sql).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('TOOL_BAD_REQUEST');
     expect((err as AppError).message).toMatch(/^ExeSQL is read-only: /);
     expect(await rowCount(db)).toBe(5);
-    expect(((await db.admin("SELECT name FROM t WHERE id = 1")) as Array<{ name: string }>)[0]!.name).toBe('apple');
+    expect(((await db.admin('SELECT name FROM t WHERE id = 1')) as Array<{ name: string }>)[0]!.name).toBe('apple');
   });
 
   it('answers a SELECT as a Markdown table and JSON, max_records honoured', async () => {
     const r = await exeSql(getDb(), 'SELECT id, name, price FROM t ORDER BY id', { max_records: 3 });
     expect(r.outputs.formalized_content).toBe(TABLE);
     expect(r.text).toBe(TABLE);
-    expect(r.outputs.json).toEqual([[{ id: 1, name: 'apple', price: 1.5 }, { id: 2, name: 'banana', price: 0.25 }, { id: 3, name: 'cherry', price: 2 }]]);
+    expect(r.outputs.json).toEqual([
+      [
+        { id: 1, name: 'apple', price: 1.5 },
+        { id: 2, name: 'banana', price: 0.25 },
+        { id: 3, name: 'cherry', price: 2 },
+      ],
+    ]);
   });
 
   it('runs several reads; a failing one is reported and the next still runs', async () => {
-    const r = await exeSql(getDb(), 'SELECT count(*) AS n FROM t; SELECT * FROM missing_table; SELECT name FROM t WHERE id = 2; SELECT id FROM t WHERE id > 100');
+    const r = await exeSql(
+      getDb(),
+      'SELECT count(*) AS n FROM t; SELECT * FROM missing_table; SELECT name FROM t WHERE id = 2; SELECT id FROM t WHERE id > 100',
+    );
     const json = r.outputs.json as unknown[];
     expect(json[0]).toEqual([{ n: 5 }]);
     expect((json[1] as { content: string }).content).toMatch(/^SQL Execution Failed: SELECT \* FROM missing_table\n.*missing_table/s);
@@ -154,14 +186,20 @@ function sqlCases(getDb: () => Db) {
   });
 
   it('connects only where the network guard allows', async () => {
-    const err = await exeSql(getDb(), 'SELECT 1', {}, '').then(() => null, (e: unknown) => e);
+    const err = await exeSql(getDb(), 'SELECT 1', {}, '').then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((err as AppError).code).toBe('TOOL_BAD_REQUEST');
     expect((err as AppError).message).toBe('ExeSQL: 127.0.0.1 is a loopback address; blocked (allow it with NETWORK_ALLOW_HOSTS)');
   });
 
   it('refuses database types this build cannot run, and missing connection fields', async () => {
     const db = getDb();
-    await expect(exeSql(db, 'SELECT 1', { db_type: 'mssql' })).rejects.toMatchObject({ code: 'COMPONENT_UNSUPPORTED', message: expect.stringMatching(/db_type mssql cannot run in this build/) });
+    await expect(exeSql(db, 'SELECT 1', { db_type: 'mssql' })).rejects.toMatchObject({
+      code: 'COMPONENT_UNSUPPORTED',
+      message: expect.stringMatching(/db_type mssql cannot run in this build/),
+    });
     await expect(exeSql(db, 'SELECT 1', { host: '' })).rejects.toThrow('ExeSQL: host must be set on the component');
     await expect(exeSql(db, '   ')).rejects.toThrow('SQL for `ExeSQL` MUST not be empty.');
   });
@@ -186,7 +224,14 @@ describe.skipIf('skipped' in postgres)('ExeSQL on a real PostgreSQL', () => {
     const port = Number(url.port || 5432);
     db = {
       dialect: 'postgres',
-      params: { db_type: 'postgres', host: url.hostname, port, database: url.pathname.slice(1), username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) || 'unused-with-trust' },
+      params: {
+        db_type: 'postgres',
+        host: url.hostname,
+        port,
+        database: url.pathname.slice(1),
+        username: decodeURIComponent(url.username),
+        password: decodeURIComponent(url.password) || 'unused-with-trust',
+      },
       allow: `${url.hostname}:${port}`,
       admin: async (sql) => (await admin.query(sql)).rows as unknown[],
     };
@@ -198,10 +243,15 @@ describe.skipIf('skipped' in postgres)('ExeSQL on a real PostgreSQL', () => {
   sqlCases(() => db);
 
   it('names the statement that ran past the time limit and the limit, instead of timing out the activity', async () => {
-    const err = await exeSql(db, 'SELECT 1; SELECT pg_sleep(5)', { timeout: 1 }).then(() => null, (e: unknown) => e);
+    const err = await exeSql(db, 'SELECT 1; SELECT pg_sleep(5)', { timeout: 1 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('TOOL_BAD_REQUEST');
-    expect((err as AppError).message).toMatch(/^ExeSQL: statement 2 ran past the 1 s limit \(raise the component's timeout or make the query cheaper\): SELECT pg_sleep\(5\)$/);
+    expect((err as AppError).message).toMatch(
+      /^ExeSQL: statement 2 ran past the 1 s limit \(raise the component's timeout or make the query cheaper\): SELECT pg_sleep\(5\)$/,
+    );
   });
 
   it('runs reads inside a READ ONLY transaction: a write the parser cannot see is stopped there', async () => {
@@ -212,7 +262,11 @@ describe.skipIf('skipped' in postgres)('ExeSQL on a real PostgreSQL', () => {
     expect(await db.admin('SELECT last_value FROM s')).toEqual(before);
   });
 
-  exeSqlWorkflowCases(() => ({ ...db.params, sql: '{sys.query}' }), () => db.allow, () => rowCount(db));
+  exeSqlWorkflowCases(
+    () => ({ ...db.params, sql: '{sys.query}' }),
+    () => db.allow,
+    () => rowCount(db),
+  );
 });
 
 describe.skipIf('skipped' in mysqlServer)('ExeSQL on a real MySQL/MariaDB', () => {

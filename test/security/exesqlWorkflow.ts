@@ -67,11 +67,23 @@ export function exeSqlWorkflowCases(params: () => Record<string, unknown>, allow
       llm.when((call) => {
         if (!call.body.messages.some((m) => typeof m.content === 'string' && m.content.includes('MARK-sql'))) return undefined;
         seen.push(call);
-        return [{ toolCalls: [tc('c1', 'SELECT count(*) AS n FROM t'), tc('c2', 'DROP TABLE t')] }, { content: 'There are 5 rows.' }][seen.length - 1] ?? { content: 'done' };
+        return (
+          [{ toolCalls: [tc('c1', 'SELECT count(*) AS n FROM t'), tc('c2', 'DROP TABLE t')] }, { content: 'There are 5 rows.' }][seen.length - 1] ?? {
+            content: 'done',
+          }
+        );
       });
       const canvas = dsl({
         begin: { name: 'Begin', downstream: ['Agent:a'] },
-        'Agent:a': { name: 'Agent', params: { llm_id: 'scripted@OpenAI', sys_prompt: 'MARK-sql You answer with SQL.', tools: [{ component_name: 'ExeSQL', name: 'SQL', params: params() }] }, downstream: ['Message:m'] },
+        'Agent:a': {
+          name: 'Agent',
+          params: {
+            llm_id: 'scripted@OpenAI',
+            sys_prompt: 'MARK-sql You answer with SQL.',
+            tools: [{ component_name: 'ExeSQL', name: 'SQL', params: params() }],
+          },
+          downstream: ['Message:m'],
+        },
         'Message:m': { name: 'Message', params: { content: ['{Agent:a@content}'] } },
       });
       const { result } = await run(canvas, 'how many rows?');

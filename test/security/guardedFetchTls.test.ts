@@ -17,7 +17,27 @@ import { guardedFetch, type Resolver } from '../../src/io/net';
 function makeCertificate(): { key: string; cert: string } | null {
   const dir = mkdtempSync(join(tmpdir(), 'agent-canvas-tls-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=secure.example', '-addext', 'subjectAltName=DNS:secure.example'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=secure.example',
+        '-addext',
+        'subjectAltName=DNS:secure.example',
+      ],
+      { stdio: 'ignore' },
+    );
     return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
   } catch {
     return null;

@@ -40,7 +40,13 @@ const execute = createInvokeExecutor({ resolver });
 const allowList = () => `127.0.0.1:${allowed.port},127.0.0.1:${proxy.port}`;
 
 function invoke(params: Record<string, unknown>, args: Record<string, unknown> = {}) {
-  return execute({ params, args: { url: params.url, ...args }, env: { NETWORK_ALLOW_HOSTS: allowList() }, signal: new AbortController().signal, tenantId: 't' });
+  return execute({
+    params,
+    args: { url: params.url, ...args },
+    env: { NETWORK_ALLOW_HOSTS: allowList() },
+    signal: new AbortController().signal,
+    tenantId: 't',
+  });
 }
 
 function nothingReachedForbidden() {
@@ -71,7 +77,10 @@ describe('Invoke refuses internal targets, and nothing reaches them', () => {
   });
 
   it('IPv4-mapped IPv6 loopback', async () => {
-    await expectBlocked({ url: `http://[::ffff:127.0.0.1]:${forbidden.port}/secret` }, /::ffff:7f00:1 is an IPv4-mapped form of 127\.0\.0\.1, a loopback address; blocked/);
+    await expectBlocked(
+      { url: `http://[::ffff:127.0.0.1]:${forbidden.port}/secret` },
+      /::ffff:7f00:1 is an IPv4-mapped form of 127\.0\.0\.1, a loopback address; blocked/,
+    );
   });
 
   it('the cloud metadata address', async () => {
@@ -99,10 +108,16 @@ describe('Invoke refuses internal targets, and nothing reaches them', () => {
   it('a redirect from an allowed host to a private one', async () => {
     const before = allowed.requests.length;
     const to = `${forbidden.origin}/secret`;
-    await expectBlocked({ url: `${allowed.origin}/redirect?to=${encodeURIComponent(to)}` }, `Invoke: redirect to ${to} refused: 127.0.0.1 is a loopback address; blocked`);
+    await expectBlocked(
+      { url: `${allowed.origin}/redirect?to=${encodeURIComponent(to)}` },
+      `Invoke: redirect to ${to} refused: 127.0.0.1 is a loopback address; blocked`,
+    );
     expect(allowed.requests.slice(before).map((r) => r.url)).toEqual([`/redirect?to=${encodeURIComponent(to)}`]);
     // Also when the next hop is a name that resolves inward, and after a 307.
-    await expectBlocked({ url: `${allowed.origin}/redirect?status=307&to=${encodeURIComponent(`http://rebind.example:${forbidden.port}/`)}` }, /redirect to http:\/\/rebind\.example:\d+\/ refused: rebind\.example resolves to 127\.0\.0\.1/);
+    await expectBlocked(
+      { url: `${allowed.origin}/redirect?status=307&to=${encodeURIComponent(`http://rebind.example:${forbidden.port}/`)}` },
+      /redirect to http:\/\/rebind\.example:\d+\/ refused: rebind\.example resolves to 127\.0\.0\.1/,
+    );
   });
 
   it('a proxy on an internal address', async () => {
@@ -119,7 +134,12 @@ describe('Invoke on an allowed host', () => {
 
   it('GET: variables as the query string, headers with placeholders filled', async () => {
     const r = await invoke(
-      { url: `${allowed.origin}/echo?fixed=1`, method: 'GET', headers: '{"X-Api-Key": "k-123", "X-Query": "q={sys.query}", "X-Other": "{not_a_ref}"}', variables: [{ key: 'q' }, { key: 'n' }] },
+      {
+        url: `${allowed.origin}/echo?fixed=1`,
+        method: 'GET',
+        headers: '{"X-Api-Key": "k-123", "X-Query": "q={sys.query}", "X-Other": "{not_a_ref}"}',
+        variables: [{ key: 'q' }, { key: 'n' }],
+      },
       { variables: { q: 'durable runs', n: 5, list: ['a', 'b'], skip: null }, header_vars: { 'sys.query': 'hello' } },
     );
     expect(last()).toMatchObject({ method: 'GET', url: '/echo?fixed=1&q=durable+runs&n=5&list=a&list=b', body: '' });
@@ -176,13 +196,22 @@ describe('Invoke on an allowed host', () => {
   });
 
   it('gives up after its timeout, as a retryable error', async () => {
-    const err = await invoke({ url: `${allowed.origin}/hang`, timeout: 1 }).then(() => null, (e: unknown) => e);
+    const err = await invoke({ url: `${allowed.origin}/hang`, timeout: 1 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ code: 'TOOL_UNAVAILABLE', message: `Invoke: ${allowed.origin}/hang did not answer within 1 s` });
   });
 
   it('refuses an answer too large for a node result (outputs travel in workflow history)', async () => {
-    await expect(invoke({ url: `${allowed.origin}/big?n=1000001` })).rejects.toMatchObject({ code: 'TOOL_BAD_REQUEST', message: expect.stringMatching(/is 1000001 characters, more than the 1000000 a node result may hold/) });
-    await expect(invoke({ url: `${allowed.origin}/big?n=${9 * 1024 * 1024}` })).rejects.toMatchObject({ code: 'TOOL_BAD_REQUEST', message: expect.stringMatching(/is larger than 8388608 bytes/) });
+    await expect(invoke({ url: `${allowed.origin}/big?n=1000001` })).rejects.toMatchObject({
+      code: 'TOOL_BAD_REQUEST',
+      message: expect.stringMatching(/is 1000001 characters, more than the 1000000 a node result may hold/),
+    });
+    await expect(invoke({ url: `${allowed.origin}/big?n=${9 * 1024 * 1024}` })).rejects.toMatchObject({
+      code: 'TOOL_BAD_REQUEST',
+      message: expect.stringMatching(/is larger than 8388608 bytes/),
+    });
   });
 
   it('goes through an allowed proxy (absolute-form request)', async () => {
@@ -201,7 +230,12 @@ describe('Invoke as a canvas node, in a workflow', () => {
   beforeAll(async () => {
     [store, temporal] = await Promise.all([openStore({}), connectTemporal()]);
     await store.tenants.ensure(tenantId, 'invoke http tests');
-    worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: 'http://127.0.0.1:9/v1', env: { NETWORK_ALLOW_HOSTS: allowList() } });
+    worker = await startWorker({
+      nativeConnection: temporal.nativeConnection,
+      store,
+      llmBaseUrl: 'http://127.0.0.1:9/v1',
+      env: { NETWORK_ALLOW_HOSTS: allowList() },
+    });
     deps = { store, client: temporal.client, taskQueue: worker.taskQueue, settings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000 } };
   });
 
@@ -224,7 +258,19 @@ describe('Invoke as a canvas node, in a workflow', () => {
 
   it('calls the allowed host with resolved variables and shows the cleaned page', async () => {
     const before = allowed.requests.length;
-    const { result, events } = await run({ url: `${allowed.origin}/html`, method: 'get', variables: [{ key: 'q', ref: 'sys.query' }, { key: 'lang', value: 'en' }], headers: '{"X-Token": "tok-1", "X-Q": "{sys.query}"}', clean_html: true }, 'temporal durability');
+    const { result, events } = await run(
+      {
+        url: `${allowed.origin}/html`,
+        method: 'get',
+        variables: [
+          { key: 'q', ref: 'sys.query' },
+          { key: 'lang', value: 'en' },
+        ],
+        headers: '{"X-Token": "tok-1", "X-Q": "{sys.query}"}',
+        clean_html: true,
+      },
+      'temporal durability',
+    );
     expect(result.status).toBe('finished');
     expect(result.content).toMatch(/^Page: HELLO\s+Plain text and a link\.$/);
     const sent = allowed.requests.slice(before);

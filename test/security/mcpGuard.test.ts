@@ -29,15 +29,32 @@ afterAll(async () => Promise.all([h?.close(), mcp?.stop(), sse?.stop(), forbidde
 
 type Envelope<T = Record<string, unknown>> = { code: number; message?: string; data: T };
 
-const probe = async (body: Record<string, unknown>) => (await api(h, 'POST', '/api/v1/mcp/servers/probe/test', { body: { server_type: 'streamable-http', timeout: 3, ...body } })).body as Envelope;
+const probe = async (body: Record<string, unknown>) =>
+  (await api(h, 'POST', '/api/v1/mcp/servers/probe/test', { body: { server_type: 'streamable-http', timeout: 3, ...body } })).body as Envelope;
 const BLOCKED = /blocked \(allow it with NETWORK_ALLOW_HOSTS\)/;
 
 describe('testing an MCP server definition (POST /api/v1/mcp/servers/{id}/test)', () => {
   it.each([
-    ['a loopback port NETWORK_ALLOW_HOSTS does not name', () => `http://127.0.0.1:${forbidden.port}/status?code=403`, /MCP server probe: 127\.0\.0\.1 is a loopback address; blocked/],
-    ['a name that resolves to loopback', () => `http://localhost:${forbidden.port}/status?code=403`, /MCP server probe: localhost resolves to (127\.0\.0\.1|::1), a loopback address; blocked/],
-    ['an IPv4-mapped metadata address', () => 'http://[::ffff:169.254.169.254]/latest/meta-data/', /IPv4-mapped form of 169\.254\.169\.254, the cloud metadata address; blocked/],
-    ['a hexadecimal loopback address', () => `http://0x7f000001:${forbidden.port}/status?code=403`, /MCP server probe: 127\.0\.0\.1 is a loopback address; blocked/],
+    [
+      'a loopback port NETWORK_ALLOW_HOSTS does not name',
+      () => `http://127.0.0.1:${forbidden.port}/status?code=403`,
+      /MCP server probe: 127\.0\.0\.1 is a loopback address; blocked/,
+    ],
+    [
+      'a name that resolves to loopback',
+      () => `http://localhost:${forbidden.port}/status?code=403`,
+      /MCP server probe: localhost resolves to (127\.0\.0\.1|::1), a loopback address; blocked/,
+    ],
+    [
+      'an IPv4-mapped metadata address',
+      () => 'http://[::ffff:169.254.169.254]/latest/meta-data/',
+      /IPv4-mapped form of 169\.254\.169\.254, the cloud metadata address; blocked/,
+    ],
+    [
+      'a hexadecimal loopback address',
+      () => `http://0x7f000001:${forbidden.port}/status?code=403`,
+      /MCP server probe: 127\.0\.0\.1 is a loopback address; blocked/,
+    ],
     ['the SSE transport to a forbidden port', () => `http://127.0.0.1:${forbidden.port}/sse`, /127\.0\.0\.1 is a loopback address; blocked/, 'sse'],
   ])('refuses %s, naming the rule, and sends it nothing', async (_what, url, message, serverType = 'streamable-http') => {
     const res = await probe({ url: url(), server_type: serverType });
@@ -69,8 +86,16 @@ describe('testing an MCP server definition (POST /api/v1/mcp/servers/{id}/test)'
   });
 
   it('lists the tools of allowed servers, over streamable HTTP and SSE', async () => {
-    for (const [url, serverType] of [[mcp.url, 'streamable-http'], [sse.url, 'sse']] as const) {
-      const res = (await probe({ url, server_type: serverType, headers: { Authorization: 'Bearer ${authorization_token}' }, variables: { authorization_token: 'ok' } })) as unknown as Envelope<Array<{ name: string }>>;
+    for (const [url, serverType] of [
+      [mcp.url, 'streamable-http'],
+      [sse.url, 'sse'],
+    ] as const) {
+      const res = (await probe({
+        url,
+        server_type: serverType,
+        headers: { Authorization: 'Bearer ${authorization_token}' },
+        variables: { authorization_token: 'ok' },
+      })) as unknown as Envelope<Array<{ name: string }>>;
       expect(res.code, JSON.stringify(res)).toBe(0);
       expect(res.data.map((t) => t.name)).toEqual(['lookup_order', 'fail_always']);
     }
@@ -80,8 +105,14 @@ describe('testing an MCP server definition (POST /api/v1/mcp/servers/{id}/test)'
 
 describe('saving an MCP server', () => {
   it('refuses a forbidden target and stores nothing', async () => {
-    for (const url of [`http://127.0.0.1:${forbidden.port}/mcp`, `http://localhost:${forbidden.port}/mcp`, 'http://[::ffff:169.254.169.254]/', `http://0x7f000001:${forbidden.port}/`]) {
-      const res = (await api(h, 'POST', '/api/v1/mcp/servers', { body: { name: `evil-${url.length}`, url, server_type: 'streamable-http', timeout: 3 } })).body as Envelope;
+    for (const url of [
+      `http://127.0.0.1:${forbidden.port}/mcp`,
+      `http://localhost:${forbidden.port}/mcp`,
+      'http://[::ffff:169.254.169.254]/',
+      `http://0x7f000001:${forbidden.port}/`,
+    ]) {
+      const res = (await api(h, 'POST', '/api/v1/mcp/servers', { body: { name: `evil-${url.length}`, url, server_type: 'streamable-http', timeout: 3 } }))
+        .body as Envelope;
       expect(res.code, url).toBe(102);
       expect(res.message).toMatch(BLOCKED);
     }
@@ -94,14 +125,25 @@ describe('saving an MCP server', () => {
 describe('a run calling an MCP tool in the worker', () => {
   it('cannot reach a forbidden server stored before the guard (or since moved), and does not echo its answer', async () => {
     // Stored directly: the API would refuse it, but records from before the guard exist.
-    const server = await h.store.mcpServers.create({ tenantId: 'tenant-a', name: `stored-evil-${Date.now()}`, serverType: 'streamable-http', url: `http://127.0.0.1:${forbidden.port}/status?code=403` });
+    const server = await h.store.mcpServers.create({
+      tenantId: 'tenant-a',
+      name: `stored-evil-${Date.now()}`,
+      serverType: 'streamable-http',
+      url: `http://127.0.0.1:${forbidden.port}/status?code=403`,
+    });
     h.llm.whenPromptIncludes('MARK-mcp-guard', (call) =>
-      call.body.messages.some((m) => m.role === 'tool') ? { content: 'done' } : { toolCalls: [{ id: 'g1', name: 'lookup_order_0', arguments: '{"order_id": "A-1"}' }] },
+      call.body.messages.some((m) => m.role === 'tool')
+        ? { content: 'done' }
+        : { toolCalls: [{ id: 'g1', name: 'lookup_order_0', arguments: '{"order_id": "A-1"}' }] },
     );
     const tool = { name: 'lookup_order', description: 'Looks up an order.', inputSchema: { type: 'object', properties: { order_id: { type: 'string' } } } };
     const canvas = dsl({
       begin: { name: 'Begin', downstream: ['Agent:a'] },
-      'Agent:a': { name: 'Agent', params: { llm_id: 'm@OpenAI', sys_prompt: 'MARK-mcp-guard', mcp: [{ mcp_id: server.id, tools: { lookup_order: tool } }], max_retries: 0 }, downstream: ['Message:m'] },
+      'Agent:a': {
+        name: 'Agent',
+        params: { llm_id: 'm@OpenAI', sys_prompt: 'MARK-mcp-guard', mcp: [{ mcp_id: server.id, tools: { lookup_order: tool } }], max_retries: 0 },
+        downstream: ['Message:m'],
+      },
       'Message:m': { name: 'Message', params: { content: ['{Agent:a@content}'] } },
     });
     const agent = (await api(h, 'POST', '/api/v1/agents', { body: { title: `mcp guard ${Date.now()}`, dsl: canvas } })).body as Envelope;
@@ -109,7 +151,9 @@ describe('a run calling an MCP tool in the worker', () => {
     expect(res.text).toMatch(/127\.0\.0\.1 is a loopback address; blocked \(allow it with NETWORK_ALLOW_HOSTS\)/);
     expect(res.text).not.toContain('status 403');
     expect(forbidden.requests).toEqual([]);
-    const events = parseSse(res.text).filter((m) => m.json).map((m) => m.json!);
+    const events = parseSse(res.text)
+      .filter((m) => m.json)
+      .map((m) => m.json!);
     expect(events.length).toBeGreaterThan(0);
   });
 });

@@ -36,7 +36,21 @@ function policy(resolver: Resolver): McpPolicy {
 }
 
 function serverAt(url: string): McpServerRecord {
-  return { id: 'srv', tenant_id: 't', name: 'orders', description: null, server_type: 'streamable-http', url, command: null, args: [], env: {}, headers: {}, variables: {}, create_time: 0, update_time: 0 };
+  return {
+    id: 'srv',
+    tenant_id: 't',
+    name: 'orders',
+    description: null,
+    server_type: 'streamable-http',
+    url,
+    command: null,
+    args: [],
+    env: {},
+    headers: {},
+    variables: {},
+    create_time: 0,
+    update_time: 0,
+  };
 }
 
 describe('an MCP connection through the guard', () => {
@@ -66,7 +80,11 @@ describe('the guarded fetch', () => {
   });
 
   it('keeps the Host header and hop-by-hop headers its own', async () => {
-    const res = await fetchFn()(`${allowed.origin}/echo`, { method: 'POST', body: 'hi', headers: { Host: 'internal.example', Connection: 'upgrade', Upgrade: 'h2c', 'Content-Length': '999', 'X-Ok': '1' } });
+    const res = await fetchFn()(`${allowed.origin}/echo`, {
+      method: 'POST',
+      body: 'hi',
+      headers: { Host: 'internal.example', Connection: 'upgrade', Upgrade: 'h2c', 'Content-Length': '999', 'X-Ok': '1' },
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ body: 'hi' });
     const seen = allowed.requests.at(-1)!.headers;

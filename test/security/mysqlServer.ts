@@ -64,14 +64,27 @@ export async function startMysql(): Promise<StartedMysql | SkippedMysql> {
   const asRoot = process.getuid?.() === 0 ? ['--user=root'] : [];
   const init =
     flavor === 'mariadb'
-      ? spawnSync(which(['mariadb-install-db', 'mysql_install_db']) ?? 'mariadb-install-db', ['--no-defaults', `--datadir=${dataDir}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...asRoot], { encoding: 'utf8' })
+      ? spawnSync(
+          which(['mariadb-install-db', 'mysql_install_db']) ?? 'mariadb-install-db',
+          ['--no-defaults', `--datadir=${dataDir}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...asRoot],
+          { encoding: 'utf8' },
+        )
       : spawnSync(server, ['--no-defaults', '--initialize-insecure', `--datadir=${dataDir}`, ...asRoot], { encoding: 'utf8' });
   if (init.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
     return { skipped: `could not initialize a ${flavor} data directory: ${(init.stderr || init.stdout || String(init.error)).slice(0, 300)}` };
   }
   const port = await freePort();
-  const args = ['--no-defaults', `--datadir=${dataDir}`, `--port=${port}`, '--bind-address=127.0.0.1', `--socket=${socketPath}`, `--pid-file=${join(dir, 'mysql.pid')}`, ...asRoot, ...(flavor === 'mysql' ? ['--mysqlx=OFF'] : [])];
+  const args = [
+    '--no-defaults',
+    `--datadir=${dataDir}`,
+    `--port=${port}`,
+    '--bind-address=127.0.0.1',
+    `--socket=${socketPath}`,
+    `--pid-file=${join(dir, 'mysql.pid')}`,
+    ...asRoot,
+    ...(flavor === 'mysql' ? ['--mysqlx=OFF'] : []),
+  ];
   const child = spawn(server, args, { stdio: 'ignore' });
   const stop = async () => {
     if (child.exitCode === null) {

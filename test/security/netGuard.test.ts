@@ -44,9 +44,12 @@ describe('address classification', () => {
     expect(reason(ip)).toBe(why);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '169.253.255.255', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])('%s is public', (ip) => {
-    expect(reason(ip)).toBeNull();
-  });
+  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '169.253.255.255', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])(
+    '%s is public',
+    (ip) => {
+      expect(reason(ip)).toBeNull();
+    },
+  );
 
   it('reads odd IPv4 notations the way URL parsers and getaddrinfo do', () => {
     for (const odd of ['2130706433', '0177.0.0.1', '0x7f.1', '0x7f000001', '127.1', '017700000001']) expect(canonicalHost(odd, 'T')).toBe('127.0.0.1');
@@ -85,7 +88,12 @@ describe('NETWORK_ALLOW_HOSTS', () => {
 });
 
 describe('host checks', () => {
-  const dns: Record<string, string[]> = { 'evil.example': ['127.0.0.1'], 'mixed.example': ['93.184.216.34', '10.0.0.8'], 'public.example': ['93.184.216.34', '2606:2800:220:1::1'], 'db.internal': ['10.1.2.3'] };
+  const dns: Record<string, string[]> = {
+    'evil.example': ['127.0.0.1'],
+    'mixed.example': ['93.184.216.34', '10.0.0.8'],
+    'public.example': ['93.184.216.34', '2606:2800:220:1::1'],
+    'db.internal': ['10.1.2.3'],
+  };
   const resolver: Resolver = async (host) => {
     const found = dns[host];
     if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
@@ -94,7 +102,9 @@ describe('host checks', () => {
   const ctx = (allow = '') => ({ env: { NETWORK_ALLOW_HOSTS: allow }, service: 'Invoke', resolver });
 
   it('refuses a name that resolves to a private address, naming both', async () => {
-    await expect(assertHostAllowed('evil.example', 80, ctx())).rejects.toThrow('Invoke: evil.example resolves to 127.0.0.1, a loopback address; blocked (allow it with NETWORK_ALLOW_HOSTS)');
+    await expect(assertHostAllowed('evil.example', 80, ctx())).rejects.toThrow(
+      'Invoke: evil.example resolves to 127.0.0.1, a loopback address; blocked (allow it with NETWORK_ALLOW_HOSTS)',
+    );
     // One bad address among good ones is enough: the connection could use any of them.
     await expect(assertHostAllowed('mixed.example', 443, ctx())).rejects.toThrow(/resolves to 10\.0\.0\.8, a private address/);
   });
@@ -124,6 +134,8 @@ describe('host checks', () => {
     expect((err as AppError).message).toMatch(/nowhere\.example does not resolve/);
     await expect(assertUrlAllowed('gopher://example.com/', ctx())).rejects.toThrow(/uses the gopher: scheme; only http and https are allowed/);
     await expect(assertUrlAllowed('http://', ctx())).rejects.toThrow(/is not a valid URL/);
-    await expect(assertUrlAllowed('http://[::ffff:127.0.0.1]:8080/', ctx())).rejects.toThrow('Invoke: ::ffff:7f00:1 is an IPv4-mapped form of 127.0.0.1, a loopback address; blocked');
+    await expect(assertUrlAllowed('http://[::ffff:127.0.0.1]:8080/', ctx())).rejects.toThrow(
+      'Invoke: ::ffff:7f00:1 is an IPv4-mapped form of 127.0.0.1, a loopback address; blocked',
+    );
   });
 });

@@ -24,7 +24,8 @@ export interface RecordingServer {
   stop(): Promise<void>;
 }
 
-export const HTML_PAGE = '<html><head><title>T</title><script>var x = 1;</script></head><body><h1>Hello</h1><p>Plain <b>text</b> and <a href="https://example.com/x">a link</a>.</p><img src="a.png"></body></html>';
+export const HTML_PAGE =
+  '<html><head><title>T</title><script>var x = 1;</script></head><body><h1>Hello</h1><p>Plain <b>text</b> and <a href="https://example.com/x">a link</a>.</p><img src="a.png"></body></html>';
 
 /** Starts a server on `host` (port chosen by the OS); rejects when the address is unavailable. */
 export function startRecordingServer(host = '127.0.0.1'): Promise<RecordingServer> {

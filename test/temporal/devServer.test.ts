@@ -16,7 +16,6 @@ import { pickFreePort } from '../../src/io/temporal/ports';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-
 async function customSearchAttributes(address: string): Promise<string[]> {
   const connection = await Connection.connect({ address });
   try {

@@ -26,7 +26,9 @@ function send(x: Partial<ToolExecution>) {
 
 describe('Email executor', () => {
   it('sends plain-text content as text and as HTML with its line breaks', async () => {
-    const r = await send({ args: { to_email: 'ann@example.test', cc_email: 'bob@example.test; cy@example.test', subject: 'Plain', content: 'Line one\nLine <two>' } });
+    const r = await send({
+      args: { to_email: 'ann@example.test', cc_email: 'bob@example.test; cy@example.test', subject: 'Plain', content: 'Line one\nLine <two>' },
+    });
     expect(r).toMatchObject({ outputs: { success: true } });
     expect(r.text).toMatch(/Email sent to ann@example\.test \(cc: bob@example\.test, cy@example\.test\)/);
     const mail = smtp.mails.at(-1)!;
@@ -36,7 +38,7 @@ describe('Email executor', () => {
     expect(mail.html).toBe('Line one<br>\nLine &lt;two&gt;');
   });
 
-  it('sends HTML content as is, with a text alternative; falls back to RAGFlow\'s subject and content', async () => {
+  it("sends HTML content as is, with a text alternative; falls back to RAGFlow's subject and content", async () => {
     await send({ args: { to_email: 'ann@example.test', content: '<p>Hello <b>there</b></p>' } });
     const mail = smtp.mails.at(-1)!;
     expect(mail.headers.subject).toBe('No Subject');

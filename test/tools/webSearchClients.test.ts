@@ -22,7 +22,12 @@ let wiki: StandIn;
 const allowLocal = { NETWORK_ALLOW_HOSTS: '127.0.0.1' };
 
 beforeAll(async () => {
-  [searx, searxNoJson, ddg, wiki] = await Promise.all([startSearxngServer(), startSearxngServer({ jsonEnabled: false }), startDuckDuckGoServer(), startWikipediaServer()]);
+  [searx, searxNoJson, ddg, wiki] = await Promise.all([
+    startSearxngServer(),
+    startSearxngServer({ jsonEnabled: false }),
+    startDuckDuckGoServer(),
+    startWikipediaServer(),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([searx, searxNoJson, ddg, wiki].map((s) => s?.stop()));
@@ -35,7 +40,11 @@ function call(executor: ToolExecutor, x: Partial<ToolExecution>) {
 describe('SearXNG client', () => {
   it('sends RAGFlow query parameters and keeps top_n results, citations for those with content', async () => {
     const r = await call(searxngSearch, { env: allowLocal, params: { searxng_url: `${searx.url}/`, top_n: '4' }, args: { query: 'rust async' } });
-    expect(searx.requestsFor('rust async')[0]).toMatchObject({ method: 'GET', path: '/search', query: { q: 'rust async', format: 'json', categories: 'general', language: 'auto', safesearch: '1', pageno: '1' } });
+    expect(searx.requestsFor('rust async')[0]).toMatchObject({
+      method: 'GET',
+      path: '/search',
+      query: { q: 'rust async', format: 'json', categories: 'general', language: 'auto', safesearch: '1', pageno: '1' },
+    });
     expect(r.outputs.json).toHaveLength(4);
     expect(Object.values(r.reference!.chunks)).toHaveLength(3);
     expect(r.text).toContain('SearXNG finding 1 about rust async.');
@@ -55,7 +64,7 @@ describe('SearXNG client', () => {
     expect(e.message).toMatch(/search\.formats/);
   });
 
-  it('sends a searxng_url through the network guard (the operator\'s SEARXNG_BASE_URL is trusted)', async () => {
+  it("sends a searxng_url through the network guard (the operator's SEARXNG_BASE_URL is trusted)", async () => {
     const e = await failure(call(searxngSearch, { params: { searxng_url: searx.url }, args: { query: 'guarded' } }));
     expect(e.code).toBe('TOOL_BAD_REQUEST');
     expect(e.message).toMatch(/127\.0\.0\.1 is .*NETWORK_ALLOW_HOSTS/);
@@ -64,7 +73,10 @@ describe('SearXNG client', () => {
 
   it('returns nothing for an empty query without calling the instance', async () => {
     const before = searx.requests.length;
-    expect(await call(searxngSearch, { params: { searxng_url: searx.url }, args: { query: '  ' } })).toMatchObject({ text: '', outputs: { formalized_content: '' } });
+    expect(await call(searxngSearch, { params: { searxng_url: searx.url }, args: { query: '  ' } })).toMatchObject({
+      text: '',
+      outputs: { formalized_content: '' },
+    });
     expect(searx.requests.length).toBe(before);
   });
 });
@@ -96,7 +108,14 @@ describe('DuckDuckGo client', () => {
     expect(landing).toMatchObject({ method: 'GET', path: '/' });
     expect(news).toMatchObject({ path: '/news.js', query: { o: 'json', vqd: '4-318205713963258416781632901', noamp: '1' } });
     expect(r.outputs.json).toEqual([
-      { date: new Date((1_731_400_000 + 3600) * 1000).toISOString(), title: 'elections headline 1', body: 'Breaking 1: elections in the news.', url: 'https://news.example/elections/1', image: 'https://img.example/1.jpg', source: 'Example News 1' },
+      {
+        date: new Date((1_731_400_000 + 3600) * 1000).toISOString(),
+        title: 'elections headline 1',
+        body: 'Breaking 1: elections in the news.',
+        url: 'https://news.example/elections/1',
+        image: 'https://img.example/1.jpg',
+        source: 'Example News 1',
+      },
       expect.objectContaining({ title: 'elections headline 2' }),
     ]);
   });
@@ -118,7 +137,11 @@ describe('Wikipedia client', () => {
     const read = wiki.requests.find((q) => q.path === '/de/w/api.php' && q.query.pageids === '1000|1001|1002|1003');
     expect(read?.query).toMatchObject({ prop: 'extracts|info|pageprops', exintro: '1', explaintext: '1' });
     expect((r.outputs.json as Array<{ title: string }>).map((p) => p.title)).toEqual(['Berlin', 'History of Berlin', 'Berlin in popular culture']);
-    expect(r.outputs.json).toContainEqual({ title: 'Berlin', url: 'https://de.wikipedia.org/wiki/Berlin', summary: 'Berlin [de] is article 0 about Berlin.\n\nIts second paragraph.' });
+    expect(r.outputs.json).toContainEqual({
+      title: 'Berlin',
+      url: 'https://de.wikipedia.org/wiki/Berlin',
+      summary: 'Berlin [de] is article 0 about Berlin.\n\nIts second paragraph.',
+    });
     expect(Object.values(r.reference!.doc_aggs).map((d) => (d as { url: string }).url)).toContain('https://de.wikipedia.org/wiki/History_of_Berlin');
   });
 

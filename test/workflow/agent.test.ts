@@ -24,9 +24,20 @@ let deps: LaunchDeps;
 const tenantId = 'tenant-agents';
 
 beforeAll(async () => {
-  [store, llm, web, mcpHttp, temporal] = await Promise.all([openStore({}), startScriptedLlm(), startWebSearchServer(), startHttpMcpServer(), connectTemporal()]);
+  [store, llm, web, mcpHttp, temporal] = await Promise.all([
+    openStore({}),
+    startScriptedLlm(),
+    startWebSearchServer(),
+    startHttpMcpServer(),
+    connectTemporal(),
+  ]);
   await store.tenants.ensure(tenantId, 'agent tests');
-  worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url, env: { TAVILY_BASE_URL: web.url, MCP_STDIO_COMMANDS: 'node', NETWORK_ALLOW_HOSTS: new URL(mcpHttp.url).host } });
+  worker = await startWorker({
+    nativeConnection: temporal.nativeConnection,
+    store,
+    llmBaseUrl: llm.url,
+    env: { TAVILY_BASE_URL: web.url, MCP_STDIO_COMMANDS: 'node', NETWORK_ALLOW_HOSTS: new URL(mcpHttp.url).host },
+  });
   deps = { store, client: temporal.client, taskQueue: worker.taskQueue, settings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000 } };
 });
 
@@ -61,7 +72,10 @@ function agentCanvas(agent: Record<string, unknown>): Record<string, unknown> {
 
 async function run(title: string, canvas: Record<string, unknown>, query: string, settings: Partial<LaunchDeps['settings']> = {}) {
   const saved: CanvasRecord = await store.canvases.create({ tenantId, title: `${title} ${Date.now()}`, dsl: canvas });
-  const launched = await launchRun({ ...deps, settings: { ...deps.settings, ...settings } }, { tenantId, canvas: saved, sessionId: null, query, inputs: null, files: [], userId: 'u1', session: null });
+  const launched = await launchRun(
+    { ...deps, settings: { ...deps.settings, ...settings } },
+    { tenantId, canvas: saved, sessionId: null, query, inputs: null, files: [], userId: 'u1', session: null },
+  );
   const handle = temporal.client.workflow.getHandle(launched.workflowId);
   const result = (await handle.result()) as CanvasRunResult;
   const events = await store.events.list(launched.runId, null, 10_000);
@@ -70,7 +84,10 @@ async function run(title: string, canvas: Record<string, unknown>, query: string
 
 describe('an Agent with tools, as a workflow', () => {
   it('calls two tools in parallel in one round, then answers; the model receives OpenAI tool messages', async () => {
-    const calls = script('MARK-parallel', [{ toolCalls: [tc('call_a', 'tavily_search_0', { query: 'temporal' }), tc('call_b', 'tavily_extract_1', { urls: ['https://docs.temporal.io'] })] }, { content: 'Temporal is durable.', usage: { prompt_tokens: 40, completion_tokens: 4 } }]);
+    const calls = script('MARK-parallel', [
+      { toolCalls: [tc('call_a', 'tavily_search_0', { query: 'temporal' }), tc('call_b', 'tavily_extract_1', { urls: ['https://docs.temporal.io'] })] },
+      { content: 'Temporal is durable.', usage: { prompt_tokens: 40, completion_tokens: 4 } },
+    ]);
     const before = web.calls.length;
     const r = await run('parallel tools', agentCanvas({ sys_prompt: 'MARK-parallel You research.', tools: [search, reader] }), 'what is temporal?');
     expect(r.result).toMatchObject({ status: 'finished', content: 'Temporal is durable.' });
@@ -79,7 +96,14 @@ describe('an Agent with tools, as a workflow', () => {
     expect((calls[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual(['tavily_search_0', 'tavily_extract_1']);
     const second = calls[1]!.body.messages;
     expect(second.slice(-3)).toEqual([
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'tavily_search_0', arguments: '{"query":"temporal"}' } }, { id: 'call_b', type: 'function', function: { name: 'tavily_extract_1', arguments: '{"urls":["https://docs.temporal.io"]}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_a', type: 'function', function: { name: 'tavily_search_0', arguments: '{"query":"temporal"}' } },
+          { id: 'call_b', type: 'function', function: { name: 'tavily_extract_1', arguments: '{"urls":["https://docs.temporal.io"]}' } },
+        ],
+      },
       { role: 'tool', tool_call_id: 'call_a', content: expect.stringContaining('Finding 1 about temporal.') },
       { role: 'tool', tool_call_id: 'call_b', content: 'URL: https://docs.temporal.io\nFull text of https://docs.temporal.io.' },
     ]);
@@ -115,7 +139,11 @@ describe('an Agent with tools, as a workflow', () => {
       { content: '[{"name": "complete_task", "arguments": {"answer": "draft"}}]' },
       { content: 'Temporal replays workflow history.' },
     ]);
-    const r = await run('react', agentCanvas({ sys_prompt: 'MARK-react You research.', tools: [search], strategy: 'react' }), 'how does temporal survive crashes?');
+    const r = await run(
+      'react',
+      agentCanvas({ sys_prompt: 'MARK-react You research.', tools: [search], strategy: 'react' }),
+      'how does temporal survive crashes?',
+    );
     expect(r.result).toMatchObject({ status: 'finished', content: 'Temporal replays workflow history.' });
     expect(calls).toHaveLength(5);
     expect(calls.every((c) => c.body.tools === undefined)).toBe(true);
@@ -132,8 +160,15 @@ describe('an Agent with tools, as a workflow', () => {
   });
 
   it('runs a sub-agent as a child workflow and gives its answer to the lead agent', async () => {
-    const researcher = { component_name: 'Agent', name: 'Researcher', params: { llm_id: model, sys_prompt: 'MARK-sub You find facts.', tools: [search], description: 'Finds facts on the web.' } };
-    const lead = script('MARK-lead', [{ toolCalls: [tc('s1', 'Researcher_0', { user_prompt: 'find the release year', reasoning: 'need a fact', context: 'about Temporal' })] }, { content: 'Temporal was released in 2019.' }]);
+    const researcher = {
+      component_name: 'Agent',
+      name: 'Researcher',
+      params: { llm_id: model, sys_prompt: 'MARK-sub You find facts.', tools: [search], description: 'Finds facts on the web.' },
+    };
+    const lead = script('MARK-lead', [
+      { toolCalls: [tc('s1', 'Researcher_0', { user_prompt: 'find the release year', reasoning: 'need a fact', context: 'about Temporal' })] },
+      { content: 'Temporal was released in 2019.' },
+    ]);
     const sub = script('MARK-sub', [{ toolCalls: [tc('w1', 'tavily_search_0', { query: 'temporal release year' })] }, { content: '2019, per the sources.' }]);
     const r = await run('sub-agent', agentCanvas({ sys_prompt: 'MARK-lead You lead.', tools: [researcher] }), 'when was temporal released?');
     expect(r.result).toMatchObject({ status: 'finished', content: 'Temporal was released in 2019.' });
@@ -155,17 +190,50 @@ describe('an Agent with tools, as a workflow', () => {
   });
 
   it('calls tools of MCP servers over stdio and streamable HTTP, listing them once per run', async () => {
-    const stdio = await store.mcpServers.create({ tenantId, name: `stdio-${Date.now()}`, serverType: 'stdio', command: STDIO_SERVER.command, args: STDIO_SERVER.args });
-    const http = await store.mcpServers.create({ tenantId, name: `http-${Date.now()}`, serverType: 'streamable-http', url: mcpHttp.url, headers: { Authorization: 'Bearer ${authorization_token}' }, variables: { authorization_token: 'mcp-token' } });
+    const stdio = await store.mcpServers.create({
+      tenantId,
+      name: `stdio-${Date.now()}`,
+      serverType: 'stdio',
+      command: STDIO_SERVER.command,
+      args: STDIO_SERVER.args,
+    });
+    const http = await store.mcpServers.create({
+      tenantId,
+      name: `http-${Date.now()}`,
+      serverType: 'streamable-http',
+      url: mcpHttp.url,
+      headers: { Authorization: 'Bearer ${authorization_token}' },
+      variables: { authorization_token: 'mcp-token' },
+    });
     const calls = script('MARK-mcp', [
       { toolCalls: [tc('m1', 'lookup_order_0', { order_id: 'A-1' }), tc('m2', 'lookup_order_2', { order_id: 'B-2' }), tc('m3', 'fail_always_1', {})] },
       { content: 'Both orders shipped.' },
     ]);
-    const r = await run('mcp', agentCanvas({ sys_prompt: 'MARK-mcp', mcp: [{ mcp_id: stdio.id, tools: {} }, { mcp_id: http.id, tools: {} }], mcp_timeout: 20 }), 'where are my orders?');
+    const r = await run(
+      'mcp',
+      agentCanvas({
+        sys_prompt: 'MARK-mcp',
+        mcp: [
+          { mcp_id: stdio.id, tools: {} },
+          { mcp_id: http.id, tools: {} },
+        ],
+        mcp_timeout: 20,
+      }),
+      'where are my orders?',
+    );
     expect(r.result).toMatchObject({ status: 'finished', content: 'Both orders shipped.' });
-    expect((calls[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual(['lookup_order_0', 'fail_always_1', 'lookup_order_2', 'fail_always_3']);
+    expect((calls[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual([
+      'lookup_order_0',
+      'fail_always_1',
+      'lookup_order_2',
+      'fail_always_3',
+    ]);
     const toolMessages = calls[1]!.body.messages.filter((m) => m.role === 'tool').map((m) => m.content);
-    expect(toolMessages).toEqual(['order A-1 (via stdio): shipped on 2026-11-02', 'order B-2 (via http): shipped on 2026-11-02', 'Error: MCP server error: the warehouse is offline']);
+    expect(toolMessages).toEqual([
+      'order A-1 (via stdio): shipped on 2026-11-02',
+      'order B-2 (via http): shipped on 2026-11-02',
+      'Error: MCP server error: the warehouse is offline',
+    ]);
     expect(mcpHttp.calls).toContainEqual({ name: 'lookup_order', arguments: { order_id: 'B-2' } });
     expect(mcpHttp.headers.every((h) => h.authorization === 'Bearer mcp-token')).toBe(true);
   });

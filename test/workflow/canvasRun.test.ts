@@ -55,7 +55,14 @@ describe('the canvasRun workflow', () => {
       'categorize',
       dsl({
         begin: { name: 'Begin', downstream: ['Categorize:c'] },
-        'Categorize:c': { name: 'Categorize', params: { ...model, category_description: { refund: { description: 'money back', to: ['LLM:refund'] }, other: { description: 'anything else', to: ['LLM:other'] } } }, downstream: ['LLM:refund', 'LLM:other'] },
+        'Categorize:c': {
+          name: 'Categorize',
+          params: {
+            ...model,
+            category_description: { refund: { description: 'money back', to: ['LLM:refund'] }, other: { description: 'anything else', to: ['LLM:other'] } },
+          },
+          downstream: ['LLM:refund', 'LLM:other'],
+        },
         'LLM:refund': { name: 'LLM', params: { ...model, sys_prompt: 'You handle refunds.' }, downstream: ['Message:m'] },
         'LLM:other': { name: 'LLM', params: { ...model, sys_prompt: 'You handle the rest.' }, downstream: ['Message:o'] },
         'Message:m': { name: 'Message', params: { content: ['{LLM:refund@content}'] } },
@@ -179,7 +186,13 @@ describe('the canvasRun workflow', () => {
   it('does not retry a request the provider rejects as malformed', async () => {
     let n = 0;
     llm.whenPromptIncludes('Bad request model', () => (++n, { status: 400, message: 'unknown parameter' }));
-    const canvas = await saveCanvas('bad-request', dsl({ begin: { name: 'Begin', downstream: ['LLM:bad'] }, 'LLM:bad': { name: 'LLM', params: { ...model, sys_prompt: 'Bad request model.', max_retries: 3, delay_after_error: 0.1 } } }));
+    const canvas = await saveCanvas(
+      'bad-request',
+      dsl({
+        begin: { name: 'Begin', downstream: ['LLM:bad'] },
+        'LLM:bad': { name: 'LLM', params: { ...model, sys_prompt: 'Bad request model.', max_retries: 3, delay_after_error: 0.1 } },
+      }),
+    );
     const r = await run(canvas, 'hi');
     expect((await r.result()).status).toBe('failed');
     expect(n).toBe(1);
@@ -203,7 +216,13 @@ describe('the canvasRun workflow', () => {
 
   it('ends a call that exceeds its component timeout with a component error', async () => {
     llm.whenPromptIncludes('Stuck model', { hang: true });
-    const canvas = await saveCanvas('timeout', dsl({ begin: { name: 'Begin', downstream: ['LLM:stuck'] }, 'LLM:stuck': { name: 'LLM', params: { ...model, sys_prompt: 'Stuck model.', timeout: 1, max_retries: 0 } } }));
+    const canvas = await saveCanvas(
+      'timeout',
+      dsl({
+        begin: { name: 'Begin', downstream: ['LLM:stuck'] },
+        'LLM:stuck': { name: 'LLM', params: { ...model, sys_prompt: 'Stuck model.', timeout: 1, max_retries: 0 } },
+      }),
+    );
     const t = Date.now();
     const r = await run(canvas, 'go');
     const result = await r.result();

@@ -23,11 +23,21 @@ const tenantId = 'tenant-email';
 const PASSWORD = 'smtp-app-password-42';
 
 beforeAll(async () => {
-  [store, llm, smtp, temporal] = await Promise.all([openStore({}), startScriptedLlm(), startSmtpServer({ username: 'bot@example.test', password: PASSWORD }), connectTemporal()]);
+  [store, llm, smtp, temporal] = await Promise.all([
+    openStore({}),
+    startScriptedLlm(),
+    startSmtpServer({ username: 'bot@example.test', password: PASSWORD }),
+    connectTemporal(),
+  ]);
   await store.tenants.ensure(tenantId, 'email tests');
   // The local SMTP server speaks no TLS (production keeps STARTTLS required) and is on loopback,
   // which the network guard blocks unless allowed.
-  worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url, env: { SMTP_ALLOW_INSECURE: '1', NETWORK_ALLOW_HOSTS: '127.0.0.1' } });
+  worker = await startWorker({
+    nativeConnection: temporal.nativeConnection,
+    store,
+    llmBaseUrl: llm.url,
+    env: { SMTP_ALLOW_INSECURE: '1', NETWORK_ALLOW_HOSTS: '127.0.0.1' },
+  });
   deps = { store, client: temporal.client, taskQueue: worker.taskQueue, settings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000 } };
 });
 
@@ -53,7 +63,13 @@ describe('the Email tool', () => {
       begin: { name: 'Begin', downstream: ['Email:e'] },
       'Email:e': {
         name: 'Email',
-        params: { ...smtpParams(), to_email: '{sys.query}', cc_email: 'cc1@example.test, cc2@example.test', subject: 'Report for {sys.query}', content: 'Hello,\nthe weekly report is ready.' },
+        params: {
+          ...smtpParams(),
+          to_email: '{sys.query}',
+          cc_email: 'cc1@example.test, cc2@example.test',
+          subject: 'Report for {sys.query}',
+          content: 'Hello,\nthe weekly report is ready.',
+        },
         downstream: ['Message:m'],
       },
       'Message:m': { name: 'Message', params: { content: ['Sent: {Email:e@success}'] } },
@@ -66,11 +82,19 @@ describe('the Email tool', () => {
     const mail = smtp.mails.at(-1)!;
     expect(mail.mailFrom).toBe('bot@example.test');
     expect(mail.rcptTo).toEqual(['dana@example.test', 'cc1@example.test', 'cc2@example.test']);
-    expect(mail.headers).toMatchObject({ from: 'Canvas Bot <bot@example.test>', to: 'dana@example.test', cc: 'cc1@example.test, cc2@example.test', subject: 'Report for dana@example.test' });
+    expect(mail.headers).toMatchObject({
+      from: 'Canvas Bot <bot@example.test>',
+      to: 'dana@example.test',
+      cc: 'cc1@example.test, cc2@example.test',
+      subject: 'Report for dana@example.test',
+    });
     expect(mail.text).toBe('Hello,\nthe weekly report is ready.');
     expect(smtp.logins.at(-1)).toEqual({ username: 'bot@example.test', password: PASSWORD, ok: true });
 
-    const done = r.events.find((e) => e.event === 'node_finished' && e.data.component_id === 'Email:e')!.data as { outputs: Record<string, unknown>; inputs: unknown };
+    const done = r.events.find((e) => e.event === 'node_finished' && e.data.component_id === 'Email:e')!.data as {
+      outputs: Record<string, unknown>;
+      inputs: unknown;
+    };
     expect(done.outputs).toMatchObject({ success: true });
     expect(r.result.content).toMatch(/^Sent: (true|True)$/);
     // The password came from the stored canvas, never through workflow history.
@@ -82,18 +106,36 @@ describe('the Email tool', () => {
     llm.when((call) => {
       if (!call.body.messages.some((m) => typeof m.content === 'string' && m.content.includes('MARK-mailer'))) return undefined;
       seen.push(call);
-      if (seen.length === 1) return { toolCalls: [{ id: 'm1', name: 'email_0', arguments: JSON.stringify({ to_email: 'erin@example.test', subject: 'Your summary', content: '<p>All <b>done</b>.</p>' }) }] };
+      if (seen.length === 1)
+        return {
+          toolCalls: [
+            {
+              id: 'm1',
+              name: 'email_0',
+              arguments: JSON.stringify({ to_email: 'erin@example.test', subject: 'Your summary', content: '<p>All <b>done</b>.</p>' }),
+            },
+          ],
+        };
       return { content: 'I emailed Erin.' };
     });
     const canvas = dsl({
       begin: { name: 'Begin', downstream: ['Agent:a'] },
-      'Agent:a': { name: 'Agent', params: { llm_id: 'scripted@OpenAI', sys_prompt: 'MARK-mailer You send emails.', tools: [{ component_name: 'Email', name: 'Email', params: smtpParams() }] }, downstream: ['Message:m'] },
+      'Agent:a': {
+        name: 'Agent',
+        params: {
+          llm_id: 'scripted@OpenAI',
+          sys_prompt: 'MARK-mailer You send emails.',
+          tools: [{ component_name: 'Email', name: 'Email', params: smtpParams() }],
+        },
+        downstream: ['Message:m'],
+      },
       'Message:m': { name: 'Message', params: { content: ['{Agent:a@content}'] } },
     });
     const r = await run('email agent', canvas, 'mail erin her summary');
     expect(r.result).toMatchObject({ status: 'finished', content: 'I emailed Erin.' });
 
-    const schema = (seen[0]!.body.tools as Array<{ function: { name: string; parameters: { properties: Record<string, unknown>; required: string[] } } }>)[0]!.function;
+    const schema = (seen[0]!.body.tools as Array<{ function: { name: string; parameters: { properties: Record<string, unknown>; required: string[] } } }>)[0]!
+      .function;
     expect(schema.name).toBe('email_0');
     expect(Object.keys(schema.parameters.properties).sort()).toEqual(['cc_email', 'content', 'subject', 'to_email']);
     expect(schema.parameters.required).toEqual(['to_email']);
@@ -102,14 +144,29 @@ describe('the Email tool', () => {
     expect(mail.rcptTo).toEqual(['erin@example.test']);
     expect(mail.headers.subject).toBe('Your summary');
     expect(mail.html).toBe('<p>All <b>done</b>.</p>');
-    expect(seen[1]!.body.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'm1', content: 'Email sent to erin@example.test with subject "Your summary".' });
+    expect(seen[1]!.body.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      tool_call_id: 'm1',
+      content: 'Email sent to erin@example.test with subject "Your summary".',
+    });
     expect(r.history).not.toContain(PASSWORD);
   });
 
   it('fails the node with TOOL_AUTH when the server refuses the login, without retrying', async () => {
     const canvas = dsl({
       begin: { name: 'Begin', downstream: ['Email:e'] },
-      'Email:e': { name: 'Email', params: { ...smtpParams(), password: 'not-the-password', to_email: 'x@example.test', subject: 'Hi', content: 'Hi', max_retries: 2, delay_after_error: 0 } },
+      'Email:e': {
+        name: 'Email',
+        params: {
+          ...smtpParams(),
+          password: 'not-the-password',
+          to_email: 'x@example.test',
+          subject: 'Hi',
+          content: 'Hi',
+          max_retries: 2,
+          delay_after_error: 0,
+        },
+      },
     });
     const logins = smtp.logins.length;
     const r = await run('email refused', canvas, 'go');

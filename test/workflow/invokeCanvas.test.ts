@@ -81,13 +81,23 @@ describe('InvokeCanvas', () => {
   it('serves as an Agent tool', async () => {
     const child = await save('translator tool', translator());
     llm.whenPromptIncludes('MARK-lead-invoke', (call) =>
-      call.body.messages.some((m) => m.role === 'tool') ? { content: 'Done: ' + String(call.body.messages.at(-1)!.content) } : { toolCalls: [{ id: 'i1', name: 'invoke_agent_0', arguments: '{"query": "good night"}' }] },
+      call.body.messages.some((m) => m.role === 'tool')
+        ? { content: 'Done: ' + String(call.body.messages.at(-1)!.content) }
+        : { toolCalls: [{ id: 'i1', name: 'invoke_agent_0', arguments: '{"query": "good night"}' }] },
     );
     const parent = await save(
       'lead with canvas tool',
       dsl({
         begin: { name: 'Begin', downstream: ['Agent:a'] },
-        'Agent:a': { name: 'Agent', params: { llm_id: 'm@OpenAI', sys_prompt: 'MARK-lead-invoke', tools: [{ component_name: 'InvokeCanvas', name: 'Translator', params: { canvas_id: child.id, description: 'Translates into French.' } }] }, downstream: ['Message:m'] },
+        'Agent:a': {
+          name: 'Agent',
+          params: {
+            llm_id: 'm@OpenAI',
+            sys_prompt: 'MARK-lead-invoke',
+            tools: [{ component_name: 'InvokeCanvas', name: 'Translator', params: { canvas_id: child.id, description: 'Translates into French.' } }],
+          },
+          downstream: ['Message:m'],
+        },
         'Message:m': { name: 'Message', params: { content: ['{Agent:a@content}'] } },
       }),
     );
@@ -96,7 +106,10 @@ describe('InvokeCanvas', () => {
   });
 
   it('stops a canvas that invokes itself', async () => {
-    const self = await save('narcissus', dsl({ begin: { name: 'Begin', downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: ['x'] } } }));
+    const self = await save(
+      'narcissus',
+      dsl({ begin: { name: 'Begin', downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: ['x'] } } }),
+    );
     await store.canvases.update(tenantId, self.id, {
       dsl: dsl({
         begin: { name: 'Begin', downstream: ['InvokeCanvas:me'] },

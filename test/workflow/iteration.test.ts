@@ -43,7 +43,11 @@ describe('a large Iteration', () => {
       title: `iteration ${Date.now()}`,
       dsl: dsl({
         begin: { name: 'Begin', downstream: ['Iteration:it'] },
-        'Iteration:it': { name: 'Iteration', params: { items_ref: 'sys.query', outputs: { labels: { ref: 'LLM:label@content', type: 'Array<string>' } } }, downstream: ['Message:m'] },
+        'Iteration:it': {
+          name: 'Iteration',
+          params: { items_ref: 'sys.query', outputs: { labels: { ref: 'LLM:label@content', type: 'Array<string>' } } },
+          downstream: ['Message:m'],
+        },
         'IterationItem:item': { name: 'IterationItem', parent_id: 'Iteration:it', downstream: ['LLM:label'] },
         'LLM:label': { name: 'LLM', parent_id: 'Iteration:it', params: { llm_id: 'm@OpenAI', sys_prompt: 'Label item {IterationItem:item@item}.' } },
         'Message:m': { name: 'Message', params: { content: ['{Iteration:it@labels}'] } },
@@ -59,7 +63,8 @@ describe('a large Iteration', () => {
     expect(JSON.parse(result.content)).toEqual(items.map((i) => `label-${i}`));
 
     const executions: Array<{ events: number; bytes: number }> = [];
-    for await (const e of temporal.client.workflow.list({ query: `WorkflowId = '${run.workflowId}'` })) executions.push({ events: e.historyLength, bytes: e.historySize ?? 0 });
+    for await (const e of temporal.client.workflow.list({ query: `WorkflowId = '${run.workflowId}'` }))
+      executions.push({ events: e.historyLength, bytes: e.historySize ?? 0 });
     process.stderr.write(`[iteration] ${ITEMS} items: ${(wallMs / 1000).toFixed(1)} s wall, executions ${JSON.stringify(executions)}\n`);
     for (const e of executions) {
       expect(e.events).toBeLessThan(51_200 / 2);

@@ -55,7 +55,11 @@ describe('a retried model stream', () => {
       title: `retried stream ${Date.now()}`,
       dsl: dsl({
         begin: { name: 'Begin', downstream: ['LLM:a'] },
-        'LLM:a': { name: 'LLM', params: { llm_id: 'scripted@OpenAI', sys_prompt: 'Retry me.', timeout: 3, max_retries: 1, delay_after_error: 1 }, downstream: ['Message:m'] },
+        'LLM:a': {
+          name: 'LLM',
+          params: { llm_id: 'scripted@OpenAI', sys_prompt: 'Retry me.', timeout: 3, max_retries: 1, delay_after_error: 1 },
+          downstream: ['Message:m'],
+        },
         'Message:m': { name: 'Message', params: { content: ['PREFIX-c3r13: {LLM:a@content}'] } },
       }),
     });

@@ -28,10 +28,23 @@ let deps: LaunchDeps;
 const tenantId = 'tenant-web-search';
 
 beforeAll(async () => {
-  [store, llm, searx, ddg, wiki, temporal] = await Promise.all([openStore({}), startScriptedLlm(), startSearxngServer(), startDuckDuckGoServer(), startWikipediaServer(), connectTemporal()]);
+  [store, llm, searx, ddg, wiki, temporal] = await Promise.all([
+    openStore({}),
+    startScriptedLlm(),
+    startSearxngServer(),
+    startDuckDuckGoServer(),
+    startWikipediaServer(),
+    connectTemporal(),
+  ]);
   await store.tenants.ensure(tenantId, 'web search tests');
   // NETWORK_ALLOW_HOSTS: a component's own searxng_url passes the network guard, and the stand-ins are on loopback.
-  const env = { SEARXNG_BASE_URL: searx.url, DUCKDUCKGO_BASE_URL: ddg.url, DUCKDUCKGO_NEWS_BASE_URL: ddg.url, WIKIPEDIA_BASE_URL: `${wiki.url}/{lang}`, NETWORK_ALLOW_HOSTS: '127.0.0.1' };
+  const env = {
+    SEARXNG_BASE_URL: searx.url,
+    DUCKDUCKGO_BASE_URL: ddg.url,
+    DUCKDUCKGO_NEWS_BASE_URL: ddg.url,
+    WIKIPEDIA_BASE_URL: `${wiki.url}/{lang}`,
+    NETWORK_ALLOW_HOSTS: '127.0.0.1',
+  };
   worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url, env });
   deps = { store, client: temporal.client, taskQueue: worker.taskQueue, settings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000 } };
 });
@@ -46,8 +59,10 @@ async function run(title: string, canvas: Record<string, unknown>, query: string
   const launched = await launchRun(deps, { tenantId, canvas: saved, sessionId: null, query, inputs: null, files: [], userId: 'u1', session: null });
   const result = (await temporal.client.workflow.getHandle(launched.workflowId).result()) as CanvasRunResult;
   const events = await store.events.list(launched.runId, null, 10_000);
-  const finished = (id: string) => events.find((e) => e.event === 'node_finished' && e.data.component_id === id)?.data as { outputs: Record<string, unknown>; error: unknown } | undefined;
-  const reference = events.find((e) => e.event === 'message_end')?.data.reference as { chunks: Record<string, { url: string; content: string; document_name: string }>; doc_aggs: Record<string, unknown> } | undefined;
+  const finished = (id: string) =>
+    events.find((e) => e.event === 'node_finished' && e.data.component_id === id)?.data as { outputs: Record<string, unknown>; error: unknown } | undefined;
+  const reference = events.find((e) => e.event === 'message_end')?.data.reference as
+    { chunks: Record<string, { url: string; content: string; document_name: string }>; doc_aggs: Record<string, unknown> } | undefined;
   return { result, events, finished, reference };
 }
 
@@ -64,15 +79,27 @@ describe('web search tools as canvas nodes', () => {
   it('SearXNG: queries the component instance with RAGFlow parameters; outputs and citations reach the run', async () => {
     const r = await run('searxng node', toolCanvas('SearXNG:s', { searxng_url: `${searx.url}/searx`, top_n: 3 }), 'durable execution');
     expect(r.result.status).toBe('finished');
-    expect(searx.requestsFor('durable execution')).toMatchObject([{ method: 'GET', path: '/searx/search', query: { q: 'durable execution', format: 'json', categories: 'general', language: 'auto', safesearch: '1', pageno: '1' } }]);
+    expect(searx.requestsFor('durable execution')).toMatchObject([
+      {
+        method: 'GET',
+        path: '/searx/search',
+        query: { q: 'durable execution', format: 'json', categories: 'general', language: 'auto', safesearch: '1', pageno: '1' },
+      },
+    ]);
 
     const out = r.finished('SearXNG:s')!.outputs;
-    expect((out.json as Array<{ url: string; engine: string }>).map((x) => x.url)).toEqual([1, 2, 3].map((i) => `https://searx.example/durable%20execution/${i}`));
+    expect((out.json as Array<{ url: string; engine: string }>).map((x) => x.url)).toEqual(
+      [1, 2, 3].map((i) => `https://searx.example/durable%20execution/${i}`),
+    );
     expect((out.json as Array<{ engine: string }>)[0]!.engine).toBe('duckduckgo');
     expect(out.formalized_content).toContain('SearXNG finding 2 about durable execution.');
     expect(r.result.content).toContain('durable execution result 1');
     // Chunks are keyed by citation id ([ID:n]), not in result order.
-    expect(Object.values(r.reference!.chunks).map((c) => c.url).sort()).toEqual([1, 2, 3].map((i) => `https://searx.example/durable%20execution/${i}`));
+    expect(
+      Object.values(r.reference!.chunks)
+        .map((c) => c.url)
+        .sort(),
+    ).toEqual([1, 2, 3].map((i) => `https://searx.example/durable%20execution/${i}`));
     expect(Object.keys(r.reference!.doc_aggs)).toHaveLength(3);
   });
 
@@ -89,13 +116,21 @@ describe('web search tools as canvas nodes', () => {
     const items = news.finished('DuckDuckGo:d')!.outputs.json as Array<Record<string, string>>;
     expect(items.map((x) => x.url)).toEqual(['https://news.example/solar%20storms/1', 'https://news.example/solar%20storms/2']);
     expect(items[0]).toMatchObject({ source: 'Example News 1', body: 'Breaking 1: solar storms in the news.' });
-    expect(Object.values(news.reference!.chunks).map((c) => c.document_name).sort()).toEqual(['solar storms headline 1', 'solar storms headline 2']);
+    expect(
+      Object.values(news.reference!.chunks)
+        .map((c) => c.document_name)
+        .sort(),
+    ).toEqual(['solar storms headline 1', 'solar storms headline 2']);
 
     const web = await run('ddg web', toolCanvas('DuckDuckGo:d', { top_n: 11 }), 'tidal power');
     expect(ddg.requestsFor('tidal power').map((q) => `${q.method} ${q.path} s=${q.form.s ?? 0}`)).toEqual(['POST /html/ s=0', 'POST /html/ s=10']);
     const found = web.finished('DuckDuckGo:d')!.outputs.json as Array<{ title: string; href: string; body: string }>;
     expect(found).toHaveLength(11);
-    expect(found[0]).toEqual({ title: 'Result 1 about tidal power & more', href: 'https://web.example/tidal%20power/1?ref=a&b=c', body: "Snippet 1: tidal power explained 'simply'." });
+    expect(found[0]).toEqual({
+      title: 'Result 1 about tidal power & more',
+      href: 'https://web.example/tidal%20power/1?ref=a&b=c',
+      body: "Snippet 1: tidal power explained 'simply'.",
+    });
     expect(Object.keys(web.reference!.chunks)).toHaveLength(11);
   });
 
@@ -107,10 +142,18 @@ describe('web search tools as canvas nodes', () => {
     // The disambiguation page among the three hits is left out.
     expect(out.json).toEqual([
       { title: 'Lyon', url: 'https://fr.wikipedia.org/wiki/Lyon', summary: 'Lyon [fr] is article 0 about Lyon.\n\nIts second paragraph.' },
-      { title: 'History of Lyon', url: 'https://fr.wikipedia.org/wiki/History_of_Lyon', summary: 'History of Lyon [fr] is article 2 about Lyon.\n\nIts second paragraph.' },
+      {
+        title: 'History of Lyon',
+        url: 'https://fr.wikipedia.org/wiki/History_of_Lyon',
+        summary: 'History of Lyon [fr] is article 2 about Lyon.\n\nIts second paragraph.',
+      },
     ]);
     expect(r.result.content).toContain('Lyon [fr] is article 0 about Lyon.');
-    expect(Object.values(r.reference!.chunks).map((c) => c.url).sort()).toEqual(['https://fr.wikipedia.org/wiki/History_of_Lyon', 'https://fr.wikipedia.org/wiki/Lyon']);
+    expect(
+      Object.values(r.reference!.chunks)
+        .map((c) => c.url)
+        .sort(),
+    ).toEqual(['https://fr.wikipedia.org/wiki/History_of_Lyon', 'https://fr.wikipedia.org/wiki/Lyon']);
   });
 });
 
@@ -128,7 +171,13 @@ describe('web search tools called by an Agent', () => {
 
   it('offers the three tools with RAGFlow function names, runs their calls and cites their results', async () => {
     const calls = script('MARK-web-agent', [
-      { toolCalls: [tc('w', 'wikipedia_search_0', { query: 'Ada Lovelace' }), tc('d', 'duckduckgo_search_1', { query: 'lovelace day', channel: 'news' }), tc('s', 'searxng_search_2', { query: 'analytical engine' })] },
+      {
+        toolCalls: [
+          tc('w', 'wikipedia_search_0', { query: 'Ada Lovelace' }),
+          tc('d', 'duckduckgo_search_1', { query: 'lovelace day', channel: 'news' }),
+          tc('s', 'searxng_search_2', { query: 'analytical engine' }),
+        ],
+      },
       { content: 'Ada Lovelace wrote the first program [ID:0].' },
     ]);
     const canvas = dsl({
@@ -164,7 +213,13 @@ describe('web search tools called by an Agent', () => {
     expect(results[2]).toContain('SearXNG finding 1 about analytical engine.');
 
     const cited = Object.values(r.reference!.chunks).map((c) => c.url);
-    expect(cited).toEqual(expect.arrayContaining(['https://en.wikipedia.org/wiki/Ada_Lovelace', 'https://news.example/lovelace%20day/1', 'https://searx.example/analytical%20engine/1']));
+    expect(cited).toEqual(
+      expect.arrayContaining([
+        'https://en.wikipedia.org/wiki/Ada_Lovelace',
+        'https://news.example/lovelace%20day/1',
+        'https://searx.example/analytical%20engine/1',
+      ]),
+    );
     expect(r.events.filter((e) => e.event === 'tool_call').map((e) => (e.data as { function: string; error: unknown }).error)).toEqual([null, null, null]);
   });
 });

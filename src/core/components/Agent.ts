@@ -48,7 +48,10 @@ const AgentParamsShape = z.looseObject({
   user_prompt: str(''),
   visual_files_var: z.string().nullish(),
   /** auto (by the model's capability), function_calling, or react. */
-  strategy: z.preprocess((v) => (v === null || v === undefined || v === '' ? 'auto' : v), z.enum(['auto', 'function_calling', 'react'], { message: "strategy must be 'auto', 'function_calling' or 'react'" })),
+  strategy: z.preprocess(
+    (v) => (v === null || v === undefined || v === '' ? 'auto' : v),
+    z.enum(['auto', 'function_calling', 'react'], { message: "strategy must be 'auto', 'function_calling' or 'react'" }),
+  ),
   /** Seconds an MCP tool call may take (RAGFlow hard-codes 10). */
   mcp_timeout: z.preprocess((v) => (v === null || v === undefined || v === '' ? 60 : v), z.number().positive('must be more than 0')),
   tools_key: z.enum(['tools', 'llm_enabled_tools']).default('tools'),
@@ -101,7 +104,10 @@ function start(p: AgentParams, ctx: ComponentContext): Outcome {
     // The DSL names MCP servers without their tools: list them once for this run.
     return {
       kind: 'calls',
-      calls: catalog.unlisted.map((mcpId) => ({ call: { activity: 'mcpListTools', request: { runId: ctx.runId, mcpId, timeoutMs: p.mcp_timeout * 1000 } }, summary: `list the tools of MCP server ${mcpId}` })),
+      calls: catalog.unlisted.map((mcpId) => ({
+        call: { activity: 'mcpListTools', request: { runId: ctx.runId, mcpId, timeoutMs: p.mcp_timeout * 1000 } },
+        summary: `list the tools of MCP server ${mcpId}`,
+      })),
       memo,
       inputs: built.inputs,
     };
@@ -132,7 +138,10 @@ export const Agent: ComponentDef<AgentParams> = {
   role: 'plain',
   execution: 'activity',
   streamsContent: (p) => structuredSchema(p.outputs) === null,
-  outputNames: (p) => [...(structuredSchema(p.outputs) ? ['content', 'structured', 'use_tools'] : ['content', 'use_tools']), ...(hasLegacyStructure(p) ? ['structured_content'] : [])],
+  outputNames: (p) => [
+    ...(structuredSchema(p.outputs) ? ['content', 'structured', 'use_tools'] : ['content', 'use_tools']),
+    ...(hasLegacyStructure(p) ? ['structured_content'] : []),
+  ],
   inputRefs: (p) => llmInputRefs(p),
   nested: (p) => p.tools.map((t, i) => ({ path: [p.tools_key, i], componentName: t.component_name, params: t.params })),
   thoughts: (p, ctx) => llmThoughts(buildPrompt(p, ctx)),

@@ -113,11 +113,19 @@ export const Categorize: ComponentDef<CategorizeParams> = {
   paramRefs: (p) => bareRef(['query'], p.query),
   targets: (p) =>
     Object.entries(p.category_description).flatMap(([name, c]) => c.to.map((target, i) => ({ path: ['category_description', name, 'to', i], target }))),
-  thoughts: (p) => `Which should it fall into: ${Object.keys(p.category_description).map((c) => `\`${c}\``).join(', ')}? ...`,
+  thoughts: (p) =>
+    `Which should it fall into: ${Object.keys(p.category_description)
+      .map((c) => `\`${c}\``)
+      .join(', ')}? ...`,
   run(p, ctx) {
     const { prompt, query } = userPrompt(p, ctx);
     const request = chatRequest(p, categorizeSystemPrompt(p), [{ role: 'user', content: prompt }]);
-    return { kind: 'call', call: { activity: 'llmChat', request }, summary: `classify into ${Object.keys(p.category_description).length} categories`, inputs: { [p.query || 'sys.query']: query } };
+    return {
+      kind: 'call',
+      call: { activity: 'llmChat', request },
+      summary: `classify into ${Object.keys(p.category_description).length} categories`,
+      inputs: { [p.query || 'sys.query']: query },
+    };
   },
   onResult(p, _ctx, result) {
     const name = pickCategory(p, (result as LlmChatResult).content);

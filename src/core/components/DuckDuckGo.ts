@@ -30,10 +30,16 @@ export const DuckDuckGo: ComponentDef<DuckDuckGoParams> = {
       name: 'duckduckgo_search',
       description: 'Search the web with DuckDuckGo, a privacy-focused search engine (web pages, or news for current events).',
       parameters: {
-        query: { type: 'string', description: 'The search keywords: the most important terms of the request (synonyms welcome).', default: '{sys.query}', required: true },
+        query: {
+          type: 'string',
+          description: 'The search keywords: the most important terms of the request (synonyms welcome).',
+          default: '{sys.query}',
+          required: true,
+        },
         channel: {
           type: 'string',
-          description: 'general (default) for web pages of any kind; news for real-time updates on politics, sports and major current events from mainstream media.',
+          description:
+            'general (default) for web pages of any kind; news for real-time updates on politics, sports and major current events from mainstream media.',
           enum: ['general', 'news'],
           default: 'general',
           required: false,

@@ -50,6 +50,11 @@ export const Email: ComponentDef<EmailParams> = {
   },
   thoughts: (p, ctx) => `To: ${paramText(ctx, p.to_email) || '-'}\nSubject: ${paramText(ctx, p.subject) || '-'}\nYour email is on its way—sit tight!`,
   run: (p, ctx) =>
-    runToolNode('Email', ctx, { to_email: paramText(ctx, p.to_email), cc_email: paramText(ctx, p.cc_email), subject: paramText(ctx, p.subject), content: paramText(ctx, p.content) }),
+    runToolNode('Email', ctx, {
+      to_email: paramText(ctx, p.to_email),
+      cc_email: paramText(ctx, p.cc_email),
+      subject: paramText(ctx, p.subject),
+      content: paramText(ctx, p.content),
+    }),
   onResult: (_p, _ctx, result) => readToolNodeResult(result),
 };

@@ -28,10 +28,7 @@ const GenerateParams = z.preprocess(
   z.looseObject({
     ...llmParamsShape,
     prompt: z.string().optional(),
-    parameters: z.preprocess(
-      (v) => (v === null || v === undefined ? [] : v),
-      z.array(z.looseObject({ key: z.string(), component_id: z.string().optional() })),
-    ),
+    parameters: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(z.looseObject({ key: z.string(), component_id: z.string().optional() }))),
   }),
 );
 

@@ -35,7 +35,10 @@ export const InvokeCanvas: ComponentDef<InvokeCanvasParams> = {
   role: 'plain',
   execution: 'activity',
   outputNames: () => ['content', 'outputs', 'task_id'],
-  inputRefs: (p) => [...templateRefs(p.query), ...Object.values(p.inputs).flatMap((v) => (typeof v === 'string' ? [...templateRefs(v), ...(parseRef(v) ? [parseRef(v)!] : [])] : []))],
+  inputRefs: (p) => [
+    ...templateRefs(p.query),
+    ...Object.values(p.inputs).flatMap((v) => (typeof v === 'string' ? [...templateRefs(v), ...(parseRef(v) ? [parseRef(v)!] : [])] : [])),
+  ],
   thoughts: (p) => `Asking the agent ${p.canvas_id}...`,
   tool: {
     meta: (p) => ({

@@ -29,13 +29,16 @@ export function iterationItems(p: IterationParams, ctx: ComponentContext): { ok:
       // reported below as not a list
     }
   }
-  if (!Array.isArray(value)) return { ok: false, error: `${p.items_ref} must be an array, but its type is ${value === null || value === undefined ? 'None' : typeof value}` };
+  if (!Array.isArray(value))
+    return { ok: false, error: `${p.items_ref} must be an array, but its type is ${value === null || value === undefined ? 'None' : typeof value}` };
   return { ok: true, items: value };
 }
 
 /** The declared outputs that collect body values. */
 function collectedOutputs(p: IterationParams): string[] {
-  return Object.entries(p.outputs).filter(([, o]) => typeof o === 'object' && o !== null && typeof (o as { ref?: unknown }).ref === 'string').map(([k]) => k);
+  return Object.entries(p.outputs)
+    .filter(([, o]) => typeof o === 'object' && o !== null && typeof (o as { ref?: unknown }).ref === 'string')
+    .map(([k]) => k);
 }
 
 export const Iteration: ComponentDef<IterationParams> = {

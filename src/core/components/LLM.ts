@@ -46,9 +46,20 @@ export function planModelCall(p: LlmParams, ctx: ComponentContext, extraVars: Re
   if (schema) {
     const system = built.system + structuredOutputInstructions(schema);
     const memo: StructuredMemo = { attempt: 1, system, messages: built.messages };
-    return { kind: 'call', call: { activity: 'llmChat', request: chatRequest(p, system, built.messages, true) }, summary: `structured answer from ${p.llm_id || 'default model'}`, memo, inputs: built.inputs };
+    return {
+      kind: 'call',
+      call: { activity: 'llmChat', request: chatRequest(p, system, built.messages, true) },
+      summary: `structured answer from ${p.llm_id || 'default model'}`,
+      memo,
+      inputs: built.inputs,
+    };
   }
-  return { kind: 'call', call: { activity: 'llmChat', request: chatRequest(p, built.system, built.messages) }, summary: `answer from ${p.llm_id || 'default model'}`, inputs: built.inputs };
+  return {
+    kind: 'call',
+    call: { activity: 'llmChat', request: chatRequest(p, built.system, built.messages) },
+    summary: `answer from ${p.llm_id || 'default model'}`,
+    inputs: built.inputs,
+  };
 }
 
 /** Reads a model answer for an LLM-like component (structured or plain). */
@@ -63,7 +74,12 @@ export function readModelAnswer(p: LlmParams, result: unknown, memo: unknown): O
   }
   const messages: ChatMessage[] = [...m.messages, { role: 'assistant', content: answer.content }, { role: 'user', content: NOT_JSON }];
   const next: StructuredMemo = { attempt: m.attempt + 1, system: m.system, messages };
-  return { kind: 'call', call: { activity: 'llmChat', request: chatRequest(p, m.system, messages, true) }, summary: `structured answer, attempt ${next.attempt}`, memo: next };
+  return {
+    kind: 'call',
+    call: { activity: 'llmChat', request: chatRequest(p, m.system, messages, true) },
+    summary: `structured answer, attempt ${next.attempt}`,
+    memo: next,
+  };
 }
 
 /**

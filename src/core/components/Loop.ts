@@ -29,7 +29,10 @@ const LoopParams = z.looseObject({
   loop_variables: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(LoopVariableSchema)),
   loop_termination_condition: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(TerminationSchema)),
   maximum_loop_count: nonNegInt(0),
-  logical_operator: z.preprocess((v) => (v === null || v === undefined || v === '' ? 'and' : v), z.enum(['and', 'or'], { message: "logical_operator should be 'and' or 'or'" })),
+  logical_operator: z.preprocess(
+    (v) => (v === null || v === undefined || v === '' ? 'and' : v),
+    z.enum(['and', 'or'], { message: "logical_operator should be 'and' or 'or'" }),
+  ),
 });
 
 export type LoopParams = z.infer<typeof LoopParams>;

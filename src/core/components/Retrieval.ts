@@ -56,7 +56,10 @@ function metaFilter(p: RetrievalParams, ctx: ComponentContext): unknown {
 }
 
 function search(p: RetrievalParams, ctx: ComponentContext, paramsPath: PathSegment[], query: string): ActivityCall {
-  return { activity: 'toolInvoke', request: { runId: ctx.runId, componentName: 'Retrieval', paramsPath, args: { query, datasets: datasets(p, ctx), meta_data_filter: metaFilter(p, ctx) } } };
+  return {
+    activity: 'toolInvoke',
+    request: { runId: ctx.runId, componentName: 'Retrieval', paramsPath, args: { query, datasets: datasets(p, ctx), meta_data_filter: metaFilter(p, ctx) } },
+  };
 }
 
 export const Retrieval: ComponentDef<RetrievalParams> = {
@@ -71,7 +74,14 @@ export const Retrieval: ComponentDef<RetrievalParams> = {
     meta: (p) => ({
       name: 'search_my_dateset',
       description: p.description || 'This tool can be utilized for relevant content searching in the datasets.',
-      parameters: { query: { type: 'string', description: 'The keywords to search the dataset: the most important words/terms (includes synonyms) from the original request.', default: '', required: true } },
+      parameters: {
+        query: {
+          type: 'string',
+          description: 'The keywords to search the dataset: the most important words/terms (includes synonyms) from the original request.',
+          default: '',
+          required: true,
+        },
+      },
     }),
     call: (p, args, ctx, paramsPath) => search(p, ctx, paramsPath, String(args.query ?? '')),
   },
@@ -80,7 +90,13 @@ export const Retrieval: ComponentDef<RetrievalParams> = {
     const query = paramText(ctx, p.query);
     if (p.cross_languages.length > 0 && query.trim()) {
       // RAGFlow searches with the question in several languages: the default model translates it first.
-      return { kind: 'call', call: translation(query, p.cross_languages), summary: `translate the query into ${p.cross_languages.join(', ')}`, memo: { translating: true }, inputs: { query } };
+      return {
+        kind: 'call',
+        call: translation(query, p.cross_languages),
+        summary: `translate the query into ${p.cross_languages.join(', ')}`,
+        memo: { translating: true },
+        inputs: { query },
+      };
     }
     return { kind: 'call', call: search(p, ctx, ctx.paramsPath, query), summary: `Retrieval ${summarize(query, 100)}`, inputs: { query } };
   },
@@ -102,5 +118,16 @@ function translation(query: string, languages: string[]): ActivityCall {
     languages.join(', '),
     'Answer with the translations only, one per line, without labels, numbering or explanations. Keep names, codes and numbers as they are.',
   ].join('\n');
-  return { activity: 'llmChat', request: { llmId: '', messages: [{ role: 'system', content: system }, { role: 'user', content: query }], gen: { temperature: 0.2 }, show: false } };
+  return {
+    activity: 'llmChat',
+    request: {
+      llmId: '',
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: query },
+      ],
+      gen: { temperature: 0.2 },
+      show: false,
+    },
+  };
 }

@@ -32,7 +32,12 @@ export const SearXNG: ComponentDef<SearXNGParams> = {
       name: 'searxng_search',
       description: 'Search the web with SearXNG, a privacy-focused metasearch engine that aggregates results from many search engines.',
       parameters: {
-        query: { type: 'string', description: 'The search keywords: the most important terms of the request (synonyms welcome).', default: '{sys.query}', required: true },
+        query: {
+          type: 'string',
+          description: 'The search keywords: the most important terms of the request (synonyms welcome).',
+          default: '{sys.query}',
+          required: true,
+        },
       },
     }),
   },

@@ -68,13 +68,33 @@ export function evaluateOperator(input: unknown, operator: SwitchOperator, value
     case '≠':
       return input !== value;
     case '>':
-      return order(input, value, (a, b) => a > b, (a, b) => a > b);
+      return order(
+        input,
+        value,
+        (a, b) => a > b,
+        (a, b) => a > b,
+      );
     case '<':
-      return order(input, value, (a, b) => a < b, (a, b) => a < b);
+      return order(
+        input,
+        value,
+        (a, b) => a < b,
+        (a, b) => a < b,
+      );
     case '≥':
-      return order(input, value, (a, b) => a >= b, (a, b) => a >= b);
+      return order(
+        input,
+        value,
+        (a, b) => a >= b,
+        (a, b) => a >= b,
+      );
     case '≤':
-      return order(input, value, (a, b) => a <= b, (a, b) => a <= b);
+      return order(
+        input,
+        value,
+        (a, b) => a <= b,
+        (a, b) => a <= b,
+      );
   }
 }
 
@@ -85,8 +105,7 @@ export const Switch: ComponentDef<SwitchParams> = {
   execution: 'inline',
   outputNames: () => ['next', '_next'],
   inputRefs: () => [],
-  paramRefs: (p) =>
-    p.conditions.flatMap((c, ci) => c.items.flatMap((item, ii): ParamRef[] => bareRef(['conditions', ci, 'items', ii, 'cpn_id'], item.cpn_id))),
+  paramRefs: (p) => p.conditions.flatMap((c, ci) => c.items.flatMap((item, ii): ParamRef[] => bareRef(['conditions', ci, 'items', ii, 'cpn_id'], item.cpn_id))),
   targets: (p) => [
     ...p.conditions.flatMap((c, ci) => c.to.map((target, i) => ({ path: ['conditions', ci, 'to', i], target }))),
     ...p.end_cpn_ids.map((target, i) => ({ path: ['end_cpn_ids', i], target })),

@@ -11,7 +11,10 @@ const TavilyExtractParams = z.looseObject({
   ...executionParamsShape,
   api_key: str(''),
   urls: z.preprocess((v) => (v == null ? '' : v), z.union([z.string(), z.array(z.string())])),
-  extract_depth: z.preprocess((v) => (v == null || v === '' ? 'basic' : v), z.enum(['basic', 'advanced'], { message: "extract_depth should be 'basic' or 'advanced'" })),
+  extract_depth: z.preprocess(
+    (v) => (v == null || v === '' ? 'basic' : v),
+    z.enum(['basic', 'advanced'], { message: "extract_depth should be 'basic' or 'advanced'" }),
+  ),
   format: z.preprocess((v) => (v == null || v === '' ? 'markdown' : v), z.enum(['markdown', 'text'], { message: "format should be 'markdown' or 'text'" })),
 });
 
@@ -29,8 +32,19 @@ export const TavilyExtract: ComponentDef<TavilyExtractParams> = {
       name: 'tavily_extract',
       description: 'Extract the content of one or more web pages with Tavily Extract.',
       parameters: {
-        urls: { type: 'array', description: 'The URLs to read.', items: { type: 'string', description: 'A URL, e.g. https://example.com/page' }, required: true },
-        extract_depth: { type: 'string', description: 'basic (default) or advanced (tables, embedded content; slower).', enum: ['basic', 'advanced'], default: 'basic', required: false },
+        urls: {
+          type: 'array',
+          description: 'The URLs to read.',
+          items: { type: 'string', description: 'A URL, e.g. https://example.com/page' },
+          required: true,
+        },
+        extract_depth: {
+          type: 'string',
+          description: 'basic (default) or advanced (tables, embedded content; slower).',
+          enum: ['basic', 'advanced'],
+          default: 'basic',
+          required: false,
+        },
         format: { type: 'string', description: 'markdown (default) or text.', enum: ['markdown', 'text'], default: 'markdown', required: false },
       },
     }),

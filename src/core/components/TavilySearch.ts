@@ -12,7 +12,10 @@ const TavilySearchParams = z.looseObject({
   api_key: str(''),
   query: str('{sys.query}'),
   topic: z.preprocess((v) => (v == null || v === '' ? 'general' : v), z.enum(['general', 'news'], { message: "topic should be 'general' or 'news'" })),
-  search_depth: z.preprocess((v) => (v == null || v === '' ? 'basic' : v), z.enum(['basic', 'advanced'], { message: "search_depth should be 'basic' or 'advanced'" })),
+  search_depth: z.preprocess(
+    (v) => (v == null || v === '' ? 'basic' : v),
+    z.enum(['basic', 'advanced'], { message: "search_depth should be 'basic' or 'advanced'" }),
+  ),
   max_results: num(6).refine((n) => Number.isInteger(n) && n > 0, 'max_results must be a positive integer'),
   days: num(14).refine((n) => Number.isInteger(n) && n > 0, 'days must be a positive integer'),
   include_answer: bool(false),
@@ -38,7 +41,12 @@ export const TavilySearch: ComponentDef<TavilySearchParams> = {
       description:
         'Search the web with Tavily, a search engine built for language models. Start with a specific query about one aspect (fewer than 5 keywords), broaden it if needed, and cross-check sources.',
       parameters: {
-        query: { type: 'string', description: 'The search keywords: the most important terms of the request (synonyms welcome).', default: '{sys.query}', required: true },
+        query: {
+          type: 'string',
+          description: 'The search keywords: the most important terms of the request (synonyms welcome).',
+          default: '{sys.query}',
+          required: true,
+        },
         topic: { type: 'string', description: 'general (default) or news for recent events.', enum: ['general', 'news'], default: 'general', required: false },
         include_domains: { type: 'array', description: 'Only return results from these domains.', items: { type: 'string' }, default: [], required: false },
         exclude_domains: { type: 'array', description: 'Never return results from these domains.', items: { type: 'string' }, default: [], required: false },

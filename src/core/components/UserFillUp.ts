@@ -41,6 +41,14 @@ export const UserFillUp: ComponentDef<UserFillUpParams> = {
     const outputs: Record<string, unknown> = {};
     if (p.enable_tips) outputs.tips = renderTips(p, ctx);
     for (const key of Object.keys(p.inputs)) if (key in submitted) outputs[key] = submitted[key];
-    return { kind: 'done', outputs, inputs: Object.fromEntries(Object.keys(p.inputs).filter((k) => k in submitted).map((k) => [k, submitted[k]])) };
+    return {
+      kind: 'done',
+      outputs,
+      inputs: Object.fromEntries(
+        Object.keys(p.inputs)
+          .filter((k) => k in submitted)
+          .map((k) => [k, submitted[k]]),
+      ),
+    };
   },
 };

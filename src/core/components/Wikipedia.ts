@@ -15,7 +15,10 @@ const WikipediaParams = z.looseObject({
   // A subdomain of wikipedia.org (`en`, `zh-yue`, `simple`): checked so it cannot change the host.
   language: z.preprocess(
     (v) => (v == null || v === '' ? 'en' : typeof v === 'string' ? v.trim().toLowerCase() : v),
-    z.string().regex(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/, 'language must be a Wikipedia language code such as en, de or zh').max(20),
+    z
+      .string()
+      .regex(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/, 'language must be a Wikipedia language code such as en, de or zh')
+      .max(20),
   ),
   top_n: positiveInt(10),
 });
@@ -34,7 +37,12 @@ export const Wikipedia: ComponentDef<WikipediaParams> = {
       name: 'wikipedia_search',
       description: "Search Wikipedia, the world's largest encyclopedia, and read the introductions of the matching articles.",
       parameters: {
-        query: { type: 'string', description: 'The search keyword: a specific subject that can match an article title.', default: '{sys.query}', required: true },
+        query: {
+          type: 'string',
+          description: 'The search keyword: a specific subject that can match an article title.',
+          default: '{sys.query}',
+          required: true,
+        },
       },
     }),
   },

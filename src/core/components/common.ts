@@ -126,7 +126,10 @@ export function notRunnableYet(componentName: string): { kind: 'error'; message:
  * older canvases write search queries) or a template: the referenced value as text, or the
  * rendered template.
  */
-export function paramText(ctx: { canvas: { has(id: string): boolean }; resolve(ref: VariableRef): unknown; render(text: string): string }, text: string): string {
+export function paramText(
+  ctx: { canvas: { has(id: string): boolean }; resolve(ref: VariableRef): unknown; render(text: string): string },
+  text: string,
+): string {
   const t = text.trim();
   if (t && !t.includes('{')) {
     const ref = parseRef(t);

@@ -43,7 +43,8 @@ function convert(field: FormField, v: unknown): { value: unknown } | { problem: 
       const allowed = field.options.map(optionValue);
       const picked = Array.isArray(v) ? v : [v];
       const bad = picked.filter((p) => !allowed.some((a) => a === p || String(a) === String(p)));
-      if (allowed.length > 0 && bad.length > 0) return { problem: `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, got ${JSON.stringify(Array.isArray(v) ? bad : v)}` };
+      if (allowed.length > 0 && bad.length > 0)
+        return { problem: `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, got ${JSON.stringify(Array.isArray(v) ? bad : v)}` };
       return { value: v };
     }
     case 'integer':
@@ -72,7 +73,8 @@ function convert(field: FormField, v: unknown): { value: unknown } | { problem: 
     }
     case 'file': {
       const files = Array.isArray(v) ? v : [v];
-      if (files.some((f) => !(typeof f === 'string' || (typeof f === 'object' && f !== null)))) return { problem: 'must be a file reference (an id, a URL or a file object) or a list of them' };
+      if (files.some((f) => !(typeof f === 'string' || (typeof f === 'object' && f !== null))))
+        return { problem: 'must be a file reference (an id, a URL or a file object) or a list of them' };
       return { value: v };
     }
     default:

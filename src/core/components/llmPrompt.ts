@@ -26,7 +26,10 @@ export const llmParamsShape = {
     (v) => (v === undefined || v === null ? [{ role: 'user', content: '{sys.query}' }] : typeof v === 'string' ? [{ role: 'user', content: v }] : v),
     z.array(PromptSchema).min(1, 'the user prompt must not be empty'),
   ),
-  max_tokens: z.preprocess((v) => (v === null || v === undefined || v === '' ? 0 : typeof v === 'string' ? Number(v) : v), z.number().min(0, 'must be 0 or more')),
+  max_tokens: z.preprocess(
+    (v) => (v === null || v === undefined || v === '' ? 0 : typeof v === 'string' ? Number(v) : v),
+    z.number().min(0, 'must be 0 or more'),
+  ),
   temperature: unitFloat(0),
   top_p: unitFloat(0),
   presence_penalty: unitFloat(0),
@@ -141,7 +144,10 @@ export function structuredSchema(outputs: Record<string, unknown>): Record<strin
   const cand = outputs.structured;
   if (typeof cand !== 'object' || cand === null) return null;
   const hasProps = (o: unknown): o is Record<string, unknown> =>
-    typeof o === 'object' && o !== null && typeof (o as { properties?: unknown }).properties === 'object' && Object.keys((o as { properties: object }).properties ?? {}).length > 0;
+    typeof o === 'object' &&
+    o !== null &&
+    typeof (o as { properties?: unknown }).properties === 'object' &&
+    Object.keys((o as { properties: object }).properties ?? {}).length > 0;
   if (hasProps(cand)) return cand;
   for (const k of ['schema', 'structured']) {
     const inner = (cand as Record<string, unknown>)[k];

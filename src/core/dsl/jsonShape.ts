@@ -16,7 +16,8 @@ export function jsonTextTooDeep(text: string, max = MAX_JSON_DEPTH): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
@@ -83,7 +84,8 @@ export function findBadText(value: unknown, base: PathSegment[] = [], root = '$'
       const reason = badTextReason(v);
       if (reason) out.push({ path: formatJsonPath(pathOf(entry), root), message: reason });
     } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) if (v[i] !== null && typeof v[i] !== 'number' && typeof v[i] !== 'boolean') stack.push({ v: v[i], parent: entry, key: i });
+      for (let i = v.length - 1; i >= 0; i--)
+        if (v[i] !== null && typeof v[i] !== 'number' && typeof v[i] !== 'boolean') stack.push({ v: v[i], parent: entry, key: i });
     } else if (isContainer(v) && !ArrayBuffer.isView(v)) {
       const keys = Object.keys(v);
       for (let i = keys.length - 1; i >= 0; i--) {

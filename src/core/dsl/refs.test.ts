@@ -61,7 +61,10 @@ describe('what a run carries of its DSL', () => {
     const run = redactSecrets(slimForRun(dsl));
     expect(run.graph).toEqual({ nodes: [{ id: 'Tavily:1', data: { name: 'Search' } }] });
     expect(JSON.stringify(run)).not.toContain('tvly-secret');
-    expect((run.components as Record<string, { obj: { params: Record<string, unknown> } }>)['Tavily:1']!.obj.params).toEqual({ api_key: '__secret__', query: '{sys.query}' });
+    expect((run.components as Record<string, { obj: { params: Record<string, unknown> } }>)['Tavily:1']!.obj.params).toEqual({
+      api_key: '__secret__',
+      query: '{sys.query}',
+    });
   });
 
   it('keeps credentials in HTTP headers (object or JSON text) out of a run, other headers as they are', async () => {

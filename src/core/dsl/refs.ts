@@ -9,8 +9,7 @@
 
 /** A parsed reference expression. */
 export type VariableRef =
-  | { kind: 'component'; componentId: string; output: string; path: string[]; expr: string }
-  | { kind: 'global'; name: string; expr: string };
+  { kind: 'component'; componentId: string; output: string; path: string[]; expr: string } | { kind: 'global'; name: string; expr: string };
 
 // RAGFlow's pattern, except that an output name may contain ':' — early canvases read an
 // Iteration's collected outputs by body component id (`{iteration:0@generate:1}`).
@@ -27,7 +26,10 @@ export function refPattern(): RegExp {
  * Returns null when the text is not a reference.
  */
 export function parseRef(text: string): VariableRef | null {
-  const expr = text.trim().replace(/^[{ ]+/, '').replace(/[} ]+$/, '');
+  const expr = text
+    .trim()
+    .replace(/^[{ ]+/, '')
+    .replace(/[} ]+$/, '');
   if (!new RegExp(`^(?:${REF_BODY})$`, 'is').test(expr)) return null;
   const at = expr.indexOf('@');
   if (at < 0) return { kind: 'global', name: expr, expr };
@@ -90,8 +92,7 @@ export function getPath(value: unknown, path: readonly string[]): unknown {
 /** Returns a copy of `root` with `value` written at `path`, creating objects on the way. */
 export function setPath(root: unknown, path: readonly string[], value: unknown): unknown {
   if (path.length === 0) return value;
-  const base: Record<string, unknown> =
-    typeof root === 'object' && root !== null && !Array.isArray(root) ? { ...(root as Record<string, unknown>) } : {};
+  const base: Record<string, unknown> = typeof root === 'object' && root !== null && !Array.isArray(root) ? { ...(root as Record<string, unknown>) } : {};
   const [head, ...rest] = path as [string, ...string[]];
   base[head] = setPath(base[head], rest, value);
   return base;

@@ -21,7 +21,15 @@ describe('Agent with function calling', () => {
   it('runs two tool calls of one round in parallel, then answers; the model sees OpenAI tool messages', async () => {
     const canvas = agentCanvas({ tools: [search, extract] });
     const d = driver({
-      'Agent:a': [{ toolCalls: [{ id: 't1', name: 'tavily_search_0', arguments: { query: 'temporal' } }, { id: 't2', name: 'tavily_extract_1', arguments: { urls: ['https://x.test'] } }] }, 'Temporal is durable.'],
+      'Agent:a': [
+        {
+          toolCalls: [
+            { id: 't1', name: 'tavily_search_0', arguments: { query: 'temporal' } },
+            { id: 't2', name: 'tavily_extract_1', arguments: { urls: ['https://x.test'] } },
+          ],
+        },
+        'Temporal is durable.',
+      ],
       'Agent:a:toolInvoke': [toolText('search results'), toolText('page text')],
     });
     const { state, events } = await d.run(canvas, { query: 'what is temporal?' });
@@ -32,16 +40,32 @@ describe('Agent with function calling', () => {
     expect(first.tools!.map((t) => t.function.name)).toEqual(['tavily_search_0', 'tavily_extract_1']);
     const second = llmRequest(d.calls[3]!);
     expect(second.messages.slice(-3)).toEqual([
-      { role: 'assistant', content: '', tool_calls: [{ id: 't1', type: 'function', function: { name: 'tavily_search_0', arguments: '{"query":"temporal"}' } }, { id: 't2', type: 'function', function: { name: 'tavily_extract_1', arguments: '{"urls":["https://x.test"]}' } }] },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [
+          { id: 't1', type: 'function', function: { name: 'tavily_search_0', arguments: '{"query":"temporal"}' } },
+          { id: 't2', type: 'function', function: { name: 'tavily_extract_1', arguments: '{"urls":["https://x.test"]}' } },
+        ],
+      },
       { role: 'tool', tool_call_id: 't1', content: 'search results' },
       { role: 'tool', tool_call_id: 't2', content: 'page text' },
     ]);
     expect(state.outputs['Message:m']!.content).toBe('Temporal is durable.');
     const uses = state.outputs['Agent:a']!.use_tools as Array<{ name: string; round: number }>;
-    expect(uses.map((u) => [u.name, u.round])).toEqual([['Search', 1], ['Reader', 1]]);
+    expect(uses.map((u) => [u.name, u.round])).toEqual([
+      ['Search', 1],
+      ['Reader', 1],
+    ]);
     const toolEvents = events.filter((e) => e.event === 'tool_call');
     expect(toolEvents.map((e) => e.data.function)).toEqual(['tavily_search_0', 'tavily_extract_1']);
-    expect(toolEvents[0]!.data).toMatchObject({ component_id: 'Agent:a', round: 1, tool_name: 'Search', arguments: { query: 'temporal' }, result: 'search results' });
+    expect(toolEvents[0]!.data).toMatchObject({
+      component_id: 'Agent:a',
+      round: 1,
+      tool_name: 'Search',
+      arguments: { query: 'temporal' },
+      result: 'search results',
+    });
     // The tool calls show between node_started and the streamed answer.
     expect(timeline(events).indexOf('tool_call:Agent:a')).toBeGreaterThan(timeline(events).indexOf('node_started:Message:m'));
   });
@@ -49,7 +73,15 @@ describe('Agent with function calling', () => {
   it('tells the model about an unknown tool and about malformed arguments, and goes on', async () => {
     const canvas = agentCanvas({ tools: [search] });
     const d = driver({
-      'Agent:a': [{ toolCalls: [{ id: 'a', name: 'no_such_tool', arguments: {} }, { id: 'b', name: 'tavily_search_0', arguments: '{"query": ' }] }, 'Sorry, done.'],
+      'Agent:a': [
+        {
+          toolCalls: [
+            { id: 'a', name: 'no_such_tool', arguments: {} },
+            { id: 'b', name: 'tavily_search_0', arguments: '{"query": ' },
+          ],
+        },
+        'Sorry, done.',
+      ],
     });
     const { state } = await d.run(canvas);
     expect(state.status).toBe('finished');
@@ -64,7 +96,11 @@ describe('Agent with function calling', () => {
     const d = driver({ 'Agent:a': [{ toolCalls: [{ name: 'tavily_search_0', arguments: "{'query': 'x',}" }] }, 'ok'], 'Agent:a:toolInvoke': [toolText('r')] });
     await d.run(canvas);
     const call = d.calls.find((c) => c.call.activity === 'toolInvoke')!;
-    expect(call.call.request).toMatchObject({ componentName: 'TavilySearch', args: { query: 'x' }, paramsPath: ['components', 'Agent:a', 'obj', 'params', 'tools', 0, 'params'] });
+    expect(call.call.request).toMatchObject({
+      componentName: 'TavilySearch',
+      args: { query: 'x' },
+      paramsPath: ['components', 'Agent:a', 'obj', 'params', 'tools', 0, 'params'],
+    });
   });
 
   it('reads the tools of early RAGFlow canvases from llm_enabled_tools', async () => {
@@ -108,7 +144,10 @@ describe('Agent with function calling', () => {
 
   it('feeds a failed tool back to the model as an error result instead of failing', async () => {
     const canvas = agentCanvas({ tools: [search] });
-    const d = driver({ 'Agent:a': [{ toolCalls: [{ name: 'tavily_search_0', arguments: { query: 'x' } }] }, 'Answer anyway.'], 'Agent:a:toolInvoke': [{ error: 'Tavily is down' }] });
+    const d = driver({
+      'Agent:a': [{ toolCalls: [{ name: 'tavily_search_0', arguments: { query: 'x' } }] }, 'Answer anyway.'],
+      'Agent:a:toolInvoke': [{ error: 'Tavily is down' }],
+    });
     const { state } = await d.run(canvas);
     expect(state.status).toBe('finished');
     expect(llmRequest(d.calls[2]!).messages.at(-1)).toMatchObject({ role: 'tool', content: 'Error: Tavily is down' });
@@ -118,12 +157,27 @@ describe('Agent with function calling', () => {
     const sub = { component_name: 'Agent', name: 'Web Search Specialist', params: { llm_id: 'm@OpenAI', description: 'Finds URLs.', tools: [search] } };
     const canvas = agentCanvas({ tools: [sub] });
     const d = driver({
-      'Agent:a': [{ toolCalls: [{ name: 'Web_Search_Specialist_0', arguments: { user_prompt: 'find sources', reasoning: 'need URLs', context: 'topic: temporal' } }] }, 'Report.'],
-      'Agent:a:subAgent': [{ value: { content: 'https://temporal.io', childTaskId: 'child1', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, calls: 1 }, elapsedMs: 30 } }],
+      'Agent:a': [
+        { toolCalls: [{ name: 'Web_Search_Specialist_0', arguments: { user_prompt: 'find sources', reasoning: 'need URLs', context: 'topic: temporal' } }] },
+        'Report.',
+      ],
+      'Agent:a:subAgent': [
+        {
+          value: {
+            content: 'https://temporal.io',
+            childTaskId: 'child1',
+            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, calls: 1 },
+            elapsedMs: 30,
+          },
+        },
+      ],
     });
     const { state, events } = await d.run(canvas);
     const call = d.calls.find((c) => c.call.activity === 'subAgent')!;
-    expect(call.call.request).toMatchObject({ componentId: 'Agent:a-->Web_Search_Specialist', args: { user_prompt: 'find sources', reasoning: 'need URLs', context: 'topic: temporal' } });
+    expect(call.call.request).toMatchObject({
+      componentId: 'Agent:a-->Web_Search_Specialist',
+      args: { user_prompt: 'find sources', reasoning: 'need URLs', context: 'topic: temporal' },
+    });
     const schema = llmRequest(d.calls[0]!).tools![0]!.function;
     expect(schema).toMatchObject({ name: 'Web_Search_Specialist_0', description: 'Finds URLs.' });
     expect((schema.parameters as { required: string[] }).required).toEqual(['user_prompt', 'reasoning', 'context']);
@@ -134,7 +188,19 @@ describe('Agent with function calling', () => {
   it('lists an MCP server’s tools once when the DSL does not name them', async () => {
     const canvas = agentCanvas({ mcp: [{ mcp_id: 'srv1', tools: {} }] });
     const d = driver({
-      'Agent:a:mcpListTools': [{ value: { tools: [{ name: 'weather', description: 'Weather by city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }] } }],
+      'Agent:a:mcpListTools': [
+        {
+          value: {
+            tools: [
+              {
+                name: 'weather',
+                description: 'Weather by city',
+                inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+              },
+            ],
+          },
+        },
+      ],
       'Agent:a': [{ toolCalls: [{ name: 'weather_0', arguments: { city: 'Oslo' } }] }, 'It is cold.'],
       'Agent:a:mcpCall': [{ value: { text: '-3°C', isError: false, elapsedMs: 3 } }],
     });

@@ -16,7 +16,13 @@ describe('canvas validation', () => {
       begin: { name: 'Begin', downstream: ['LLM:a', 'Nowhere:1'] },
       'LLM:a': { name: 'LLM', params: { llm_id: 'm', temperature: 7, prompts: [{ role: 'user', content: '{Ghost:x@content}' }] }, downstream: ['Mystery:m'] },
       'Mystery:m': { name: 'Mystery' },
-      'Switch:s': { name: 'Switch', params: { conditions: [{ logical_operator: 'and', items: [{ cpn_id: 'sys.query', operator: 'looks like', value: 'x' }], to: ['Gone:1'] }], end_cpn_ids: ['begin'] } },
+      'Switch:s': {
+        name: 'Switch',
+        params: {
+          conditions: [{ logical_operator: 'and', items: [{ cpn_id: 'sys.query', operator: 'looks like', value: 'x' }], to: ['Gone:1'] }],
+          end_cpn_ids: ['begin'],
+        },
+      },
     });
     const found = problems(bad);
     const paths = found.map((p) => p.path);
@@ -37,13 +43,22 @@ describe('canvas validation', () => {
   it('reports routing targets that do not exist', () => {
     const bad = dsl({
       begin: { name: 'Begin', downstream: ['Switch:s'] },
-      'Switch:s': { name: 'Switch', params: { conditions: [{ items: [{ cpn_id: 'sys.query', operator: 'contains', value: 'x' }], to: ['Gone:1'] }], end_cpn_ids: ['begin'] } },
+      'Switch:s': {
+        name: 'Switch',
+        params: { conditions: [{ items: [{ cpn_id: 'sys.query', operator: 'contains', value: 'x' }], to: ['Gone:1'] }], end_cpn_ids: ['begin'] },
+      },
     });
-    expect(problems(bad)).toContainEqual({ path: '$.components["Switch:s"].obj.params.conditions[0].to[0]', message: 'target component "Gone:1" does not exist' });
+    expect(problems(bad)).toContainEqual({
+      path: '$.components["Switch:s"].obj.params.conditions[0].to[0]',
+      message: 'target component "Gone:1" does not exist',
+    });
   });
 
   it('requires a begin component', () => {
-    expect(problems(dsl({ 'Message:m': { name: 'Message', params: { content: ['x'] } } }))).toContainEqual({ path: '$.components', message: 'the canvas has no "begin" component' });
+    expect(problems(dsl({ 'Message:m': { name: 'Message', params: { content: ['x'] } } }))).toContainEqual({
+      path: '$.components',
+      message: 'the canvas has no "begin" component',
+    });
   });
 
   it('rejects a cycle that nothing breaks, and accepts one through a legacy Answer', () => {
@@ -71,7 +86,11 @@ describe('canvas validation', () => {
   it('normalizes RAGFlow v0.x shapes before validating', () => {
     const old = dsl({
       begin: { name: 'Begin', downstream: ['categorize:0'] },
-      'categorize:0': { name: 'Categorize', params: { llm_id: 'm', category_description: { a: { description: 'A', examples: 'one\ntwo', to: 'message:0' } } }, downstream: ['message:0'] },
+      'categorize:0': {
+        name: 'Categorize',
+        params: { llm_id: 'm', category_description: { a: { description: 'A', examples: 'one\ntwo', to: 'message:0' } } },
+        downstream: ['message:0'],
+      },
       'message:0': { name: 'Message', params: { messages: ['hello'] } },
     });
     const input = readCanvasInput(old);
@@ -92,7 +111,10 @@ describe('canvases that could never run', () => {
     const canvas = dsl({ begin: { name: 'Begin', downstream: ['Message:m'] }, 'Message:m': msg('hi') });
     (canvas.components as Record<string, { obj: { params: Record<string, unknown> } }>)['Message:m']!.obj.params.extra = deep;
     expect(problems({ dsl: canvas })).toEqual([{ path: '$.dsl', message: 'the DSL nests arrays/objects deeper than the limit of 64 levels' }]);
-    const text = JSON.stringify(dsl({ begin: { name: 'Begin', downstream: ['Message:m'] }, 'Message:m': msg('hi') })).replace('"history":[]', `"history":${'['.repeat(10_000)}${']'.repeat(10_000)}`);
+    const text = JSON.stringify(dsl({ begin: { name: 'Begin', downstream: ['Message:m'] }, 'Message:m': msg('hi') })).replace(
+      '"history":[]',
+      `"history":${'['.repeat(10_000)}${']'.repeat(10_000)}`,
+    );
     expect(problems(text)).toEqual([{ path: '$', message: 'the DSL nests arrays/objects deeper than the limit of 64 levels' }]);
   });
 
@@ -109,36 +131,66 @@ describe('canvases that could never run', () => {
 
   it('names __proto__ as a component id instead of dropping it', () => {
     const text = JSON.stringify(dsl({ begin: { name: 'Begin', downstream: ['x'] }, x: msg('hi') })).replaceAll('"x"', '"__proto__"');
-    expect(problems(JSON.parse(text))).toEqual([{ path: '$.components.__proto__', message: '"__proto__" cannot be a component id (it is reserved in JavaScript objects); rename the component' }]);
+    expect(problems(JSON.parse(text))).toEqual([
+      { path: '$.components.__proto__', message: '"__proto__" cannot be a component id (it is reserved in JavaScript objects); rename the component' },
+    ]);
   });
 
   it('accepts constructor as an ordinary component id', () => {
-    const text = JSON.stringify(dsl({ begin: { name: 'Begin', downstream: ['x'] }, x: msg('hi {x@content}') })).replaceAll('"x"', '"constructor"').replace('{x@', '{constructor@');
+    const text = JSON.stringify(dsl({ begin: { name: 'Begin', downstream: ['x'] }, x: msg('hi {x@content}') }))
+      .replaceAll('"x"', '"constructor"')
+      .replace('{x@', '{constructor@');
     expect(problems(JSON.parse(text))).toEqual([]);
   });
 
   it('reports an unknown system variable', () => {
     expect(problems(dsl({ begin: { name: 'Begin', downstream: ['Message:m'] }, 'Message:m': msg('hi {sys.nope}') }))).toEqual([
-      { path: '$.components["Message:m"].obj.params.content[0]', message: expect.stringMatching(/^reference \{sys\.nope\} names no system variable \(known: sys\.query, /) },
+      {
+        path: '$.components["Message:m"].obj.params.content[0]',
+        message: expect.stringMatching(/^reference \{sys\.nope\} names no system variable \(known: sys\.query, /),
+      },
     ]);
   });
 
   it('reports a reference to an output the component does not declare', () => {
-    const found = problems(dsl({ begin: { name: 'Begin', downstream: ['LLM:a'] }, 'LLM:a': { name: 'LLM', params: { llm_id: 'm' }, downstream: ['Message:m'] }, 'Message:m': msg('{LLM:a@answer} {LLM:a@content} {LLM:a@_elapsed_time}') }));
-    expect(found).toEqual([{ path: '$.components["Message:m"].obj.params.content[0]', message: 'reference {LLM:a@answer} reads output "answer", which component "LLM:a" does not declare (it has: content)' }]);
+    const found = problems(
+      dsl({
+        begin: { name: 'Begin', downstream: ['LLM:a'] },
+        'LLM:a': { name: 'LLM', params: { llm_id: 'm' }, downstream: ['Message:m'] },
+        'Message:m': msg('{LLM:a@answer} {LLM:a@content} {LLM:a@_elapsed_time}'),
+      }),
+    );
+    expect(found).toEqual([
+      {
+        path: '$.components["Message:m"].obj.params.content[0]',
+        message: 'reference {LLM:a@answer} reads output "answer", which component "LLM:a" does not declare (it has: content)',
+      },
+    ]);
   });
 
   it('warns about a component no path from begin reaches; the engine still runs the rest', () => {
     const input = dsl({ begin: { name: 'Begin', downstream: ['Message:m'] }, 'Message:m': msg('hi'), 'Message:lost': msg('never') });
     const r = compileCanvas(input);
-    expect(r.ok && r.warnings).toEqual([{ path: '$.components["Message:lost"]', message: 'component "Message:lost" is not reachable from "begin" (no downstream, router or loop path leads to it), so it could never run; connect or remove it' }]);
+    expect(r.ok && r.warnings).toEqual([
+      {
+        path: '$.components["Message:lost"]',
+        message:
+          'component "Message:lost" is not reachable from "begin" (no downstream, router or loop path leads to it), so it could never run; connect or remove it',
+      },
+    ]);
   });
 
   it('counts routes, error handlers and loop bodies as paths', () => {
     const r = compileCanvas(
       dsl({
         begin: { name: 'Begin', downstream: ['Switch:s'] },
-        'Switch:s': { name: 'Switch', params: { conditions: [{ logical_operator: 'and', items: [{ cpn_id: 'sys.query', operator: 'contains', value: 'x' }], to: ['Message:yes'] }], end_cpn_ids: ['Message:no'] } },
+        'Switch:s': {
+          name: 'Switch',
+          params: {
+            conditions: [{ logical_operator: 'and', items: [{ cpn_id: 'sys.query', operator: 'contains', value: 'x' }], to: ['Message:yes'] }],
+            end_cpn_ids: ['Message:no'],
+          },
+        },
         'Message:yes': msg('yes'),
         'Message:no': msg('no'),
       }),
@@ -150,7 +202,10 @@ describe('canvases that could never run', () => {
 describe('outputs a Webhook-mode Begin provides', () => {
   it('accepts {begin@body.x}, {begin@query.x} and {begin@headers.x} in Webhook mode only', () => {
     const canvas = (mode: string) =>
-      dsl({ begin: { name: 'Begin', params: { mode }, downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: ['{begin@body.id} {begin@query.q} {begin@headers.h}'] } } });
+      dsl({
+        begin: { name: 'Begin', params: { mode }, downstream: ['Message:m'] },
+        'Message:m': { name: 'Message', params: { content: ['{begin@body.id} {begin@query.q} {begin@headers.h}'] } },
+      });
     expect(problems(canvas('Webhook'))).toEqual([]);
     expect(problems(canvas('task'))).toHaveLength(3);
   });

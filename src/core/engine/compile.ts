@@ -19,19 +19,24 @@ export type { CompiledCanvas, CompiledNode } from './compiled';
 const LOOP_ITEM_OF: Readonly<Record<string, string>> = { Iteration: 'IterationItem', Loop: 'LoopItem' };
 
 /** Each loop has exactly one item of its kind; items and ExitLoops sit inside the right loop. */
-function checkLoops(nodes: Record<string, CompiledNode>, at: (id: string, ...rest: PathSegment[]) => string): { starts: Record<string, string>; problems: Problem[] } {
+function checkLoops(
+  nodes: Record<string, CompiledNode>,
+  at: (id: string, ...rest: PathSegment[]) => string,
+): { starts: Record<string, string>; problems: Problem[] } {
   const starts: Record<string, string> = {};
   const problems: Problem[] = [];
   for (const node of Object.values(nodes)) {
     if (node.role === 'container') {
       const kind = LOOP_ITEM_OF[node.type];
       const items = Object.values(nodes).filter((n) => n.parentId === node.id && n.type === kind);
-      if (items.length !== 1) problems.push({ path: at(node.id), message: `${node.type} "${node.id}" needs exactly one ${kind} with parent_id "${node.id}", found ${items.length}` });
+      if (items.length !== 1)
+        problems.push({ path: at(node.id), message: `${node.type} "${node.id}" needs exactly one ${kind} with parent_id "${node.id}", found ${items.length}` });
       else starts[node.id] = items[0]!.id;
     } else if (node.role === 'loopItem' || node.role === 'exitLoop') {
       const parent = node.parentId ? nodes[node.parentId] : undefined;
       const wanted = node.type === 'IterationItem' ? ['Iteration'] : node.type === 'LoopItem' ? ['Loop'] : ['Loop'];
-      if (!parent || !wanted.includes(parent.type)) problems.push({ path: at(node.id, 'parent_id'), message: `${node.type} "${node.id}" must be inside a ${wanted.join(' or ')} (its parent_id)` });
+      if (!parent || !wanted.includes(parent.type))
+        problems.push({ path: at(node.id, 'parent_id'), message: `${node.type} "${node.id}" must be inside a ${wanted.join(' or ')} (its parent_id)` });
     }
   }
   return { starts, problems };
@@ -123,7 +128,8 @@ function checkComponents(dsl: CanvasDsl, base: PathSegment[], root: string): Che
     comp.upstream.forEach((u, i) => {
       if (!ids.has(u)) problems.push({ path: at(id, 'upstream', i), message: `upstream component "${u}" does not exist` });
     });
-    if (comp.parent_id && !ids.has(comp.parent_id)) problems.push({ path: at(id, 'parent_id'), message: `parent component "${comp.parent_id}" does not exist` });
+    if (comp.parent_id && !ids.has(comp.parent_id))
+      problems.push({ path: at(id, 'parent_id'), message: `parent component "${comp.parent_id}" does not exist` });
     // References are checked even when other params are wrong, so one pass reports everything.
     const refs: ParamRef[] = [...scanParamRefs(comp.obj.params), ...(params ? (def.paramRefs?.(params) ?? []) : [])];
     const seen = new Set<string>();
@@ -132,7 +138,10 @@ function checkComponents(dsl: CanvasDsl, base: PathSegment[], root: string): Che
       if (seen.has(key)) continue;
       seen.add(key);
       if (r.ref.kind === 'component' && !ids.has(r.ref.componentId)) {
-        problems.push({ path: at(id, 'obj', 'params', ...r.path), message: `reference {${r.ref.expr}} points to component "${r.ref.componentId}", which does not exist` });
+        problems.push({
+          path: at(id, 'obj', 'params', ...r.path),
+          message: `reference {${r.ref.expr}} points to component "${r.ref.componentId}", which does not exist`,
+        });
       }
     }
     if (!params) continue;
@@ -166,7 +175,10 @@ function checkComponents(dsl: CanvasDsl, base: PathSegment[], root: string): Che
 
   if (!dsl.components.begin) problems.push({ path: formatJsonPath([...base, 'components'], root), message: 'the canvas has no "begin" component' });
   else if (dsl.components.begin.obj.component_name !== 'Begin') {
-    problems.push({ path: at('begin', 'obj', 'component_name'), message: `"begin" must be a Begin component, not "${dsl.components.begin.obj.component_name}"` });
+    problems.push({
+      path: at('begin', 'obj', 'component_name'),
+      message: `"begin" must be a Begin component, not "${dsl.components.begin.obj.component_name}"`,
+    });
   }
   return { nodes, problems };
 }

@@ -12,7 +12,11 @@ describe('UserFillUp pauses', () => {
     'LLM:plan': { name: 'LLM', params: { ...model, sys_prompt: 'Plan.' }, downstream: ['UserFillUp:ask'] },
     'UserFillUp:ask': {
       name: 'UserFillUp',
-      params: { tips: 'Plan: {LLM:plan@content}. OK?', inputs: { instructions: { name: 'instructions', type: 'paragraph', optional: false }, count: { type: 'integer', optional: true } }, timeout: 60 },
+      params: {
+        tips: 'Plan: {LLM:plan@content}. OK?',
+        inputs: { instructions: { name: 'instructions', type: 'paragraph', optional: false }, count: { type: 'integer', optional: true } },
+        timeout: 60,
+      },
       downstream: ['LLM:do'],
     },
     'LLM:do': { name: 'LLM', params: { ...model, sys_prompt: 'Do it: {UserFillUp:ask@instructions}' }, downstream: ['Message:m'] },
@@ -59,7 +63,11 @@ describe('UserFillUp pauses', () => {
   it('takes the exception branch when the wait times out', async () => {
     const withGoto = compile({
       begin: { name: 'Begin', downstream: ['UserFillUp:ask'] },
-      'UserFillUp:ask': { name: 'UserFillUp', params: { inputs: { ok: { type: 'boolean' } }, timeout: 1, exception_method: 'goto', exception_goto: ['Message:late'] }, downstream: ['Message:yes'] },
+      'UserFillUp:ask': {
+        name: 'UserFillUp',
+        params: { inputs: { ok: { type: 'boolean' } }, timeout: 1, exception_method: 'goto', exception_goto: ['Message:late'] },
+        downstream: ['Message:yes'],
+      },
       'Message:yes': { name: 'Message', params: { content: ['thanks'] } },
       'Message:late': { name: 'Message', params: { content: ['nobody answered'] } },
     });
@@ -102,7 +110,11 @@ describe('Iteration', () => {
   it('runs the body once per item with item and index, collects outputs, then goes downstream', async () => {
     const canvas = compile({
       begin: { name: 'Begin', downstream: ['Iteration:it'] },
-      'Iteration:it': { name: 'Iteration', params: { items_ref: 'sys.query', outputs: { answers: { ref: 'LLM:body@content', type: 'Array<string>' } } }, downstream: ['Message:m'] },
+      'Iteration:it': {
+        name: 'Iteration',
+        params: { items_ref: 'sys.query', outputs: { answers: { ref: 'LLM:body@content', type: 'Array<string>' } } },
+        downstream: ['Message:m'],
+      },
       'IterationItem:item': { name: 'IterationItem', parent_id: 'Iteration:it', downstream: ['LLM:body'] },
       'LLM:body': { name: 'LLM', parent_id: 'Iteration:it', params: { ...model, sys_prompt: 'Item {IterationItem:item@index}: {IterationItem:item@item}' } },
       'Message:m': { name: 'Message', params: { content: ['{Iteration:it@answers}'] } },
@@ -132,8 +144,12 @@ describe('Iteration', () => {
   });
 
   it('rejects a loop without its item at compile time', () => {
-    const r = compileCanvas(dsl({ begin: { name: 'Begin', downstream: ['Iteration:it'] }, 'Iteration:it': { name: 'Iteration', params: { items_ref: 'sys.query' } } }));
-    expect(r.ok ? [] : r.problems.map((p) => p.message)).toContain('Iteration "Iteration:it" needs exactly one IterationItem with parent_id "Iteration:it", found 0');
+    const r = compileCanvas(
+      dsl({ begin: { name: 'Begin', downstream: ['Iteration:it'] }, 'Iteration:it': { name: 'Iteration', params: { items_ref: 'sys.query' } } }),
+    );
+    expect(r.ok ? [] : r.problems.map((p) => p.message)).toContain(
+      'Iteration "Iteration:it" needs exactly one IterationItem with parent_id "Iteration:it", found 0',
+    );
   });
 });
 
@@ -147,13 +163,19 @@ describe('Loop', () => {
         downstream: ['Message:m'],
       },
       'LoopItem:i': { name: 'LoopItem', parent_id: 'Loop:l', downstream: ['VariableAssigner:inc'] },
-      'VariableAssigner:inc': { name: 'VariableAssigner', parent_id: 'Loop:l', params: { variables: [{ variable: 'Loop:l@n', operator: '+=', parameter: 1 }] } },
+      'VariableAssigner:inc': {
+        name: 'VariableAssigner',
+        parent_id: 'Loop:l',
+        params: { variables: [{ variable: 'Loop:l@n', operator: '+=', parameter: 1 }] },
+      },
       ...body,
       'Message:m': { name: 'Message', params: { content: ['n = {Loop:l@n}'] } },
     });
 
   it('repeats the body until the termination condition holds', async () => {
-    const { state } = await driver({}).run(counter({ loop_termination_condition: [{ variable: 'Loop:l@n', operator: '≥', input_mode: 'constant', value: 3 }] }));
+    const { state } = await driver({}).run(
+      counter({ loop_termination_condition: [{ variable: 'Loop:l@n', operator: '≥', input_mode: 'constant', value: 3 }] }),
+    );
     expect(state.status).toBe('finished');
     expect(state.outputs['Message:m']!.content).toBe('n = 3');
   });
@@ -164,11 +186,24 @@ describe('Loop', () => {
   });
 
   it('leaves the loop at an ExitLoop', async () => {
-    const canvas = counter({}, {
-      'VariableAssigner:inc': { name: 'VariableAssigner', parent_id: 'Loop:l', params: { variables: [{ variable: 'Loop:l@n', operator: '+=', parameter: 1 }] }, downstream: ['Switch:s'] },
-      'Switch:s': { name: 'Switch', parent_id: 'Loop:l', params: { conditions: [{ items: [{ cpn_id: 'Loop:l@n', operator: '=', value: 2 }], to: ['ExitLoop:x'] }], end_cpn_ids: ['LoopItem:i'] }, downstream: ['ExitLoop:x', 'LoopItem:i'] },
-      'ExitLoop:x': { name: 'ExitLoop', parent_id: 'Loop:l' },
-    });
+    const canvas = counter(
+      {},
+      {
+        'VariableAssigner:inc': {
+          name: 'VariableAssigner',
+          parent_id: 'Loop:l',
+          params: { variables: [{ variable: 'Loop:l@n', operator: '+=', parameter: 1 }] },
+          downstream: ['Switch:s'],
+        },
+        'Switch:s': {
+          name: 'Switch',
+          parent_id: 'Loop:l',
+          params: { conditions: [{ items: [{ cpn_id: 'Loop:l@n', operator: '=', value: 2 }], to: ['ExitLoop:x'] }], end_cpn_ids: ['LoopItem:i'] },
+          downstream: ['ExitLoop:x', 'LoopItem:i'],
+        },
+        'ExitLoop:x': { name: 'ExitLoop', parent_id: 'Loop:l' },
+      },
+    );
     const { state, events } = await driver({}).run(canvas);
     expect(state.status).toBe('finished');
     expect(state.outputs['Message:m']!.content).toBe('n = 2');

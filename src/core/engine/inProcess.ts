@@ -41,7 +41,12 @@ export async function runInProcess(canvas: CompiledCanvas, input: RunStartInput,
 }
 
 /** Carries a run on from a step (a start, a resume with form inputs) until it pauses without an answer or ends. */
-export async function continueInProcess(canvas: CompiledCanvas, first: StepResult, exec: CallExecutor, options: InProcessOptions = {}): Promise<InProcessResult> {
+export async function continueInProcess(
+  canvas: CompiledCanvas,
+  first: StepResult,
+  exec: CallExecutor,
+  options: InProcessOptions = {},
+): Promise<InProcessResult> {
   const events: RunEvent[] = [];
   const record = async (events_: RunEvent[]) => {
     events.push(...events_);

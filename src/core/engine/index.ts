@@ -4,7 +4,20 @@
  */
 export { compileCanvas, type CompiledCanvas, type CompiledNode, type CompileResult } from './compile';
 export { isTerminalEvent, type RunEvent, type RunEventName } from './runEvents';
-export { cancelRun, CANCELED_MESSAGE, expirePause, submitInputs, type InputsSubmission, DEFAULT_MAX_STEPS, rejectRun, resumeRun, startRun, type EngineOptions, type RunStartInput, type StepResult } from './run';
+export {
+  cancelRun,
+  CANCELED_MESSAGE,
+  expirePause,
+  submitInputs,
+  type InputsSubmission,
+  DEFAULT_MAX_STEPS,
+  rejectRun,
+  resumeRun,
+  startRun,
+  type EngineOptions,
+  type RunStartInput,
+  type StepResult,
+} from './run';
 export { emptySession, sessionAfter, type NodeState, type RunState, type RunStatus, type SessionState } from './state';
 export type { CallPolicy, CallResult, EngineCall } from './step';
 export { checkPauseInputs, pendingInputsOf } from './pause';

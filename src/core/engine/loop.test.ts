@@ -18,12 +18,16 @@ describe('the shared run loop, carried in process', () => {
   it('waits at a pause and resumes in the same run with the inputs the pause answerer gives', async () => {
     const d = driver({ 'LLM:plan': ['search'], 'LLM:do': ['done'] });
     const seen: string[] = [];
-    const { state, events } = await d.run(canvas, {}, {
-      onPause: (paused) => {
-        seen.push(...paused.pause!.componentIds);
-        return { inputs: { inputs: { instructions: 'go ahead' } } };
+    const { state, events } = await d.run(
+      canvas,
+      {},
+      {
+        onPause: (paused) => {
+          seen.push(...paused.pause!.componentIds);
+          return { inputs: { inputs: { instructions: 'go ahead' } } };
+        },
       },
-    });
+    );
     expect(seen).toEqual(['UserFillUp:ask']);
     expect(state.status).toBe('finished');
     expect(timeline(events)).toContain('user_inputs');

@@ -29,7 +29,12 @@ function emitFinished(step: Step, id: string): void {
 
 function flushPartials(step: Step): void {
   const { state } = step;
-  while (state.display.awaitingRender.length > 0 && !state.calls.deferred[state.display.awaitingRender[0]!] && !hasOpenCalls(state, state.display.awaitingRender[0]!)) emitFinished(step, state.display.awaitingRender.shift()!);
+  while (
+    state.display.awaitingRender.length > 0 &&
+    !state.calls.deferred[state.display.awaitingRender[0]!] &&
+    !hasOpenCalls(state, state.display.awaitingRender[0]!)
+  )
+    emitFinished(step, state.display.awaitingRender.shift()!);
 }
 
 function messageEnd(step: Step, id: string): Record<string, unknown> {

@@ -3,7 +3,14 @@ import type { ToolInvokeRequest } from '../components/callContracts';
 import { compile } from '../../../test/helpers/canvasKit';
 import { driver } from '../../../test/helpers/engineDriver';
 
-const found = { value: { text: 'ID: 7\n└── Content:\nhello', outputs: { formalized_content: 'ID: 7\n└── Content:\nhello', json: [] }, reference: { chunks: { '7': { id: 'c1', content: 'hello' } }, doc_aggs: { 'a.txt': { doc_name: 'a.txt' } } }, elapsedMs: 3 } };
+const found = {
+  value: {
+    text: 'ID: 7\n└── Content:\nhello',
+    outputs: { formalized_content: 'ID: 7\n└── Content:\nhello', json: [] },
+    reference: { chunks: { '7': { id: 'c1', content: 'hello' } }, doc_aggs: { 'a.txt': { doc_name: 'a.txt' } } },
+    elapsedMs: 3,
+  },
+};
 
 describe('Retrieval', () => {
   it('searches the datasets its references name, in the run', async () => {

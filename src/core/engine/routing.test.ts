@@ -49,8 +49,22 @@ describe('Switch routing', () => {
 
   it('needs every item for "and" and any item for "or", and falls back to else', async () => {
     const c = canvas([
-      { logical_operator: 'and', items: [{ cpn_id: 'begin@age', operator: '≥', value: '18' }, { cpn_id: 'begin@name', operator: 'start with', value: 'a' }], to: ['Message:a'] },
-      { logical_operator: 'or', items: [{ cpn_id: 'begin@age', operator: '<', value: '5' }, { cpn_id: 'begin@name', operator: 'contains', value: 'zed' }], to: ['Message:b'] },
+      {
+        logical_operator: 'and',
+        items: [
+          { cpn_id: 'begin@age', operator: '≥', value: '18' },
+          { cpn_id: 'begin@name', operator: 'start with', value: 'a' },
+        ],
+        to: ['Message:a'],
+      },
+      {
+        logical_operator: 'or',
+        items: [
+          { cpn_id: 'begin@age', operator: '<', value: '5' },
+          { cpn_id: 'begin@name', operator: 'contains', value: 'zed' },
+        ],
+        to: ['Message:b'],
+      },
     ]);
     expect(await run(c, { age: 30, name: 'Ann' })).toBe('Message:a');
     expect(await run(c, { age: 30, name: 'Bob' })).toBe('Message:else');

@@ -3,7 +3,11 @@ import { compile } from '../../../test/helpers/canvasKit';
 import { driver, llmRequest, timeline } from '../../../test/helpers/engineDriver';
 import { cancelRun, resumeRun, startRun } from './run';
 
-const llm = (downstream: string[], params: Record<string, unknown> = {}) => ({ name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'be brief', ...params }, downstream });
+const llm = (downstream: string[], params: Record<string, unknown> = {}) => ({
+  name: 'LLM',
+  params: { llm_id: 'm@OpenAI', sys_prompt: 'be brief', ...params },
+  downstream,
+});
 const message = (content: string, downstream: string[] = []) => ({ name: 'Message', params: { content: [content] }, downstream });
 
 describe('path advancement', () => {
@@ -163,7 +167,11 @@ describe('variables', () => {
   it('reads nested outputs of structured answers', async () => {
     const canvas = compile({
       begin: { name: 'Begin', downstream: ['LLM:s'] },
-      'LLM:s': { name: 'LLM', params: { llm_id: 'm', outputs: { structured: { type: 'object', properties: { items: { type: 'array' } } } } }, downstream: ['Message:m'] },
+      'LLM:s': {
+        name: 'LLM',
+        params: { llm_id: 'm', outputs: { structured: { type: 'object', properties: { items: { type: 'array' } } } } },
+        downstream: ['Message:m'],
+      },
       'Message:m': message('first: {LLM:s@structured.items.0.title}'),
     });
     const { state } = await driver({ 'LLM:s': ['```json\n{"items": [{"title": "Dune"}, {"title": "Emma"}],}\n```'] }).run(canvas);
@@ -174,7 +182,11 @@ describe('variables', () => {
   it('asks again when a structured answer is not JSON, up to max_retries', async () => {
     const canvas = compile({
       begin: { name: 'Begin', downstream: ['LLM:s'] },
-      'LLM:s': { name: 'LLM', params: { llm_id: 'm', max_retries: 1, outputs: { structured: { type: 'object', properties: { a: { type: 'number' } } } } }, downstream: [] },
+      'LLM:s': {
+        name: 'LLM',
+        params: { llm_id: 'm', max_retries: 1, outputs: { structured: { type: 'object', properties: { a: { type: 'number' } } } } },
+        downstream: [],
+      },
     });
     const d = driver({ 'LLM:s': ['not json at all', '{"a": 1}'] });
     const { state } = await d.run(canvas);
@@ -187,7 +199,16 @@ describe('variables', () => {
     const canvas = compile(
       {
         begin: { name: 'Begin', downstream: ['VariableAssigner:v'] },
-        'VariableAssigner:v': { name: 'VariableAssigner', params: { variables: [{ variable: 'env.count', operator: '+=', parameter: 2 }, { variable: 'env.name', operator: 'set', parameter: 'user {sys.query}' }] }, downstream: ['Message:m'] },
+        'VariableAssigner:v': {
+          name: 'VariableAssigner',
+          params: {
+            variables: [
+              { variable: 'env.count', operator: '+=', parameter: 2 },
+              { variable: 'env.name', operator: 'set', parameter: 'user {sys.query}' },
+            ],
+          },
+          downstream: ['Message:m'],
+        },
         'Message:m': message('{env.name}: {env.count}'),
       },
       { variables: { count: { name: 'count', type: 'number', value: 40 }, name: { name: 'name', type: 'string' } } },
@@ -200,7 +221,11 @@ describe('variables', () => {
     const canvas = compile({
       begin: { name: 'Begin', downstream: ['LLM:a'] },
       'LLM:a': { name: 'LLM', params: { llm_id: 'm' }, downstream: ['VariableAggregator:g'] },
-      'VariableAggregator:g': { name: 'VariableAggregator', params: { groups: [{ group_name: 'answer', variables: [{ value: 'LLM:missing@content' }, { value: 'LLM:a@content' }] }] }, downstream: ['Message:m'] },
+      'VariableAggregator:g': {
+        name: 'VariableAggregator',
+        params: { groups: [{ group_name: 'answer', variables: [{ value: 'LLM:missing@content' }, { value: 'LLM:a@content' }] }] },
+        downstream: ['Message:m'],
+      },
       'LLM:missing': { name: 'LLM', params: { llm_id: 'm' } },
       'Message:m': message('{VariableAggregator:g@answer}'),
     });
@@ -220,7 +245,11 @@ describe('variables', () => {
 
 describe('cancellation', () => {
   it('ends in-flight nodes with RAGFlow’s cancel error and finishes as canceled', () => {
-    const canvas = compile({ begin: { name: 'Begin', downstream: ['LLM:a'] }, 'LLM:a': { name: 'LLM', params: { llm_id: 'm' }, downstream: ['Message:m'] }, 'Message:m': message('x') });
+    const canvas = compile({
+      begin: { name: 'Begin', downstream: ['LLM:a'] },
+      'LLM:a': { name: 'LLM', params: { llm_id: 'm' }, downstream: ['Message:m'] },
+      'Message:m': message('x'),
+    });
     const started = startRun(canvas, { runId: 'r', messageId: 'm', query: 'q' }, 1000);
     // LLM:a is not streamed (it feeds... a Message that does not show it), so it was called.
     expect(started.calls).toHaveLength(1);
@@ -240,7 +269,12 @@ describe('purity', () => {
     const canvas = compile({ begin: { name: 'Begin', downstream: ['LLM:a'] }, 'LLM:a': { name: 'LLM', params: { llm_id: 'm' } } });
     const started = startRun(canvas, { runId: 'r', messageId: 'm', query: 'q' }, 1000);
     const before = JSON.stringify(started.state);
-    resumeRun(canvas, started.state, [{ callId: started.calls[0]!.callId, ok: true, value: { content: 'a', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } } }], 2000);
+    resumeRun(
+      canvas,
+      started.state,
+      [{ callId: started.calls[0]!.callId, ok: true, value: { content: 'a', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } } }],
+      2000,
+    );
     expect(JSON.stringify(started.state)).toBe(before);
   });
 

@@ -208,7 +208,13 @@ export interface InputsSubmission {
  * Resumes a paused run with the submitted form values. The caller checks them first with
  * {@link checkPauseInputs}; values that do not fit the form are refused here too.
  */
-export function submitInputs(canvas: CompiledCanvas, prev: RunState, submission: InputsSubmission, now: number, options: EngineOptions = {}): StepResult | { error: string } {
+export function submitInputs(
+  canvas: CompiledCanvas,
+  prev: RunState,
+  submission: InputsSubmission,
+  now: number,
+  options: EngineOptions = {},
+): StepResult | { error: string } {
   const check = checkPauseInputs(prev, submission.inputs);
   if (!check.ok) return { error: describeFieldProblems(check.problems) };
   const state = clone(prev);

@@ -42,7 +42,11 @@ export function findDocumentProblems(input: unknown, base: PathSegment[]): Probl
   const components = typeof input === 'object' && input !== null ? (input as { components?: unknown }).components : undefined;
   if (typeof components === 'object' && components !== null) {
     for (const id of Object.keys(components)) {
-      if (RESERVED_IDS.has(id)) problems.push({ path: formatJsonPath([...base, 'components', id], '$'), message: `"${id}" cannot be a component id (it is reserved in JavaScript objects); rename the component` });
+      if (RESERVED_IDS.has(id))
+        problems.push({
+          path: formatJsonPath([...base, 'components', id], '$'),
+          message: `"${id}" cannot be a component id (it is reserved in JavaScript objects); rename the component`,
+        });
     }
   }
   return problems;
@@ -59,7 +63,12 @@ export function findUnreachable(dsl: CanvasDsl, nodes: Readonly<Record<string, C
     const node = nodes[queue.shift()!];
     if (!node) continue;
     // A loop runs its body (entered through its item); routers and error handlers jump by params.
-    const next = [...node.downstream, ...(node.def.targets?.(node.params) ?? []).map((t) => t.target), ...node.params.exception_goto, ...(children.get(node.id) ?? [])];
+    const next = [
+      ...node.downstream,
+      ...(node.def.targets?.(node.params) ?? []).map((t) => t.target),
+      ...node.params.exception_goto,
+      ...(children.get(node.id) ?? []),
+    ];
     for (const id of next) {
       if (!seen.has(id) && Object.hasOwn(nodes, id)) {
         seen.add(id);
@@ -69,7 +78,10 @@ export function findUnreachable(dsl: CanvasDsl, nodes: Readonly<Record<string, C
   }
   return Object.keys(dsl.components)
     .filter((id) => Object.hasOwn(nodes, id) && !seen.has(id))
-    .map((id) => ({ path: formatJsonPath([...base, 'components', id], '$'), message: `component "${id}" is not reachable from "begin" (no downstream, router or loop path leads to it), so it could never run; connect or remove it` }));
+    .map((id) => ({
+      path: formatJsonPath([...base, 'components', id], '$'),
+      message: `component "${id}" is not reachable from "begin" (no downstream, router or loop path leads to it), so it could never run; connect or remove it`,
+    }));
 }
 
 function refsOf(node: CheckedNode, rawParams: unknown): ParamRef[] {
@@ -88,7 +100,10 @@ export function findReferenceProblems(dsl: CanvasDsl, nodes: Readonly<Record<str
       seen.add(`${at}|${ref.expr}`);
       if (ref.kind === 'global') {
         if (ref.name.toLowerCase().startsWith('sys.') && !globals.has(ref.name)) {
-          problems.push({ path: at, message: `reference {${ref.expr}} names no system variable (known: ${[...globals].filter((g) => g.startsWith('sys.')).join(', ')})` });
+          problems.push({
+            path: at,
+            message: `reference {${ref.expr}} names no system variable (known: ${[...globals].filter((g) => g.startsWith('sys.')).join(', ')})`,
+          });
         }
         continue;
       }
@@ -98,7 +113,10 @@ export function findReferenceProblems(dsl: CanvasDsl, nodes: Readonly<Record<str
       // An Iteration that declares nothing collects each body component under its id (early canvases).
       if (declared.length === 0 && Object.values(nodes).some((n) => n.parentId === target.id && n.id === ref.output)) continue;
       if (!declared.includes(ref.output)) {
-        problems.push({ path: at, message: `reference {${ref.expr}} reads output "${ref.output}", which component "${ref.componentId}" does not declare (it has: ${declared.join(', ') || 'no outputs'})` });
+        problems.push({
+          path: at,
+          message: `reference {${ref.expr}} reads output "${ref.output}", which component "${ref.componentId}" does not declare (it has: ${declared.join(', ') || 'no outputs'})`,
+        });
       }
     }
   }

@@ -45,7 +45,7 @@ describe('RunState upgrade (checkpoints in histories)', () => {
     expect(up).toMatchObject({ v: 2, pause: null, form: { submitted: null, expired: null }, loops: {}, toolCalling: null, inputs: { webhook: null } });
   });
 
-  it('renames a planned outcome\'s v1 `progress` notices to `notices`', () => {
+  it("renames a planned outcome's v1 `progress` notices to `notices`", () => {
     const v1 = asV1(running);
     v1.deferred = { 'LLM:a': { outcome: { kind: 'done', outputs: {}, progress: [{ event: 'tool_call', data: {} }] } as never } };
     expect(upgradeState(v1).calls.deferred['LLM:a']!.outcome).toEqual({ kind: 'done', outputs: {}, notices: [{ event: 'tool_call', data: {} }] });

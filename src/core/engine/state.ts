@@ -249,7 +249,27 @@ function upgradeDeferred(deferred: Record<string, DeferredCall>): Record<string,
  */
 export function upgradeState(raw: RunState | RunStateV1): RunState {
   if (raw.v === 2) return raw;
-  const { idx, phase, partials, deferred, pending, groups, callSeq, seq, runInputs, shown, inputsEcho, fillInputs, fillExpired, webhook, pause, loops, toolCalling, v: _v, ...same } = raw;
+  const {
+    idx,
+    phase,
+    partials,
+    deferred,
+    pending,
+    groups,
+    callSeq,
+    seq,
+    runInputs,
+    shown,
+    inputsEcho,
+    fillInputs,
+    fillExpired,
+    webhook,
+    pause,
+    loops,
+    toolCalling,
+    v: _v,
+    ...same
+  } = raw;
   return {
     ...same,
     v: 2,

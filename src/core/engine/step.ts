@@ -30,9 +30,7 @@ export interface EngineCall {
   policy: CallPolicy;
 }
 
-export type CallResult =
-  | { callId: string; ok: true; value: unknown }
-  | { callId: string; ok: false; error: string; code?: string };
+export type CallResult = { callId: string; ok: true; value: unknown } | { callId: string; ok: false; error: string; code?: string };
 
 export interface Step {
   readonly canvas: CompiledCanvas;
@@ -118,10 +116,13 @@ function registerGroup(step: Step, id: string, planned: PlannedCall[], memo: unk
     let call = p.call;
     // A model call of a node a Message is showing streams its tokens into a slot of its own.
     if (kind === 'stream' && traits.streams && (call.request as { show?: boolean }).show !== false) {
-      call = withRequest(call, { stream: { runId: state.runId, messageId: state.messageId, seq: step.sink.reserve(), componentId: id, createdAt: state.createdAt } });
+      call = withRequest(call, {
+        stream: { runId: state.runId, messageId: state.messageId, seq: step.sink.reserve(), componentId: id, createdAt: state.createdAt },
+      });
     }
     // A child canvas's events go into a slot of this run's log, where this node stands.
-    if (traits.nests) call = withRequest(call, { nest: { runId: state.runId, seq: step.sink.reserve(), createdAt: state.createdAt, messageId: state.messageId } });
+    if (traits.nests)
+      call = withRequest(call, { nest: { runId: state.runId, seq: step.sink.reserve(), createdAt: state.createdAt, messageId: state.messageId } });
     step.calls.push({ callId, componentId: id, call, summary: `${id}: ${p.summary}`, policy: policyOf(step, id) });
   });
 }
@@ -186,7 +187,9 @@ function deliver(step: Step, group: CallGroup): void {
   }
   const position = step.state.path.lastIndexOf(id);
   const ctx = makeContext(step.canvas, step.state, id, position);
-  const given: unknown = group.multi ? results.map((r): CallOutcome => (r.ok ? { ok: true, value: r.value } : { ok: false, error: r.error ?? 'failed', ...(r.code ? { code: r.code } : {}) })) : results[0]!.value;
+  const given: unknown = group.multi
+    ? results.map((r): CallOutcome => (r.ok ? { ok: true, value: r.value } : { ok: false, error: r.error ?? 'failed', ...(r.code ? { code: r.code } : {}) }))
+    : results[0]!.value;
   let outcome: Outcome;
   try {
     outcome = node.def.onResult ? node.def.onResult(node.params, ctx, given, group.memo) : { kind: 'error', message: `${node.type} cannot take a call result` };
@@ -204,7 +207,9 @@ export function receiveResult(step: Step, result: CallResult): void {
   delete state.calls.pending[result.callId];
   const group = state.calls.groups[pending.group];
   if (!group) return;
-  group.results[pending.index] = result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error, ...(result.code ? { code: result.code } : {}) };
+  group.results[pending.index] = result.ok
+    ? { ok: true, value: result.value }
+    : { ok: false, error: result.error, ...(result.code ? { code: result.code } : {}) };
   if (Object.keys(group.results).length < group.size) return;
   delete state.calls.groups[pending.group];
   deliver(step, group);

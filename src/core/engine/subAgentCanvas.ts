@@ -56,7 +56,12 @@ export function subAgentStart(request: SubAgentRequest, ids: { runId: string; me
 }
 
 /** The tool result for the calling Agent, or why the sub-agent produced none. */
-export function subAgentOutcome(request: SubAgentRequest, state: RunState, childTaskId: string, elapsedMs: number): { ok: true; result: SubAgentResult } | { ok: false; error: string } {
+export function subAgentOutcome(
+  request: SubAgentRequest,
+  state: RunState,
+  childTaskId: string,
+  elapsedMs: number,
+): { ok: true; result: SubAgentResult } | { ok: false; error: string } {
   if (state.status !== 'finished') return { ok: false, error: state.error ?? `the sub-agent ended ${state.status}` };
   const out = state.outputs[subAgentNodeId(request)] ?? {};
   const content = out.structured !== undefined && out.structured !== null ? JSON.stringify(out.structured) : String(out.content ?? '');

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../../../test/helpers/canvasKit';
 import { resumeRun, startRun } from './run';
 
-const canvas = () => compile({ begin: { name: 'Begin', downstream: ['LLM:a'] }, 'LLM:a': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'be brief' } } });
+const canvas = () =>
+  compile({ begin: { name: 'Begin', downstream: ['LLM:a'] }, 'LLM:a': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'be brief' } } });
 
 function runWithUsage(usage: Record<string, unknown>) {
   const c = canvas();

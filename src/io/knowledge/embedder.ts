@@ -49,7 +49,8 @@ export function embedderFor(model: string, s: EmbeddingSettings): Embedder {
       } catch (err) {
         if (signal?.aborted) throw err;
         const status = (err as { status?: number }).status;
-        const code = status === 401 || status === 403 ? 'TOOL_AUTH' : status && status >= 400 && status < 500 && status !== 429 ? 'TOOL_BAD_REQUEST' : 'TOOL_UNAVAILABLE';
+        const code =
+          status === 401 || status === 403 ? 'TOOL_AUTH' : status && status >= 400 && status < 500 && status !== 429 ? 'TOOL_BAD_REQUEST' : 'TOOL_UNAVAILABLE';
         throw new AppError(code, `Embedding with ${model} failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     },

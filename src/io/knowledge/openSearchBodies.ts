@@ -57,7 +57,15 @@ export function indexBody(dim: number, knn: boolean): Record<string, unknown> {
         section: { type: 'keyword', index: false, doc_values: false },
         position: { type: 'integer' },
         embedding: { type: 'binary', doc_values: true },
-        ...(knn ? { embedding_knn: { type: 'knn_vector', dimension: dim, method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: 16, ef_construction: 128 } } } } : {}),
+        ...(knn
+          ? {
+              embedding_knn: {
+                type: 'knn_vector',
+                dimension: dim,
+                method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: 16, ef_construction: 128 } },
+              },
+            }
+          : {}),
       },
     },
   };
@@ -71,7 +79,12 @@ export function encodeVector(v: readonly number[]): string {
 }
 
 /** The indexed form of a chunk. */
-export function chunkDocument(doc: Pick<DocumentRecord, 'id' | 'tenant_id' | 'dataset_id' | 'name'>, chunk: NewChunk, normalized: readonly number[], knn: boolean): Record<string, unknown> {
+export function chunkDocument(
+  doc: Pick<DocumentRecord, 'id' | 'tenant_id' | 'dataset_id' | 'name'>,
+  chunk: NewChunk,
+  normalized: readonly number[],
+  knn: boolean,
+): Record<string, unknown> {
   const nonZero = normalized.some((x) => x !== 0);
   return {
     tenant_id: doc.tenant_id,
@@ -131,7 +144,9 @@ export function vectorSearchBody(s: ChunkSearch, q: readonly number[], topK: num
   const filter = searchFilter(s);
   // ef_search above k: Lucene's HNSW otherwise explores only k candidates, and misses some of the
   // true top k even in small graphs.
-  const query: Query = knn ? { knn: { embedding_knn: { vector: [...q], k: topK, filter, method_parameters: { ef_search: Math.max(topK, EF_SEARCH) } } } } : { script_score: { query: filter, script: dotScript(q, 1) } };
+  const query: Query = knn
+    ? { knn: { embedding_knn: { vector: [...q], k: topK, filter, method_parameters: { ef_search: Math.max(topK, EF_SEARCH) } } } }
+    : { script_score: { query: filter, script: dotScript(q, 1) } };
   return withCosine(topK, q, query);
 }
 
@@ -153,5 +168,14 @@ interface HitSource {
 export function hitToChunk(hit: { _id?: string | null; _source?: unknown; fields?: Record<string, unknown> }): ChunkHit {
   const s = hit._source as HitSource;
   const cos = (hit.fields?.cos as unknown[] | undefined)?.[0];
-  return { id: String(hit._id), content: s.content, documentId: s.document_id, documentName: s.document_name, datasetId: s.dataset_id, section: s.section ?? '', position: Number(s.position ?? 0), vectorSimilarity: Number(cos ?? 0) };
+  return {
+    id: String(hit._id),
+    content: s.content,
+    documentId: s.document_id,
+    documentName: s.document_name,
+    datasetId: s.dataset_id,
+    section: s.section ?? '',
+    position: Number(s.position ?? 0),
+    vectorSimilarity: Number(cos ?? 0),
+  };
 }

@@ -84,7 +84,12 @@ export function openSearchIndex(o: OpenSearchIndexOptions): OpenSearchChunkIndex
     }
   })();
   // Retries belong to Temporal (activity retry policies), as with every other service we call.
-  const client = new Client({ node: o.url, maxRetries: 0, requestTimeout: o.timeoutMs ?? 30_000, ...(o.username ? { auth: { username: o.username, password: o.password ?? '' } } : {}) });
+  const client = new Client({
+    node: o.url,
+    maxRetries: 0,
+    requestTimeout: o.timeoutMs ?? 30_000,
+    ...(o.username ? { auth: { username: o.username, password: o.password ?? '' } } : {}),
+  });
 
   /** Runs one request, turning client errors into AppErrors that say what failed and whether to retry. */
   const call = async <T>(action: string, fn: () => Promise<T>): Promise<T> => {
@@ -181,12 +186,17 @@ export function openSearchIndex(o: OpenSearchIndexOptions): OpenSearchChunkIndex
         const info = await ensure(dim);
         for (let i = 0; i < group.length; i += BULK_CHUNKS) {
           // The chunk id is the document id: a retried batch overwrites what it wrote before.
-          const body = group.slice(i, i + BULK_CHUNKS).flatMap((c) => [{ index: { _index: info.name, _id: c.id } }, chunkDocument(doc, c, normalize(c.embedding), info.knn)]);
+          const body = group
+            .slice(i, i + BULK_CHUNKS)
+            .flatMap((c) => [{ index: { _index: info.name, _id: c.id } }, chunkDocument(doc, c, normalize(c.embedding), info.knn)]);
           const res = await call(`index the chunks of ${doc.name}`, () => client.bulk({ body, refresh: refreshNow }));
           if (res.body.errors) {
             const failed = res.body.items.map((item) => Object.values(item)[0]).find((r) => r?.error);
             const reason = failed?.error ? `${failed.error.type}: ${failed.error.reason ?? ''}` : 'unknown error';
-            throw new AppError((failed?.status ?? 500) >= 500 || failed?.status === 429 ? 'TOOL_UNAVAILABLE' : 'TOOL_BAD_REQUEST', `OpenSearch at ${where} rejected chunks of ${doc.name}: ${reason}`);
+            throw new AppError(
+              (failed?.status ?? 500) >= 500 || failed?.status === 429 ? 'TOOL_UNAVAILABLE' : 'TOOL_BAD_REQUEST',
+              `OpenSearch at ${where} rejected chunks of ${doc.name}: ${reason}`,
+            );
           }
         }
       }
@@ -207,7 +217,11 @@ export function openSearchIndex(o: OpenSearchIndexOptions): OpenSearchChunkIndex
       // Both searches in one round trip.
       const res = await call('search chunks', () => client.msearch({ body: bodies.flatMap((b) => [{ index: info.name }, b]) }));
       return res.body.responses.flatMap((r) => {
-        if ('error' in r && r.error) throw new AppError((r.status ?? 500) >= 500 || r.status === 429 ? 'TOOL_UNAVAILABLE' : 'TOOL_BAD_REQUEST', `OpenSearch at ${where} failed to search chunks: ${r.error.root_cause?.[0]?.reason ?? r.error.reason ?? r.error.type}`);
+        if ('error' in r && r.error)
+          throw new AppError(
+            (r.status ?? 500) >= 500 || r.status === 429 ? 'TOOL_UNAVAILABLE' : 'TOOL_BAD_REQUEST',
+            `OpenSearch at ${where} failed to search chunks: ${r.error.root_cause?.[0]?.reason ?? r.error.reason ?? r.error.type}`,
+          );
         return 'hits' in r ? r.hits.hits.map(hitToChunk) : [];
       });
     },

@@ -26,7 +26,11 @@ export async function rerankScores(s: RerankSettings, model: string, query: stri
     throw new AppError('TOOL_UNAVAILABLE', `Rerank endpoint unreachable: ${err instanceof Error ? err.message : String(err)}`);
   });
   const text = await res.text();
-  if (!res.ok) throw new AppError(res.status >= 500 || res.status === 429 ? 'TOOL_UNAVAILABLE' : 'TOOL_BAD_REQUEST', `Rerank failed with HTTP ${res.status}: ${text.slice(0, 200)}`);
+  if (!res.ok)
+    throw new AppError(
+      res.status >= 500 || res.status === 429 ? 'TOOL_UNAVAILABLE' : 'TOOL_BAD_REQUEST',
+      `Rerank failed with HTTP ${res.status}: ${text.slice(0, 200)}`,
+    );
   const body = JSON.parse(text) as { results?: Array<{ index: number; relevance_score?: number; score?: number }> };
   const scores = new Array<number>(documents.length).fill(0);
   for (const r of body.results ?? []) if (r.index >= 0 && r.index < documents.length) scores[r.index] = Number(r.relevance_score ?? r.score ?? 0);

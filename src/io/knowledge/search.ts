@@ -72,18 +72,44 @@ export async function searchKnowledge(deps: KnowledgeDeps, q: KnowledgeQuery, si
   if (!question) return { chunks: [], docAggs: [], total: 0, datasets, notes };
   let documentIds = q.documentIds;
   if (q.metaFilter) {
-    const passing = (await deps.store.knowledge.documents.metas(q.tenantId, datasets.map((d) => d.id))).filter((d) => matchesMeta(d.meta_fields, q.metaFilter!)).map((d) => d.id);
+    const passing = (
+      await deps.store.knowledge.documents.metas(
+        q.tenantId,
+        datasets.map((d) => d.id),
+      )
+    )
+      .filter((d) => matchesMeta(d.meta_fields, q.metaFilter!))
+      .map((d) => d.id);
     documentIds = documentIds ? documentIds.filter((id) => passing.includes(id)) : passing;
   }
   const [embedding] = await embedderFor(datasets[0]!.embedding_model, deps.embedding).embed([question], signal);
-  const candidates = await deps.index.candidates({ tenantId: q.tenantId, datasetIds: datasets.map((d) => d.id), documentIds, query: question, embedding: embedding!, topK: q.topK });
+  const candidates = await deps.index.candidates({
+    tenantId: q.tenantId,
+    datasetIds: datasets.map((d) => d.id),
+    documentIds,
+    query: question,
+    embedding: embedding!,
+    topK: q.topK,
+  });
   const page = q.page ?? 1;
   const useRerank = Boolean(q.rerankId) && Boolean(deps.rerank.baseUrl);
   if (q.rerankId && !deps.rerank.baseUrl) notes.push(`rerank model ${q.rerankId} ignored: no RERANK_BASE_URL is configured`);
-  const ranked = rank(candidates, { query: question, vectorWeight: q.vectorWeight, similarityThreshold: useRerank ? 0 : q.similarityThreshold, page: useRerank ? 1 : page, pageSize: useRerank ? Math.max(q.topN * 4, 64) : q.topN });
+  const ranked = rank(candidates, {
+    query: question,
+    vectorWeight: q.vectorWeight,
+    similarityThreshold: useRerank ? 0 : q.similarityThreshold,
+    page: useRerank ? 1 : page,
+    pageSize: useRerank ? Math.max(q.topN * 4, 64) : q.topN,
+  });
   if (!useRerank) return { ...ranked, datasets, notes };
   // Reranking replaces the vector side of the score, as RAGFlow combines them.
-  const scores = await rerankScores(deps.rerank, q.rerankId!, question, ranked.chunks.map((c) => c.content), signal);
+  const scores = await rerankScores(
+    deps.rerank,
+    q.rerankId!,
+    question,
+    ranked.chunks.map((c) => c.content),
+    signal,
+  );
   const reranked = ranked.chunks
     .map((c, i) => ({ ...c, vectorSimilarity: scores[i]!, similarity: q.vectorWeight * scores[i]! + (1 - q.vectorWeight) * c.termSimilarity }))
     .filter((c) => c.similarity >= q.similarityThreshold)

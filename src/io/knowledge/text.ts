@@ -5,12 +5,45 @@
  */
 
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
-const STOPWORDS = new Set(['a', 'an', 'the', 'of', 'to', 'in', 'on', 'and', 'or', 'is', 'are', 'was', 'be', 'for', 'with', 'as', 'at', 'by', 'it', 'this', 'that', 'what', 'how', 'do', 'does', 'i', 'you', 'me', 'my']);
+const STOPWORDS = new Set([
+  'a',
+  'an',
+  'the',
+  'of',
+  'to',
+  'in',
+  'on',
+  'and',
+  'or',
+  'is',
+  'are',
+  'was',
+  'be',
+  'for',
+  'with',
+  'as',
+  'at',
+  'by',
+  'it',
+  'this',
+  'that',
+  'what',
+  'how',
+  'do',
+  'does',
+  'i',
+  'you',
+  'me',
+  'my',
+]);
 
 /** Lower-cased search terms: words (stop words dropped), CJK characters and their pairs. */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.toLowerCase().normalize('NFKC').matchAll(/[\p{L}\p{N}]+/gu)) {
+  for (const m of text
+    .toLowerCase()
+    .normalize('NFKC')
+    .matchAll(/[\p{L}\p{N}]+/gu)) {
     const word = m[0];
     if (!CJK.test(word)) {
       if (word.length > 1 && !STOPWORDS.has(word)) out.push(word);

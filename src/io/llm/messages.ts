@@ -14,7 +14,10 @@ export async function expandBlobs(store: Store, messages: ChatMessage[]): Promis
   for (const m of messages) for (const match of m.content.matchAll(BLOB_MARKER)) ids.add(match[1]!);
   if (ids.size === 0) return messages;
   const texts = await store.blobs.getMany([...ids]);
-  return messages.map((m) => ({ ...m, content: m.content.replace(BLOB_MARKER, (_all, id: string) => texts.get(id) ?? `[stored result ${id} is no longer available]`) }));
+  return messages.map((m) => ({
+    ...m,
+    content: m.content.replace(BLOB_MARKER, (_all, id: string) => texts.get(id) ?? `[stored result ${id} is no longer available]`),
+  }));
 }
 
 export function toOpenAiMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {
@@ -45,8 +48,6 @@ export class ToolCallAssembler {
   }
 
   list(): ToolCallRequest[] {
-    return [...this.calls.entries()]
-      .sort((a, b) => a[0] - b[0])
-      .map(([i, c]) => ({ ...c, id: c.id || `call_${i}` }));
+    return [...this.calls.entries()].sort((a, b) => a[0] - b[0]).map(([i, c]) => ({ ...c, id: c.id || `call_${i}` }));
   }
 }

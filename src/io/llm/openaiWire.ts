@@ -16,7 +16,14 @@ export interface WireToolCall {
 }
 
 /** One `chat.completion.chunk`. */
-export function chunk(id: string, model: string, created: number, delta: Record<string, unknown>, finishReason: string | null = null, usage?: WireUsage): Record<string, unknown> {
+export function chunk(
+  id: string,
+  model: string,
+  created: number,
+  delta: Record<string, unknown>,
+  finishReason: string | null = null,
+  usage?: WireUsage,
+): Record<string, unknown> {
   return {
     id,
     object: 'chat.completion.chunk',
@@ -28,7 +35,15 @@ export function chunk(id: string, model: string, created: number, delta: Record<
 }
 
 /** A whole `chat.completion`. */
-export function completion(id: string, model: string, created: number, content: string, usage: WireUsage, extra: Record<string, unknown> = {}, toolCalls: WireToolCall[] = []): Record<string, unknown> {
+export function completion(
+  id: string,
+  model: string,
+  created: number,
+  content: string,
+  usage: WireUsage,
+  extra: Record<string, unknown> = {},
+  toolCalls: WireToolCall[] = [],
+): Record<string, unknown> {
   const message: Record<string, unknown> = { role: 'assistant', content, ...extra };
   if (toolCalls.length > 0) message.tool_calls = toolCalls.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } }));
   return {

@@ -101,14 +101,27 @@ export function resolveModel(llmId: string, settings: LlmSettings): ResolvedMode
   const override = settings.overrides[factory];
   const spec: ProviderSpec | undefined = base || override ? Object.assign({ toolCalling: true, baseUrl: '' }, base, override) : undefined;
   if (settings.gatewayBaseUrl) {
-    return { model: parsed.model, factory, baseUrl: settings.gatewayBaseUrl, apiKey: settings.gatewayApiKey ?? 'unused', toolCalling: spec?.toolCalling ?? true };
+    return {
+      model: parsed.model,
+      factory,
+      baseUrl: settings.gatewayBaseUrl,
+      apiKey: settings.gatewayApiKey ?? 'unused',
+      toolCalling: spec?.toolCalling ?? true,
+    };
   }
   if (!spec || !spec.baseUrl) {
-    throw new AppError('LLM_BAD_REQUEST', `Unknown model provider "${factory}" in llm_id "${id}": set LLM_BASE_URL, or describe the provider in LLM_PROVIDERS`, { factory, llmId: id });
+    throw new AppError(
+      'LLM_BAD_REQUEST',
+      `Unknown model provider "${factory}" in llm_id "${id}": set LLM_BASE_URL, or describe the provider in LLM_PROVIDERS`,
+      { factory, llmId: id },
+    );
   }
   const apiKey = spec.apiKey ?? (spec.keyEnv ? settings.env[spec.keyEnv] : undefined);
   if (spec.keyEnv && !apiKey) {
-    throw new AppError('LLM_AUTH', `No API key for ${factory}: set ${spec.keyEnv} (or LLM_BASE_URL/LLM_API_KEY for a gateway)`, { factory, keyEnv: spec.keyEnv });
+    throw new AppError('LLM_AUTH', `No API key for ${factory}: set ${spec.keyEnv} (or LLM_BASE_URL/LLM_API_KEY for a gateway)`, {
+      factory,
+      keyEnv: spec.keyEnv,
+    });
   }
   return { model: parsed.model, factory, baseUrl: spec.baseUrl, apiKey: apiKey ?? 'unused', toolCalling: spec.toolCalling };
 }

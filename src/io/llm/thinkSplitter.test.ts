@@ -10,7 +10,12 @@ function feed(chunks: string[]): { pieces: StreamPiece[]; s: ThinkSplitter } {
 describe('thinking in a stream', () => {
   it('separates <think> blocks, even with tags cut across chunks', () => {
     const { pieces, s } = feed(['<thi', 'nk>plan it', '</th', 'ink>The answer']);
-    expect(pieces).toEqual([{ kind: 'think-start' }, { kind: 'text', text: 'plan it', thinking: true }, { kind: 'think-end' }, { kind: 'text', text: 'The answer', thinking: false }]);
+    expect(pieces).toEqual([
+      { kind: 'think-start' },
+      { kind: 'text', text: 'plan it', thinking: true },
+      { kind: 'think-end' },
+      { kind: 'text', text: 'The answer', thinking: false },
+    ]);
     expect(s.answer).toBe('The answer');
     expect(s.reasoning).toBe('plan it');
   });

@@ -41,7 +41,15 @@ export class TokenWriter {
 
   private push(e: Pick<RunEvent, 'event' | 'data'>): void {
     this.sub += 1;
-    this.buffer.push({ seq: this.target.seq, sub: this.sub, event: e.event, data: e.data, message_id: this.target.messageId, created_at: this.target.createdAt, task_id: this.target.runId });
+    this.buffer.push({
+      seq: this.target.seq,
+      sub: this.sub,
+      event: e.event,
+      data: e.data,
+      message_id: this.target.messageId,
+      created_at: this.target.createdAt,
+      task_id: this.target.runId,
+    });
     if (this.first) {
       this.first = false;
       this.flushNow();

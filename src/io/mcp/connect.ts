@@ -33,7 +33,10 @@ export interface McpPolicy {
 /** Reads the policy from the environment (`MCP_STDIO_COMMANDS=node,npx,uvx`, `NETWORK_ALLOW_HOSTS`). */
 export function mcpPolicyFromEnv(env: Record<string, string | undefined>): McpPolicy {
   return {
-    stdioCommands: (env.MCP_STDIO_COMMANDS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    stdioCommands: (env.MCP_STDIO_COMMANDS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     network: { env: { NETWORK_ALLOW_HOSTS: env.NETWORK_ALLOW_HOSTS } },
   };
 }
@@ -56,14 +59,21 @@ export function resolveHeaders(server: Pick<McpServerRecord, 'headers' | 'variab
 }
 
 /** Checks a server definition against the policy; the message names the offending field. */
-export function checkServer(server: Pick<McpServerRecord, 'server_type' | 'url' | 'command'> & Partial<Pick<McpServerRecord, 'headers'>>, policy: McpPolicy): void {
+export function checkServer(
+  server: Pick<McpServerRecord, 'server_type' | 'url' | 'command'> & Partial<Pick<McpServerRecord, 'headers'>>,
+  policy: McpPolicy,
+): void {
   if (!(MCP_SERVER_TYPES as readonly string[]).includes(server.server_type)) {
     throw new AppError('BAD_REQUEST', `server_type: must be one of ${MCP_SERVER_TYPES.join(', ')}`, { field: 'server_type' });
   }
   if (server.server_type === 'stdio') {
     if (!server.command) throw new AppError('BAD_REQUEST', 'command: a stdio MCP server needs a command', { field: 'command' });
     if (!policy.stdioCommands.includes(server.command)) {
-      throw new AppError('BAD_REQUEST', `command: "${server.command}" is not in MCP_STDIO_COMMANDS (${policy.stdioCommands.join(', ') || 'empty: stdio servers are disabled'})`, { field: 'command' });
+      throw new AppError(
+        'BAD_REQUEST',
+        `command: "${server.command}" is not in MCP_STDIO_COMMANDS (${policy.stdioCommands.join(', ') || 'empty: stdio servers are disabled'})`,
+        { field: 'command' },
+      );
     }
     return;
   }
@@ -113,7 +123,12 @@ interface Session {
 function transportFor(server: McpServerRecord, policy: McpPolicy): Session {
   checkServer(server, policy);
   if (server.server_type === 'stdio') {
-    const transport = new StdioClientTransport({ command: server.command!, args: server.args ?? [], env: { ...getDefaultEnvironment(), ...(server.env ?? {}) }, stderr: 'ignore' });
+    const transport = new StdioClientTransport({
+      command: server.command!,
+      args: server.args ?? [],
+      env: { ...getDefaultEnvironment(), ...(server.env ?? {}) },
+      stderr: 'ignore',
+    });
     return { transport, refused: () => null };
   }
   let refused: AppError | null = null;
@@ -126,7 +141,10 @@ function transportFor(server: McpServerRecord, policy: McpPolicy): Session {
   const url = new URL(server.url!);
   const requestInit = { headers: resolveHeaders(server) };
   // The SSE transport opens its stream with `eventSourceInit.fetch` when given, else `fetch`: both guarded.
-  const transport = server.server_type === 'sse' ? new SSEClientTransport(url, { requestInit, fetch, eventSourceInit: { fetch } }) : new StreamableHTTPClientTransport(url, { requestInit, fetch });
+  const transport =
+    server.server_type === 'sse'
+      ? new SSEClientTransport(url, { requestInit, fetch, eventSourceInit: { fetch } })
+      : new StreamableHTTPClientTransport(url, { requestInit, fetch });
   return { transport, refused: () => refused };
 }
 

@@ -38,7 +38,15 @@ export class McpPool {
       return await fn(client);
     } catch (err) {
       // A failed connect or a broken transport must not be reused.
-      if (this.entries.get(key) === entry && (drop(err) || (await entry.client.then(() => false, () => true)))) this.close(key, entry);
+      if (
+        this.entries.get(key) === entry &&
+        (drop(err) ||
+          (await entry.client.then(
+            () => false,
+            () => true,
+          )))
+      )
+        this.close(key, entry);
       throw err;
     } finally {
       entry.inUse--;
@@ -52,7 +60,12 @@ export class McpPool {
   private close(key: string, entry: Entry): void {
     if (entry.idle) clearTimeout(entry.idle);
     if (this.entries.get(key) === entry) this.entries.delete(key);
-    entry.client.then((c) => c.close(), () => undefined).catch(() => undefined);
+    entry.client
+      .then(
+        (c) => c.close(),
+        () => undefined,
+      )
+      .catch(() => undefined);
   }
 
   /** Closes every session (worker shutdown). */

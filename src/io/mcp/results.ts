@@ -29,7 +29,12 @@ export async function listAllTools(client: Client, options: { timeout: number; s
   let cursor: string | undefined;
   for (let page = 0; page < 50; page++) {
     const res = await client.listTools(cursor ? { cursor } : undefined, options);
-    for (const t of res.tools) tools.push({ name: t.name, description: t.description ?? '', inputSchema: (t.inputSchema ?? { type: 'object', properties: {} }) as Record<string, unknown> });
+    for (const t of res.tools)
+      tools.push({
+        name: t.name,
+        description: t.description ?? '',
+        inputSchema: (t.inputSchema ?? { type: 'object', properties: {} }) as Record<string, unknown>,
+      });
     cursor = res.nextCursor;
     if (!cursor) break;
   }

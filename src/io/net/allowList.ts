@@ -22,7 +22,11 @@ const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9
 
 /** Lower case, no trailing dot, no IPv6 brackets: how host names are compared. */
 export function normalizeHostName(host: string): string {
-  return host.trim().toLowerCase().replace(/\.$/, '').replace(/^\[(.*)\]$/, '$1');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^\[(.*)\]$/, '$1');
 }
 
 function parsePort(text: string, entry: string): number {
@@ -32,7 +36,10 @@ function parsePort(text: string, entry: string): number {
 }
 
 function bad(entry: string, why: string): AppError {
-  return new AppError('TOOL_BAD_REQUEST', `NETWORK_ALLOW_HOSTS: entry "${entry}" is not usable: ${why} (expected a host name, IP or CIDR, optionally with :port)`);
+  return new AppError(
+    'TOOL_BAD_REQUEST',
+    `NETWORK_ALLOW_HOSTS: entry "${entry}" is not usable: ${why} (expected a host name, IP or CIDR, optionally with :port)`,
+  );
 }
 
 function parseEntry(raw: string): AllowEntry {
@@ -65,7 +72,10 @@ export function parseAllowList(text: string | undefined): AllowEntry[] {
   const key = text ?? '';
   const hit = cache.get(key);
   if (hit) return hit;
-  const entries = key.split(',').filter((e) => e.trim() !== '').map(parseEntry);
+  const entries = key
+    .split(',')
+    .filter((e) => e.trim() !== '')
+    .map(parseEntry);
   if (cache.size > 50) cache.clear();
   cache.set(key, entries);
   return entries;
@@ -76,7 +86,9 @@ const portMatches = (entry: AllowEntry, port: number) => entry.port === null || 
 /** Whether a host name (not an IP literal) is allowed by name on `port`. */
 export function allowsName(entries: AllowEntry[], host: string, port: number): boolean {
   const name = normalizeHostName(host);
-  return entries.some((e) => portMatches(e, port) && ((e.kind === 'name' && e.name === name) || (e.kind === 'suffix' && (name === e.suffix || name.endsWith(`.${e.suffix}`)))));
+  return entries.some(
+    (e) => portMatches(e, port) && ((e.kind === 'name' && e.name === name) || (e.kind === 'suffix' && (name === e.suffix || name.endsWith(`.${e.suffix}`)))),
+  );
 }
 
 /** Whether an address is allowed on `port` (an IPv4-mapped IPv6 address also by its IPv4 form). */

@@ -91,8 +91,16 @@ function decode(body: Buffer, encoding: string | undefined, maxBytes: number, se
   return body;
 }
 
-async function exchange(target: Hop, proxy: Hop | null, init: { method: string; headers: OutgoingHttpHeaders; body?: string | Buffer }, signal: AbortSignal, opts: GuardedFetchOptions) {
-  const req = proxy ? await requestViaProxy(proxy, target, { method: init.method, headers: init.headers, signal, ca: opts.ca }) : directRequest(target, init.method, init.headers, signal, opts.ca);
+async function exchange(
+  target: Hop,
+  proxy: Hop | null,
+  init: { method: string; headers: OutgoingHttpHeaders; body?: string | Buffer },
+  signal: AbortSignal,
+  opts: GuardedFetchOptions,
+) {
+  const req = proxy
+    ? await requestViaProxy(proxy, target, { method: init.method, headers: init.headers, signal, ca: opts.ca })
+    : directRequest(target, init.method, init.headers, signal, opts.ca);
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
     req.on('response', resolve);
     req.on('error', reject);
@@ -100,7 +108,11 @@ async function exchange(target: Hop, proxy: Hop | null, init: { method: string; 
   });
   const maxBytes = opts.maxBytes ?? 10 * 1024 * 1024;
   const raw = await readBody(res, maxBytes, opts.service, target.url.href);
-  return { status: res.statusCode ?? 0, headers: res.headers, body: decode(raw, res.headers['content-encoding'] as string | undefined, maxBytes, opts.service) };
+  return {
+    status: res.statusCode ?? 0,
+    headers: res.headers,
+    body: decode(raw, res.headers['content-encoding'] as string | undefined, maxBytes, opts.service),
+  };
 }
 
 /**

@@ -66,7 +66,8 @@ async function resolve(host: string, ctx: GuardContext): Promise<ResolvedAddress
     return found;
   } catch (err) {
     const code = (err as { code?: unknown }).code;
-    if (code === 'ENOTFOUND' || code === 'ENODATA') throw new AppError('TOOL_BAD_REQUEST', `${ctx.service}: ${host} does not resolve (${String(code)})`, { host });
+    if (code === 'ENOTFOUND' || code === 'ENODATA')
+      throw new AppError('TOOL_BAD_REQUEST', `${ctx.service}: ${host} does not resolve (${String(code)})`, { host });
     throw new AppError('TOOL_UNAVAILABLE', `${ctx.service}: could not resolve ${host}: ${err instanceof Error ? err.message : String(err)}`, { host });
   }
 }
@@ -82,7 +83,8 @@ export async function assertHostAllowed(host: string, port: number, ctx: GuardCo
   const literal = parseIp(canonical);
   if (literal) {
     const reason = blockedReason(literal);
-    if (reason && !allowsAddress(entries, literal, port)) throw new AppError('TOOL_BAD_REQUEST', `${ctx.service}: ${canonical} is ${reason}; ${HINT}`, { host: canonical });
+    if (reason && !allowsAddress(entries, literal, port))
+      throw new AppError('TOOL_BAD_REQUEST', `${ctx.service}: ${canonical} is ${reason}; ${HINT}`, { host: canonical });
     return { host: canonical, port, addresses: [{ address: canonical, family: literal.family }] };
   }
   const addresses = await resolve(canonical, ctx);
@@ -91,7 +93,8 @@ export async function assertHostAllowed(host: string, port: number, ctx: GuardCo
     const ip = parseIp(a.address);
     if (!ip) throw new AppError('TOOL_BAD_REQUEST', `${ctx.service}: ${canonical} resolves to "${a.address}", which is not an IP address`, { host: canonical });
     const reason = blockedReason(ip);
-    if (reason && !allowsAddress(entries, ip, port)) throw new AppError('TOOL_BAD_REQUEST', `${ctx.service}: ${canonical} resolves to ${a.address}, ${reason}; ${HINT}`, { host: canonical });
+    if (reason && !allowsAddress(entries, ip, port))
+      throw new AppError('TOOL_BAD_REQUEST', `${ctx.service}: ${canonical} resolves to ${a.address}, ${reason}; ${HINT}`, { host: canonical });
   }
   return { host: canonical, port, addresses };
 }

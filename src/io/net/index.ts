@@ -6,5 +6,15 @@
 export { parseAllowList } from './allowList';
 export { guardedFetch, type GuardedFetchOptions, type GuardedRequestInit, type GuardedResponse } from './fetch';
 export { guardedFetchFn, RESERVED_REQUEST_HEADERS, type FetchFn, type GuardedFetchFnOptions } from './streamFetch';
-export { assertHostAllowed, assertUrlAllowed, canonicalHost, pinnedLookup, systemResolver, type GuardContext, type PinnedHost, type ResolvedAddress, type Resolver } from './guard';
+export {
+  assertHostAllowed,
+  assertUrlAllowed,
+  canonicalHost,
+  pinnedLookup,
+  systemResolver,
+  type GuardContext,
+  type PinnedHost,
+  type ResolvedAddress,
+  type Resolver,
+} from './guard';
 export { blockedReason, parseIp } from './ip';

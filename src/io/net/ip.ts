@@ -14,7 +14,10 @@ export interface ParsedIp {
 
 /** A dotted or colon IP literal (brackets and an IPv6 zone `%eth0` tolerated), or null. */
 export function parseIp(text: string): ParsedIp | null {
-  const t = text.trim().replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
+  const t = text
+    .trim()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/%.*$/, '');
   const family = isIP(t);
   if (family === 4) return { family: 4, bytes: t.split('.').map(Number) };
   if (family !== 6) return null;

@@ -27,7 +27,19 @@ export interface GuardedFetchFnOptions extends GuardContext {
  * Request headers nobody but the HTTP client may set: the Host header names the checked host,
  * and hop-by-hop headers (RFC 9110 §7.6.1) or a length could smuggle a second request.
  */
-export const RESERVED_REQUEST_HEADERS = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'proxy-authorization', 'proxy-authenticate']);
+export const RESERVED_REQUEST_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'content-length',
+  'proxy-authorization',
+  'proxy-authenticate',
+]);
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([101, 204, 205, 304]);
@@ -51,7 +63,14 @@ function requestHeaders(init: RequestInit | undefined): Record<string, string> {
   return out;
 }
 
-function send(hop: Hop, method: string, headers: OutgoingHttpHeaders, body: Buffer | undefined, signal: AbortSignal | undefined, ca: string | undefined): Promise<IncomingMessage> {
+function send(
+  hop: Hop,
+  method: string,
+  headers: OutgoingHttpHeaders,
+  body: Buffer | undefined,
+  signal: AbortSignal | undefined,
+  ca: string | undefined,
+): Promise<IncomingMessage> {
   const mod = hop.url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = mod.request({

@@ -78,7 +78,11 @@ export class ApiKeys {
   private async rekey(row: KeyRow, keyed: string): Promise<void> {
     const now = Date.now();
     // Concurrent first uses both try; the loser's update matches no row.
-    await this.db.query(`UPDATE api_keys SET key_hash = $1, hash_scheme = 'hmac-sha256', update_time = $2 WHERE key_id = $3 AND hash_scheme = 'sha256'`, [keyed, now, row.key_id]);
+    await this.db.query(`UPDATE api_keys SET key_hash = $1, hash_scheme = 'hmac-sha256', update_time = $2 WHERE key_id = $3 AND hash_scheme = 'sha256'`, [
+      keyed,
+      now,
+      row.key_id,
+    ]);
     Object.assign(row, { key_hash: keyed, hash_scheme: 'hmac-sha256' satisfies KeyHashScheme, update_time: now });
   }
 
@@ -108,7 +112,9 @@ export class ApiKeys {
   }
 
   async list(tenantId: string): Promise<ApiKeyRecord[]> {
-    const result = await this.db.query<ApiKeyRecord>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.tenant_id = $1 ORDER BY k.create_time, k.key_id`, [tenantId]);
+    const result = await this.db.query<ApiKeyRecord>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.tenant_id = $1 ORDER BY k.create_time, k.key_id`, [
+      tenantId,
+    ]);
     return result.rows;
   }
 

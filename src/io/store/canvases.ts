@@ -28,35 +28,37 @@ export function canvasesRepository(db: Db): Store['canvases'] {
       const id = newId();
       const versionId = newId();
       const dsl = jsonParam(input.dsl);
-      return db.transaction(async (tx) => {
-        const created = await tx.query<CanvasRecord>(
-          `INSERT INTO canvases (id, tenant_id, title, description, avatar, canvas_type, canvas_category, dsl, version_id,
+      return db
+        .transaction(async (tx) => {
+          const created = await tx.query<CanvasRecord>(
+            `INSERT INTO canvases (id, tenant_id, title, description, avatar, canvas_type, canvas_category, dsl, version_id,
                                  create_time, update_time, create_date, update_date)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8::json, $9, $10, $10, $11, $11)
            RETURNING ${CANVAS_COLUMNS}`,
-          [
-            id,
-            input.tenantId,
-            input.title,
-            input.description ?? null,
-            input.avatar ?? null,
-            input.canvasType ?? null,
-            input.canvasCategory ?? DEFAULT_CATEGORY,
-            dsl,
-            versionId,
-            now.time,
-            now.date,
-          ],
-        );
-        await tx.query(
-          `INSERT INTO canvas_versions (id, user_canvas_id, title, dsl, release, create_time, update_time, create_date, update_date)
+            [
+              id,
+              input.tenantId,
+              input.title,
+              input.description ?? null,
+              input.avatar ?? null,
+              input.canvasType ?? null,
+              input.canvasCategory ?? DEFAULT_CATEGORY,
+              dsl,
+              versionId,
+              now.time,
+              now.date,
+            ],
+          );
+          await tx.query(
+            `INSERT INTO canvas_versions (id, user_canvas_id, title, dsl, release, create_time, update_time, create_date, update_date)
            VALUES ($1, $2, $3, $4::json, false, $5, $5, $6, $6)`,
-          [versionId, id, input.title, dsl, now.time, now.date],
-        );
-        return created.rows[0]!;
-      }).catch((err: unknown) => {
-        throw duplicateTitle(err, input.title);
-      });
+            [versionId, id, input.title, dsl, now.time, now.date],
+          );
+          return created.rows[0]!;
+        })
+        .catch((err: unknown) => {
+          throw duplicateTitle(err, input.title);
+        });
     },
 
     async get(tenantId, id) {
@@ -97,37 +99,39 @@ export function canvasesRepository(db: Db): Store['canvases'] {
 
     update(tenantId, id, patch) {
       const now = stampNow();
-      return db.transaction(async (tx) => {
-        const params = new SqlParams();
-        const sets: string[] = [];
-        if (patch.title !== undefined) sets.push(`title = ${params.add(patch.title)}`);
-        if (patch.description !== undefined) sets.push(`description = ${params.add(patch.description)}`);
-        if (patch.avatar !== undefined) sets.push(`avatar = ${params.add(patch.avatar)}`);
-        if (patch.canvasType !== undefined) sets.push(`canvas_type = ${params.add(patch.canvasType)}`);
-        const dslJson = patch.dsl !== undefined ? jsonParam(patch.dsl) : null;
-        const versionId = dslJson !== null ? newId() : null;
-        if (dslJson !== null && versionId) {
-          sets.push(`dsl = ${params.add(dslJson)}::json`, `version_id = ${params.add(versionId)}`);
-        }
-        sets.push(`update_time = ${params.add(now.time)}`, `update_date = ${params.add(now.date)}`);
-        const updated = await tx.query<CanvasRecord>(
-          `UPDATE canvases SET ${sets.join(', ')} WHERE tenant_id = ${params.add(tenantId)} AND id = ${params.add(id)}
+      return db
+        .transaction(async (tx) => {
+          const params = new SqlParams();
+          const sets: string[] = [];
+          if (patch.title !== undefined) sets.push(`title = ${params.add(patch.title)}`);
+          if (patch.description !== undefined) sets.push(`description = ${params.add(patch.description)}`);
+          if (patch.avatar !== undefined) sets.push(`avatar = ${params.add(patch.avatar)}`);
+          if (patch.canvasType !== undefined) sets.push(`canvas_type = ${params.add(patch.canvasType)}`);
+          const dslJson = patch.dsl !== undefined ? jsonParam(patch.dsl) : null;
+          const versionId = dslJson !== null ? newId() : null;
+          if (dslJson !== null && versionId) {
+            sets.push(`dsl = ${params.add(dslJson)}::json`, `version_id = ${params.add(versionId)}`);
+          }
+          sets.push(`update_time = ${params.add(now.time)}`, `update_date = ${params.add(now.date)}`);
+          const updated = await tx.query<CanvasRecord>(
+            `UPDATE canvases SET ${sets.join(', ')} WHERE tenant_id = ${params.add(tenantId)} AND id = ${params.add(id)}
            RETURNING ${CANVAS_COLUMNS}`,
-          params.values(),
-        );
-        const canvas = updated.rows[0];
-        if (!canvas) return null;
-        if (dslJson !== null && versionId) {
-          await tx.query(
-            `INSERT INTO canvas_versions (id, user_canvas_id, title, dsl, release, create_time, update_time, create_date, update_date)
-             VALUES ($1, $2, $3, $4::json, false, $5, $5, $6, $6)`,
-            [versionId, id, canvas.title, dslJson, now.time, now.date],
+            params.values(),
           );
-        }
-        return canvas;
-      }).catch((err: unknown) => {
-        throw duplicateTitle(err, patch.title);
-      });
+          const canvas = updated.rows[0];
+          if (!canvas) return null;
+          if (dslJson !== null && versionId) {
+            await tx.query(
+              `INSERT INTO canvas_versions (id, user_canvas_id, title, dsl, release, create_time, update_time, create_date, update_date)
+             VALUES ($1, $2, $3, $4::json, false, $5, $5, $6, $6)`,
+              [versionId, id, canvas.title, dslJson, now.time, now.date],
+            );
+          }
+          return canvas;
+        })
+        .catch((err: unknown) => {
+          throw duplicateTitle(err, patch.title);
+        });
     },
 
     async delete(tenantId, id) {

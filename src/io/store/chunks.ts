@@ -25,7 +25,16 @@ interface ChunkRow {
 const SELECT = 'id, content, document_id, document_name, dataset_id, section, position';
 
 function toHit(r: ChunkRow): ChunkHit {
-  return { id: r.id, content: r.content, documentId: r.document_id, documentName: r.document_name, datasetId: r.dataset_id, section: r.section, position: r.position, vectorSimilarity: Number(r.vsim ?? 0) };
+  return {
+    id: r.id,
+    content: r.content,
+    documentId: r.document_id,
+    documentName: r.document_name,
+    datasetId: r.dataset_id,
+    section: r.section,
+    position: r.position,
+    vectorSimilarity: Number(r.vsim ?? 0),
+  };
 }
 
 /** `a | b | c` over plain word terms ('simple' parser; CJK runs are left to the vector side). */
@@ -93,13 +102,19 @@ export function chunksRepository(db: Queryable, vector: boolean): KnowledgeStore
         const qv2 = vector ? p2.add(vectorLiteral(q)) : p2.add(q);
         const vsim2 = vector ? `(1 - (embedding_v <=> ${qv2}::vector))` : `(SELECT coalesce(sum(a * b), 0) FROM unnest(embedding, ${qv2}::real[]) AS t(a, b))`;
         const tq = `to_tsquery('simple', ${p2.add(ts)})`;
-        byText = db.query<ChunkRow>(`SELECT ${SELECT}, ${vsim2} AS vsim FROM chunks WHERE ${where2.join(' AND ')} AND tsv @@ ${tq} ORDER BY ts_rank_cd(tsv, ${tq}) DESC, id LIMIT ${p2.add(Math.max(1, s.topK))}`, p2.values());
+        byText = db.query<ChunkRow>(
+          `SELECT ${SELECT}, ${vsim2} AS vsim FROM chunks WHERE ${where2.join(' AND ')} AND tsv @@ ${tq} ORDER BY ts_rank_cd(tsv, ${tq}) DESC, id LIMIT ${p2.add(Math.max(1, s.topK))}`,
+          p2.values(),
+        );
       }
       const [v, t] = await Promise.all([byVector, byText]);
       return [...v.rows, ...t.rows].map(toHit);
     },
     async count(tenantId, datasetIds) {
-      const r = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE tenant_id = $1 AND dataset_id = ANY($2::text[])', [tenantId, datasetIds]);
+      const r = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE tenant_id = $1 AND dataset_id = ANY($2::text[])', [
+        tenantId,
+        datasetIds,
+      ]);
       return r.rows[0]?.n ?? 0;
     },
   };

@@ -213,7 +213,16 @@ export interface Store {
   };
 
   sessions: {
-    create(input: { id: string; tenantId: string; agentId: string; name: string; userId: string; source: string; messages: SessionMessage[]; state: SessionState }): Promise<SessionRecord>;
+    create(input: {
+      id: string;
+      tenantId: string;
+      agentId: string;
+      name: string;
+      userId: string;
+      source: string;
+      messages: SessionMessage[];
+      state: SessionState;
+    }): Promise<SessionRecord>;
     get(tenantId: string, agentId: string, id: string): Promise<SessionRecord | null>;
     list(tenantId: string, agentId: string, filter: SessionListFilter): Promise<{ items: SessionRecord[]; total: number }>;
     delete(tenantId: string, agentId: string, id: string): Promise<boolean>;
@@ -241,7 +250,15 @@ export interface Store {
 
   runs: {
     /** Creates the run; creating an id that exists returns the existing run (idempotent). */
-    create(input: { id: string; tenantId: string; canvasId: string; sessionId: string | null; workflowId: string; canvasVersionId?: string | null; parentRunId?: string | null }): Promise<RunRecord>;
+    create(input: {
+      id: string;
+      tenantId: string;
+      canvasId: string;
+      sessionId: string | null;
+      workflowId: string;
+      canvasVersionId?: string | null;
+      parentRunId?: string | null;
+    }): Promise<RunRecord>;
     get(tenantId: string, id: string): Promise<RunRecord | null>;
     /** Any tenant: for activities, which act on behalf of the run's own tenant. */
     getById(id: string): Promise<RunRecord | null>;

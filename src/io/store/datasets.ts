@@ -16,7 +16,8 @@ const DATASET_ORDER = { create_time: 'd.create_time', update_time: 'd.update_tim
 const DOCUMENT_ORDER = { create_time: 'create_time', update_time: 'update_time', name: 'name', size: 'size' };
 
 export function datasetsRepository(db: Queryable): KnowledgeStore['datasets'] {
-  const get = async (tenantId: string, id: string) => (await db.query<DatasetRecord>(`SELECT ${DATASET_COLUMNS} FROM datasets d WHERE d.tenant_id = $1 AND d.id = $2`, [tenantId, id])).rows[0] ?? null;
+  const get = async (tenantId: string, id: string) =>
+    (await db.query<DatasetRecord>(`SELECT ${DATASET_COLUMNS} FROM datasets d WHERE d.tenant_id = $1 AND d.id = $2`, [tenantId, id])).rows[0] ?? null;
   return {
     async create(input) {
       const now = stampNow();
@@ -24,13 +25,27 @@ export function datasetsRepository(db: Queryable): KnowledgeStore['datasets'] {
       await db.query(
         `INSERT INTO datasets (id, tenant_id, name, description, avatar, embedding_model, chunk_method, parser_config, create_time, update_time, create_date, update_date)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $9, $10, $10)`,
-        [id, input.tenantId, input.name, input.description ?? null, input.avatar ?? null, input.embeddingModel, input.chunkMethod, jsonParam(input.parserConfig), now.time, now.date],
+        [
+          id,
+          input.tenantId,
+          input.name,
+          input.description ?? null,
+          input.avatar ?? null,
+          input.embeddingModel,
+          input.chunkMethod,
+          jsonParam(input.parserConfig),
+          now.time,
+          now.date,
+        ],
       );
       return (await get(input.tenantId, id))!;
     },
     get,
     async find(tenantId, idOrName) {
-      const r = await db.query<DatasetRecord>(`SELECT ${DATASET_COLUMNS} FROM datasets d WHERE d.tenant_id = $1 AND (d.id = $2 OR lower(d.name) = lower($2)) ORDER BY (d.id = $2) DESC LIMIT 1`, [tenantId, idOrName]);
+      const r = await db.query<DatasetRecord>(
+        `SELECT ${DATASET_COLUMNS} FROM datasets d WHERE d.tenant_id = $1 AND (d.id = $2 OR lower(d.name) = lower($2)) ORDER BY (d.id = $2) DESC LIMIT 1`,
+        [tenantId, idOrName],
+      );
       return r.rows[0] ?? null;
     },
     async list(tenantId, opts) {
@@ -54,7 +69,10 @@ export function datasetsRepository(db: Queryable): KnowledgeStore['datasets'] {
       if (patch.parserConfig !== undefined) sets.push(`parser_config = ${params.add(jsonParam(patch.parserConfig))}::jsonb`);
       const now = stampNow();
       sets.push(`update_time = ${params.add(now.time)}`, `update_date = ${params.add(now.date)}`);
-      const r = await db.query(`UPDATE datasets SET ${sets.join(', ')} WHERE tenant_id = ${params.add(tenantId)} AND id = ${params.add(id)} RETURNING id`, params.values());
+      const r = await db.query(
+        `UPDATE datasets SET ${sets.join(', ')} WHERE tenant_id = ${params.add(tenantId)} AND id = ${params.add(id)} RETURNING id`,
+        params.values(),
+      );
       return r.rows.length > 0 ? get(tenantId, id) : null;
     },
     async delete(tenantId, ids) {
@@ -65,7 +83,8 @@ export function datasetsRepository(db: Queryable): KnowledgeStore['datasets'] {
 }
 
 export function documentsRepository(db: Queryable): KnowledgeStore['documents'] {
-  const get = async (tenantId: string, id: string) => (await db.query<DocumentRecord>(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE tenant_id = $1 AND id = $2`, [tenantId, id])).rows[0] ?? null;
+  const get = async (tenantId: string, id: string) =>
+    (await db.query<DocumentRecord>(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE tenant_id = $1 AND id = $2`, [tenantId, id])).rows[0] ?? null;
   return {
     async create(input) {
       const now = stampNow();
@@ -87,7 +106,10 @@ export function documentsRepository(db: Queryable): KnowledgeStore['documents'] 
       if (opts.name) where.push(`name = ${params.add(opts.name)}`);
       const w = where.join(' AND ');
       const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM documents WHERE ${w}`, params.values())).rows[0]?.n ?? 0;
-      const items = await db.query<DocumentRecord>(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE ${w} ${orderBy(opts, DOCUMENT_ORDER, 'create_time')} ${pageClause(opts, params)}`, params.values());
+      const items = await db.query<DocumentRecord>(
+        `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE ${w} ${orderBy(opts, DOCUMENT_ORDER, 'create_time')} ${pageClause(opts, params)}`,
+        params.values(),
+      );
       return { items: items.rows, total };
     },
     async content(id) {
@@ -105,7 +127,8 @@ export function documentsRepository(db: Queryable): KnowledgeStore['documents'] 
       if (p.chunkCount !== undefined) sets.push(`chunk_count = ${params.add(p.chunkCount)}`);
       if (p.tokenCount !== undefined) sets.push(`token_count = ${params.add(p.tokenCount)}`);
       if (p.begin) sets.push(`process_begin_at = ${params.add(now.time)}`, 'process_duration = 0');
-      else if (p.run === 'DONE' || p.run === 'FAIL' || p.run === 'CANCEL') sets.push(`process_duration = coalesce((${params.add(now.time)} - process_begin_at) / 1000.0, 0)`);
+      else if (p.run === 'DONE' || p.run === 'FAIL' || p.run === 'CANCEL')
+        sets.push(`process_duration = coalesce((${params.add(now.time)} - process_begin_at) / 1000.0, 0)`);
       sets.push(`update_time = ${params.add(now.time)}`, `update_date = ${params.add(now.date)}`);
       await db.query(`UPDATE documents SET ${sets.join(', ')} WHERE id = ${params.add(id)}`, params.values());
     },
@@ -115,15 +138,25 @@ export function documentsRepository(db: Queryable): KnowledgeStore['documents'] 
       if (patch.name !== undefined) sets.push(`name = ${params.add(patch.name)}`);
       if (patch.metaFields !== undefined) sets.push(`meta_fields = ${params.add(jsonParam(patch.metaFields))}::jsonb`);
       if (sets.length === 0) return get(tenantId, id);
-      const r = await db.query(`UPDATE documents SET ${sets.join(', ')} WHERE tenant_id = ${params.add(tenantId)} AND id = ${params.add(id)} RETURNING id`, params.values());
+      const r = await db.query(
+        `UPDATE documents SET ${sets.join(', ')} WHERE tenant_id = ${params.add(tenantId)} AND id = ${params.add(id)} RETURNING id`,
+        params.values(),
+      );
       return r.rows.length > 0 ? get(tenantId, id) : null;
     },
     async delete(tenantId, datasetId, ids) {
-      const r = await db.query<{ id: string }>('DELETE FROM documents WHERE tenant_id = $1 AND dataset_id = $2 AND id = ANY($3::text[]) RETURNING id', [tenantId, datasetId, ids]);
+      const r = await db.query<{ id: string }>('DELETE FROM documents WHERE tenant_id = $1 AND dataset_id = $2 AND id = ANY($3::text[]) RETURNING id', [
+        tenantId,
+        datasetId,
+        ids,
+      ]);
       return r.rows.map((x) => x.id);
     },
     async metas(tenantId, datasetIds) {
-      const r = await db.query<{ id: string; meta_fields: Record<string, unknown> }>('SELECT id, meta_fields FROM documents WHERE tenant_id = $1 AND dataset_id = ANY($2::text[])', [tenantId, datasetIds]);
+      const r = await db.query<{ id: string; meta_fields: Record<string, unknown> }>(
+        'SELECT id, meta_fields FROM documents WHERE tenant_id = $1 AND dataset_id = ANY($2::text[])',
+        [tenantId, datasetIds],
+      );
       return r.rows;
     },
   };

@@ -52,10 +52,12 @@ class RunEventDispatcher {
   }
 
   private start(): Promise<unknown> {
-    this.started ??= this.db.listen(RUN_EVENTS_CHANNEL, (runId) => this.dispatch(runId)).catch((err: unknown) => {
-      this.started = null; // let the next subscriber try again
-      throw err;
-    });
+    this.started ??= this.db
+      .listen(RUN_EVENTS_CHANNEL, (runId) => this.dispatch(runId))
+      .catch((err: unknown) => {
+        this.started = null; // let the next subscriber try again
+        throw err;
+      });
     return this.started;
   }
 
@@ -184,10 +186,7 @@ export function eventsRepository(db: Db): Store['events'] {
 
     async lastSub(runId, seq) {
       // Superseded rows count: a new attempt must write above them, not over them.
-      const result = await db.query<{ n: number }>('SELECT coalesce(max(sub), 0)::int AS n FROM run_events WHERE run_id = $1 AND seq = $2', [
-        runId,
-        seq,
-      ]);
+      const result = await db.query<{ n: number }>('SELECT coalesce(max(sub), 0)::int AS n FROM run_events WHERE run_id = $1 AND seq = $2', [runId, seq]);
       return result.rows[0]?.n ?? 0;
     },
 
@@ -202,7 +201,9 @@ export function eventsRepository(db: Db): Store['events'] {
     },
 
     async hasTerminal(runId) {
-      const result = await db.query<{ found: boolean }>('SELECT EXISTS (SELECT 1 FROM run_events WHERE run_id = $1 AND terminal AND NOT superseded) AS found', [runId]);
+      const result = await db.query<{ found: boolean }>('SELECT EXISTS (SELECT 1 FROM run_events WHERE run_id = $1 AND terminal AND NOT superseded) AS found', [
+        runId,
+      ]);
       return result.rows[0]?.found === true;
     },
 

@@ -82,17 +82,38 @@ export interface KnowledgeStore {
     get(tenantId: string, id: string): Promise<DatasetRecord | null>;
     /** By id, or by name (case-insensitive), within the tenant. */
     find(tenantId: string, idOrName: string): Promise<DatasetRecord | null>;
-    list(tenantId: string, opts: { page: number; pageSize: number; orderby: string; desc: boolean; name?: string; id?: string }): Promise<{ items: DatasetRecord[]; total: number }>;
-    update(tenantId: string, id: string, patch: Partial<Pick<NewDataset, 'name' | 'description' | 'avatar' | 'chunkMethod' | 'parserConfig'>>): Promise<DatasetRecord | null>;
+    list(
+      tenantId: string,
+      opts: { page: number; pageSize: number; orderby: string; desc: boolean; name?: string; id?: string },
+    ): Promise<{ items: DatasetRecord[]; total: number }>;
+    update(
+      tenantId: string,
+      id: string,
+      patch: Partial<Pick<NewDataset, 'name' | 'description' | 'avatar' | 'chunkMethod' | 'parserConfig'>>,
+    ): Promise<DatasetRecord | null>;
     delete(tenantId: string, ids: string[]): Promise<string[]>;
   };
   documents: {
-    create(input: { tenantId: string; datasetId: string; name: string; type: string; content: Uint8Array; metaFields?: Record<string, unknown> }): Promise<DocumentRecord>;
+    create(input: {
+      tenantId: string;
+      datasetId: string;
+      name: string;
+      type: string;
+      content: Uint8Array;
+      metaFields?: Record<string, unknown>;
+    }): Promise<DocumentRecord>;
     get(tenantId: string, id: string): Promise<DocumentRecord | null>;
-    list(tenantId: string, datasetId: string, opts: { page: number; pageSize: number; orderby: string; desc: boolean; keywords?: string; id?: string; name?: string }): Promise<{ items: DocumentRecord[]; total: number }>;
+    list(
+      tenantId: string,
+      datasetId: string,
+      opts: { page: number; pageSize: number; orderby: string; desc: boolean; keywords?: string; id?: string; name?: string },
+    ): Promise<{ items: DocumentRecord[]; total: number }>;
     /** The uploaded file. */
     content(id: string): Promise<Uint8Array | null>;
-    setProgress(id: string, p: { run?: DocumentRun; progress?: number; msg?: string; chunkCount?: number; tokenCount?: number; begin?: boolean }): Promise<void>;
+    setProgress(
+      id: string,
+      p: { run?: DocumentRun; progress?: number; msg?: string; chunkCount?: number; tokenCount?: number; begin?: boolean },
+    ): Promise<void>;
     update(tenantId: string, id: string, patch: { name?: string; metaFields?: Record<string, unknown> }): Promise<DocumentRecord | null>;
     delete(tenantId: string, datasetId: string, ids: string[]): Promise<string[]>;
     /** Metadata of the datasets' documents, for filters. */

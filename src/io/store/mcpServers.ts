@@ -12,7 +12,20 @@ export function mcpServersRepository(db: Queryable): Store['mcpServers'] {
       const result = await db.query<McpServerRecord>(
         `INSERT INTO mcp_servers (id, tenant_id, name, server_type, url, command, args, env, headers, variables, description, create_time, update_time)
          VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10::jsonb, $11, $12, $12) RETURNING ${COLUMNS}`,
-        [newId(), input.tenantId, input.name, input.serverType, input.url ?? null, input.command ?? null, jsonParam(input.args ?? []), jsonParam(input.env ?? {}), jsonParam(input.headers ?? {}), jsonParam(input.variables ?? {}), input.description ?? null, now],
+        [
+          newId(),
+          input.tenantId,
+          input.name,
+          input.serverType,
+          input.url ?? null,
+          input.command ?? null,
+          jsonParam(input.args ?? []),
+          jsonParam(input.env ?? {}),
+          jsonParam(input.headers ?? {}),
+          jsonParam(input.variables ?? {}),
+          input.description ?? null,
+          now,
+        ],
       );
       return result.rows[0]!;
     },
@@ -41,7 +54,20 @@ export function mcpServersRepository(db: Queryable): Store['mcpServers'] {
       const result = await db.query<McpServerRecord>(
         `UPDATE mcp_servers SET name = $3, server_type = $4, url = $5, command = $6, args = $7::jsonb, env = $8::jsonb, headers = $9::jsonb, variables = $10::jsonb, description = $11, update_time = $12
          WHERE tenant_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
-        [tenantId, id, next.name, next.serverType, next.url, next.command, jsonParam(next.args), jsonParam(next.env), jsonParam(next.headers), jsonParam(next.variables), next.description, Date.now()],
+        [
+          tenantId,
+          id,
+          next.name,
+          next.serverType,
+          next.url,
+          next.command,
+          jsonParam(next.args),
+          jsonParam(next.env),
+          jsonParam(next.headers),
+          jsonParam(next.variables),
+          next.description,
+          Date.now(),
+        ],
       );
       return result.rows[0] ?? null;
     },

@@ -2,7 +2,8 @@
 import { jsonParam } from './sql';
 import type { Queryable, RunRecord, RunRecordStatus, Store } from './contract';
 
-const RUN_COLUMNS = 'id, tenant_id, canvas_id, session_id, workflow_id, status, result, error, create_time, update_time, finish_time, canvas_version_id, parent_run_id';
+const RUN_COLUMNS =
+  'id, tenant_id, canvas_id, session_id, workflow_id, status, result, error, create_time, update_time, finish_time, canvas_version_id, parent_run_id';
 const ENDED: ReadonlySet<RunRecordStatus> = new Set(['finished', 'failed', 'canceled']);
 
 /** The runs repository over `db`. */

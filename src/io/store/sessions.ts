@@ -7,8 +7,7 @@ import { SqlParams, jsonParam, orderBy, pageClause } from './sql';
 import { stampNow } from './time';
 import type { Queryable, SessionRecord, Store } from './contract';
 
-const SESSION_COLUMNS =
-  'id, tenant_id, agent_id, name, user_id, source, messages, state, active_run_id, create_time, update_time, create_date, update_date';
+const SESSION_COLUMNS = 'id, tenant_id, agent_id, name, user_id, source, messages, state, active_run_id, create_time, update_time, create_date, update_date';
 const SESSION_ORDER_COLUMNS: Record<string, string> = { create_time: 'create_time', update_time: 'update_time' };
 
 /** The sessions repository over `db`. */
@@ -21,16 +20,28 @@ export function sessionsRepository(db: Queryable): Store['sessions'] {
                                create_time, update_time, create_date, update_date)
          VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, NULL, $9, $9, $10, $10)
          RETURNING ${SESSION_COLUMNS}`,
-        [input.id, input.tenantId, input.agentId, input.name, input.userId, input.source, jsonParam(input.messages), jsonParam(input.state), now.time, now.date],
+        [
+          input.id,
+          input.tenantId,
+          input.agentId,
+          input.name,
+          input.userId,
+          input.source,
+          jsonParam(input.messages),
+          jsonParam(input.state),
+          now.time,
+          now.date,
+        ],
       );
       return result.rows[0]!;
     },
 
     async get(tenantId, agentId, id) {
-      const result = await db.query<SessionRecord>(
-        `SELECT ${SESSION_COLUMNS} FROM sessions WHERE tenant_id = $1 AND agent_id = $2 AND id = $3`,
-        [tenantId, agentId, id],
-      );
+      const result = await db.query<SessionRecord>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE tenant_id = $1 AND agent_id = $2 AND id = $3`, [
+        tenantId,
+        agentId,
+        id,
+      ]);
       return result.rows[0] ?? null;
     },
 
@@ -50,11 +61,7 @@ export function sessionsRepository(db: Queryable): Store['sessions'] {
     },
 
     async delete(tenantId, agentId, id) {
-      const result = await db.query('DELETE FROM sessions WHERE tenant_id = $1 AND agent_id = $2 AND id = $3 RETURNING id', [
-        tenantId,
-        agentId,
-        id,
-      ]);
+      const result = await db.query('DELETE FROM sessions WHERE tenant_id = $1 AND agent_id = $2 AND id = $3 RETURNING id', [tenantId, agentId, id]);
       return result.rows.length > 0;
     },
 

@@ -35,7 +35,12 @@ export function createStore(db: Db, opts: { vector?: boolean; apiKeySecret?: str
     events: eventsRepository(db),
     blobs: blobsRepository(db),
     mcpServers: mcpServersRepository(db),
-    knowledge: { datasets: datasetsRepository(db), documents: documentsRepository(db), chunks: chunksRepository(db, vector), vectorSearch: vector ? 'pgvector' : 'sql' },
+    knowledge: {
+      datasets: datasetsRepository(db),
+      documents: documentsRepository(db),
+      chunks: chunksRepository(db, vector),
+      vectorSearch: vector ? 'pgvector' : 'sql',
+    },
     close: () => db.close(),
   };
 }

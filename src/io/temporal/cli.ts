@@ -207,15 +207,11 @@ async function goInstall(projectRoot: string, log: (line: string) => void): Prom
   await fs.mkdir(gobin, { recursive: true });
   const started = Date.now();
   log(`temporal-cli: building Temporal CLI ${TEMPORAL_CLI_VERSION} with go install (first run only, ~3 min)...`);
-  const child = spawn(
-    'go',
-    ['install', '-ldflags=-s -w', `github.com/temporalio/cli/cmd/temporal@${TEMPORAL_CLI_VERSION}`],
-    {
-      cwd: gobin, // outside any go.mod, so the project's own files cannot influence the build
-      env: { ...process.env, GOBIN: gobin, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn('go', ['install', '-ldflags=-s -w', `github.com/temporalio/cli/cmd/temporal@${TEMPORAL_CLI_VERSION}`], {
+    cwd: gobin, // outside any go.mod, so the project's own files cannot influence the build
+    env: { ...process.env, GOBIN: gobin, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const keepTail = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);

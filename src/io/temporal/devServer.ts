@@ -76,8 +76,14 @@ export async function startDevServer(opts: StartDevServerOptions): Promise<DevSe
   output.attach(child.stdout, child.stderr);
   let exitDescription: string | null = null;
   const exited = new Promise<void>((resolve) => {
-    child.once('error', (error) => { exitDescription = `failed to spawn: ${error.message}`; resolve(); });
-    child.once('exit', (code, signal) => { exitDescription = `exited with ${signal ?? `code ${code}`}`; resolve(); });
+    child.once('error', (error) => {
+      exitDescription = `failed to spawn: ${error.message}`;
+      resolve();
+    });
+    child.once('exit', (code, signal) => {
+      exitDescription = `exited with ${signal ?? `code ${code}`}`;
+      resolve();
+    });
   });
   // A server we started must not outlive us; 'exit' handlers may only do synchronous work, and kill() is.
   const killOnParentExit = () => child.kill('SIGTERM');
@@ -126,9 +132,7 @@ export async function connectOrStartTemporal(opts: {
     return { address: external, uiUrl: process.env.TEMPORAL_UI_URL ?? null, namespace, stop: async () => {} };
   }
   const files = devServerFiles(opts.dataDir ?? path.join(opts.projectRoot, '.data'));
-  const placement = opts.persistent
-    ? { dbFile: files.dbFile, port: envPort('TEMPORAL_PORT', 7233), uiPort: envPort('TEMPORAL_UI_PORT', 8233) }
-    : {};
+  const placement = opts.persistent ? { dbFile: files.dbFile, port: envPort('TEMPORAL_PORT', 7233), uiPort: envPort('TEMPORAL_UI_PORT', 8233) } : {};
   const cli = await obtainTemporalCli({ projectRoot: opts.projectRoot, log });
   if (cli) {
     const logFile = opts.persistent ? files.logFile : undefined;
@@ -175,7 +179,11 @@ export async function ensureSearchAttributes(address: string, namespace: string,
 
 /** Returns a no-op-stop handle for a healthy server already on `ip:port`, null if the port is free. */
 async function reuseRunningServer(
-  ip: string, port: number, uiPort: number | undefined, namespace: string, log: (line: string) => void,
+  ip: string,
+  port: number,
+  uiPort: number | undefined,
+  namespace: string,
+  log: (line: string) => void,
 ): Promise<DevServer | null> {
   if (!(await isPortOpen(ip, port))) return null;
   const address = `${ip}:${port}`;
@@ -263,7 +271,9 @@ async function openOutput(logFile: string | undefined): Promise<ServerOutput> {
     stdio: 'pipe',
     attach: (...streams) => {
       for (const stream of streams) {
-        stream?.on('data', (chunk: Buffer) => { recent = (recent + chunk.toString()).slice(-LOG_TAIL_CHARS); });
+        stream?.on('data', (chunk: Buffer) => {
+          recent = (recent + chunk.toString()).slice(-LOG_TAIL_CHARS);
+        });
         // Pipes would otherwise keep the event loop alive after the caller is done.
         (stream as unknown as { unref?: () => void } | null)?.unref?.();
       }

@@ -20,7 +20,20 @@ export interface DdgPage {
   challenged: boolean;
 }
 
-const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', hellip: '…', mdash: '—', ndash: '–', laquo: '«', raquo: '»', middot: '·' };
+const NAMED: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  laquo: '«',
+  raquo: '»',
+  middot: '·',
+};
 
 /** Decodes HTML character references (named ones DuckDuckGo uses, and every numeric one). */
 export function decodeEntities(s: string): string {
@@ -35,7 +48,9 @@ export function decodeEntities(s: string): string {
 
 /** Visible text of an HTML fragment, whitespace collapsed. */
 export function htmlText(fragment: string): string {
-  return decodeEntities(fragment.replace(/<[^>]*>/g, '')).replace(/\s+/g, ' ').trim();
+  return decodeEntities(fragment.replace(/<[^>]*>/g, ''))
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function attr(attrs: string, name: string): string | undefined {

@@ -17,7 +17,11 @@ const MAX_PAGES = 5;
 /** RAGFlow's params say `text`/`news`, its tool meta `general`/`news`: either `news` means news. */
 function wantsNews(args: Record<string, unknown>, params: Record<string, unknown>): boolean {
   const channel = args.channel ?? args.topic ?? params.channel;
-  return String(channel ?? '').trim().toLowerCase() === 'news';
+  return (
+    String(channel ?? '')
+      .trim()
+      .toLowerCase() === 'news'
+  );
 }
 
 async function webResults(base: string, query: string, topN: number, signal: AbortSignal): Promise<DdgResult[]> {

@@ -18,7 +18,10 @@ function text(v: unknown): string {
 
 /** RAGFlow splits CC on commas; semicolons (Outlook's separator) are accepted too. */
 function addressList(v: string): string[] {
-  return v.split(/[,;]/).map((a) => a.trim()).filter(Boolean);
+  return v
+    .split(/[,;]/)
+    .map((a) => a.trim())
+    .filter(Boolean);
 }
 
 function escapeHtml(s: string): string {
@@ -26,7 +29,8 @@ function escapeHtml(s: string): string {
 }
 
 // Tags that mark content as HTML; `<name>` placeholders in plain text are not markup.
-const HTML_TAG = /<\/?(?:html|body|p|br|div|span|b|i|u|s|em|strong|small|a|img|ul|ol|li|h[1-6]|table|thead|tbody|tr|td|th|pre|code|blockquote|hr|font|center|sup|sub)\b[^>]*>/i;
+const HTML_TAG =
+  /<\/?(?:html|body|p|br|div|span|b|i|u|s|em|strong|small|a|img|ul|ol|li|h[1-6]|table|thead|tbody|tr|td|th|pre|code|blockquote|hr|font|center|sup|sub)\b[^>]*>/i;
 
 /** RAGFlow sends the content as HTML; plain text keeps its line breaks, and both forms go out. */
 function bodies(content: string): { html: string; text: string } {
@@ -48,14 +52,22 @@ function smtpError(err: unknown, host: string, port: number, user: string): AppE
   switch (e.code) {
     case 'EAUTH':
     case 'ENOAUTH':
-      return new AppError('TOOL_AUTH', `SMTP authentication failed for ${user} at ${host}:${port}: ${detail}. Check the SMTP username (email) and the password (authorization code).`);
+      return new AppError(
+        'TOOL_AUTH',
+        `SMTP authentication failed for ${user} at ${host}:${port}: ${detail}. Check the SMTP username (email) and the password (authorization code).`,
+      );
     case 'ETLS':
-      return new AppError('TOOL_BAD_REQUEST', `Could not secure the SMTP connection to ${host}:${port} (${detail}). Port 465 uses SSL/TLS, other ports need STARTTLS; SMTP_ALLOW_INSECURE=1 allows a server without TLS.`);
+      return new AppError(
+        'TOOL_BAD_REQUEST',
+        `Could not secure the SMTP connection to ${host}:${port} (${detail}). Port 465 uses SSL/TLS, other ports need STARTTLS; SMTP_ALLOW_INSECURE=1 allows a server without TLS.`,
+      );
     case 'EENVELOPE':
     case 'EMESSAGE':
     case 'EPROTOCOL': {
       const permanent = typeof e.responseCode === 'number' && e.responseCode >= 500;
-      return new AppError(permanent ? 'TOOL_BAD_REQUEST' : 'TOOL_UNAVAILABLE', `The SMTP server ${host}:${port} refused the email: ${detail}`, { responseCode: e.responseCode });
+      return new AppError(permanent ? 'TOOL_BAD_REQUEST' : 'TOOL_UNAVAILABLE', `The SMTP server ${host}:${port} refused the email: ${detail}`, {
+        responseCode: e.responseCode,
+      });
     }
     default:
       return new AppError('TOOL_UNAVAILABLE', `Failed to send email through ${host}:${port}: ${detail}`);
@@ -72,7 +84,8 @@ export const sendEmail: ToolExecutor = async ({ params, args, env, signal }) => 
   if (!host || !sender) throw new AppError('TOOL_BAD_REQUEST', 'Email needs an SMTP server (smtp_server) and a sender address (email) on the component');
   if (!password) throw new AppError('TOOL_AUTH', 'Email needs the SMTP password (authorization code) on the component');
   const port = Number(text(params.smtp_port) || 465);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new AppError('TOOL_BAD_REQUEST', `smtp_port must be a port number, got "${text(params.smtp_port)}"`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new AppError('TOOL_BAD_REQUEST', `smtp_port must be a port number, got "${text(params.smtp_port)}"`);
   const user = text(params.smtp_username) || sender;
   const insecure = ['1', 'true'].includes(text(env.SMTP_ALLOW_INSECURE).toLowerCase());
 
@@ -99,7 +112,13 @@ export const sendEmail: ToolExecutor = async ({ params, args, env, signal }) => 
   signal.addEventListener('abort', abort, { once: true });
   try {
     const recipients = addressList(to);
-    const info = await transport.sendMail({ from: name ? { name, address: sender } : sender, to: recipients, ...(cc.length ? { cc } : {}), subject, ...bodies(content) });
+    const info = await transport.sendMail({
+      from: name ? { name, address: sender } : sender,
+      to: recipients,
+      ...(cc.length ? { cc } : {}),
+      subject,
+      ...bodies(content),
+    });
     // The server may accept some recipients and refuse others; the model should know which.
     const rejected = (info.rejected ?? []).map(String);
     const summary = `Email sent to ${recipients.join(', ')}${cc.length ? ` (cc: ${cc.join(', ')})` : ''} with subject "${subject}".${rejected.length ? ` The server refused: ${rejected.join(', ')}.` : ''}`;

@@ -70,7 +70,11 @@ export function createExeSqlExecutor(deps: { resolver?: Resolver } = {}): ToolEx
     );
     const out = formatResults(results);
     const size = out.formalized_content.length + JSON.stringify(out.json).length;
-    if (size > MAX_RESULT_CHARS) throw new AppError('TOOL_BAD_REQUEST', `ExeSQL: the result is ${size} characters, more than the ${MAX_RESULT_CHARS} a node result may hold; lower max_records or select fewer columns`);
+    if (size > MAX_RESULT_CHARS)
+      throw new AppError(
+        'TOOL_BAD_REQUEST',
+        `ExeSQL: the result is ${size} characters, more than the ${MAX_RESULT_CHARS} a node result may hold; lower max_records or select fewer columns`,
+      );
     return { text: out.formalized_content, outputs: { formalized_content: out.formalized_content, json: out.json } };
   };
 }

@@ -71,7 +71,10 @@ export function kbPrompt(chunks: readonly RagChunk[]): string {
 }
 
 /** The run reference for chunks (RAGFlow's `chunks_format`, keyed by citation id) and their documents. */
-export function referenceOf(chunks: readonly RagChunk[], aggs: readonly DocAgg[]): { chunks: Record<string, Record<string, unknown>>; doc_aggs: Record<string, Record<string, unknown>> } {
+export function referenceOf(
+  chunks: readonly RagChunk[],
+  aggs: readonly DocAgg[],
+): { chunks: Record<string, Record<string, unknown>>; doc_aggs: Record<string, Record<string, unknown>> } {
   const out = { chunks: {} as Record<string, Record<string, unknown>>, doc_aggs: {} as Record<string, Record<string, unknown>> };
   for (const c of chunks) {
     const key = String(citationId(c.chunk_id));
@@ -102,7 +105,10 @@ export function formatDocuments(docs: FoundDocument[]): Formatted {
   const aggs: DocAgg[] = [];
   const json: FoundDocument[] = [];
   for (const d of docs) {
-    const content = d.content.replace(/!?\[[a-z]*\]\(data:image\/[a-z]+;base64,[^)]*\)/gi, '').slice(0, MAX_CONTENT).trim();
+    const content = d.content
+      .replace(/!?\[[a-z]*\]\(data:image\/[a-z]+;base64,[^)]*\)/gi, '')
+      .slice(0, MAX_CONTENT)
+      .trim();
     if (!content) continue;
     const id = String(hashStr2Int(content));
     chunks.push({ chunk_id: id, content, doc_id: id, docnm_kwd: d.title, similarity: d.score ?? 1, url: d.url });

@@ -1,7 +1,11 @@
 /** JSON over HTTP for tool clients, with failures mapped onto the error registry. */
 import { AppError } from '../../errors';
 
-export async function postJson(url: string, body: unknown, opts: { headers?: Record<string, string>; signal: AbortSignal; service: string; timeoutMs?: number }): Promise<unknown> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  opts: { headers?: Record<string, string>; signal: AbortSignal; service: string; timeoutMs?: number },
+): Promise<unknown> {
   const timeout = AbortSignal.timeout(opts.timeoutMs ?? 60_000);
   const signal = AbortSignal.any([opts.signal, timeout]);
   let res: Response;

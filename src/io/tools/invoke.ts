@@ -62,14 +62,16 @@ export function buildHeaders(raw: InvokeParams['headers'], vars: Record<string, 
   else if (raw.trim()) {
     try {
       const parsed = JSON.parse(raw) as unknown;
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new AppError('TOOL_BAD_REQUEST', `${SERVICE}: headers must be a JSON object`);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        throw new AppError('TOOL_BAD_REQUEST', `${SERVICE}: headers must be a JSON object`);
       given = parsed as Record<string, unknown>;
     } catch (err) {
       if (err instanceof AppError) throw err;
       for (const line of raw.split(/\r?\n/)) {
         if (!line.trim()) continue;
         const at = line.indexOf(':');
-        if (at <= 0) throw new AppError('TOOL_BAD_REQUEST', `${SERVICE}: headers must be a JSON object or "Name: value" lines (got "${line.trim().slice(0, 60)}")`);
+        if (at <= 0)
+          throw new AppError('TOOL_BAD_REQUEST', `${SERVICE}: headers must be a JSON object or "Name: value" lines (got "${line.trim().slice(0, 60)}")`);
         given[line.slice(0, at).trim()] = line.slice(at + 1).trim();
       }
     }
@@ -115,14 +117,21 @@ export function responseText(res: Pick<GuardedResponse, 'headers' | 'body'>): st
 
 /** HTML as readable text (RAGFlow's `clean_html`): no links, images or scripts. */
 export function cleanHtml(html: string): string {
-  return convert(html, { wordwrap: false, selectors: [{ selector: 'a', options: { ignoreHref: true } }, { selector: 'img', format: 'skip' }] }).trim();
+  return convert(html, {
+    wordwrap: false,
+    selectors: [
+      { selector: 'a', options: { ignoreHref: true } },
+      { selector: 'img', format: 'skip' },
+    ],
+  }).trim();
 }
 
 /** The executor; `resolver` replaces DNS (tests). */
 export function createInvokeExecutor(deps: { resolver?: Resolver } = {}): ToolExecutor {
   return async ({ params, args, env, signal }) => {
     const parsed = invokeParamsSchema.safeParse(params);
-    if (!parsed.success) throw new AppError('COMPONENT_PARAMS', `${SERVICE}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new AppError('COMPONENT_PARAMS', `${SERVICE}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     const p = parsed.data;
     const rawUrl = typeof args.url === 'string' && args.url.trim() ? args.url : p.url;
     if (!rawUrl.trim()) throw new AppError('TOOL_BAD_REQUEST', `${SERVICE} needs an end point URL (url is empty)`);
@@ -148,7 +157,10 @@ export function createInvokeExecutor(deps: { resolver?: Resolver } = {}): ToolEx
     const text = responseText(res);
     const result = p.clean_html ? cleanHtml(text) : text;
     if (result.length > MAX_RESULT_CHARS) {
-      throw new AppError('TOOL_BAD_REQUEST', `${SERVICE}: the answer of ${res.url} is ${result.length} characters${p.clean_html ? ' as text' : ''}, more than the ${MAX_RESULT_CHARS} a node result may hold${p.clean_html ? '' : ' (clean_html may shrink a page)'}`);
+      throw new AppError(
+        'TOOL_BAD_REQUEST',
+        `${SERVICE}: the answer of ${res.url} is ${result.length} characters${p.clean_html ? ' as text' : ''}, more than the ${MAX_RESULT_CHARS} a node result may hold${p.clean_html ? '' : ' (clean_html may shrink a page)'}`,
+      );
     }
     return { text: result, outputs: { result } };
   };

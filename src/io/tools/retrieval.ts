@@ -9,11 +9,14 @@ import { searchKnowledge } from '../knowledge/search';
 import { kbPrompt, referenceOf, type RagChunk } from './format';
 import type { ToolExecutor } from './executor';
 
-const num = (v: unknown, def: number) => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() && Number.isFinite(Number(v)) ? Number(v) : def);
+const num = (v: unknown, def: number) =>
+  typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() && Number.isFinite(Number(v)) ? Number(v) : def;
 
 export const retrieve: ToolExecutor = async ({ params, args, tenantId, knowledge, signal }) => {
   if (!knowledge) throw new AppError('TOOL_UNAVAILABLE', 'Retrieval has no knowledge store in this process');
-  const names = Array.isArray(args.datasets) ? args.datasets.map(String) : [...((params.dataset_ids as string[] | undefined) ?? []), ...((params.kb_ids as string[] | undefined) ?? [])];
+  const names = Array.isArray(args.datasets)
+    ? args.datasets.map(String)
+    : [...((params.dataset_ids as string[] | undefined) ?? []), ...((params.kb_ids as string[] | undefined) ?? [])];
   const result = await searchKnowledge(
     knowledge,
     {

@@ -31,7 +31,9 @@ export const searxngSearch: ToolExecutor = async ({ params, args, env, signal })
     ...(own ? { guard: { env } } : {}),
     // SearXNG answers 403 when JSON output is off, the usual first-time setup problem.
     explain: (status, body) =>
-      status === 403 ? new AppError('TOOL_BAD_REQUEST', `SearXNG refused the JSON API (HTTP 403): add "json" to search.formats in the instance's settings.yml`, { status }) : statusError('SearXNG', status, body),
+      status === 403
+        ? new AppError('TOOL_BAD_REQUEST', `SearXNG refused the JSON API (HTTP 403): add "json" to search.formats in the instance's settings.yml`, { status })
+        : statusError('SearXNG', status, body),
   });
   const results = (res as { results?: unknown } | null)?.results;
   if (!Array.isArray(results)) throw new AppError('TOOL_UNAVAILABLE', 'SearXNG answered without a results list');

@@ -23,12 +23,45 @@ const READ_KINDS = new Set(['select', 'show', 'desc', 'explain']);
 const WRITE_KINDS = new Set(['insert', 'replace', 'update', 'delete', 'create', 'drop', 'alter', 'truncate', 'rename', 'grant', 'revoke', 'merge', 'upsert']);
 /** Functions that read server files, reach other servers or sessions, or run SQL text of their own. */
 const UNSAFE_FUNCTIONS = new Set([
-  'pg_read_file', 'pg_read_binary_file', 'pg_ls_dir', 'pg_stat_file', 'pg_ls_logdir', 'pg_ls_waldir', 'pg_ls_tmpdir', 'pg_ls_archive_statusdir',
-  'lo_import', 'lo_export', 'lo_from_bytea', 'lo_put', 'lo_create', 'lo_unlink', 'lo_get',
-  'dblink', 'dblink_exec', 'dblink_connect', 'dblink_connect_u', 'dblink_send_query',
-  'pg_terminate_backend', 'pg_cancel_backend', 'pg_reload_conf', 'pg_rotate_logfile', 'pg_promote', 'pg_switch_wal', 'pg_create_restore_point', 'set_config',
-  'query_to_xml', 'query_to_xml_and_xmlschema', 'query_to_xmlschema', 'cursor_to_xml', 'query_to_json',
-  'load_file', 'sys_exec', 'sys_eval', 'get_lock', 'release_lock', 'release_all_locks',
+  'pg_read_file',
+  'pg_read_binary_file',
+  'pg_ls_dir',
+  'pg_stat_file',
+  'pg_ls_logdir',
+  'pg_ls_waldir',
+  'pg_ls_tmpdir',
+  'pg_ls_archive_statusdir',
+  'lo_import',
+  'lo_export',
+  'lo_from_bytea',
+  'lo_put',
+  'lo_create',
+  'lo_unlink',
+  'lo_get',
+  'dblink',
+  'dblink_exec',
+  'dblink_connect',
+  'dblink_connect_u',
+  'dblink_send_query',
+  'pg_terminate_backend',
+  'pg_cancel_backend',
+  'pg_reload_conf',
+  'pg_rotate_logfile',
+  'pg_promote',
+  'pg_switch_wal',
+  'pg_create_restore_point',
+  'set_config',
+  'query_to_xml',
+  'query_to_xml_and_xmlschema',
+  'query_to_xmlschema',
+  'cursor_to_xml',
+  'query_to_json',
+  'load_file',
+  'sys_exec',
+  'sys_eval',
+  'get_lock',
+  'release_lock',
+  'release_all_locks',
 ]);
 
 /** Removes Markdown code fences (```sql … ```) and RAGFlow's `[ID:n]` citation markers. */
@@ -129,7 +162,8 @@ function findWrite(node: unknown, top: boolean): string | null {
   return null;
 }
 
-const refuse = (why: string) => new AppError('TOOL_BAD_REQUEST', `ExeSQL is read-only: ${why} (set allow_writes on the component to run writes); nothing was run`);
+const refuse = (why: string) =>
+  new AppError('TOOL_BAD_REQUEST', `ExeSQL is read-only: ${why} (set allow_writes on the component to run writes); nothing was run`);
 
 /**
  * The statements of `sql`, checked. Read-only (the default): every statement must parse and
@@ -142,7 +176,8 @@ export function checkSql(sql: string, dialect: SqlDialect, allowWrites: boolean)
   return texts.map((text, index) => {
     // Name the statement only when there are several ("statement 2 (DELETE FROM t): ...").
     const which = texts.length > 1 ? `statement ${index + 1} (${text.replace(/\s+/g, ' ').slice(0, 60)}): ` : '';
-    if (!allowWrites && dialect !== 'postgres' && /\/\*M?!/.test(text)) throw refuse(`${which}MySQL executable comments (/*! … */) are not allowed, the database would run their content`);
+    if (!allowWrites && dialect !== 'postgres' && /\/\*M?!/.test(text))
+      throw refuse(`${which}MySQL executable comments (/*! … */) are not allowed, the database would run their content`);
     let ast: unknown;
     try {
       ast = parser.astify(text, { database: PARSER_DIALECT[dialect] });

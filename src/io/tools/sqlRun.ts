@@ -39,7 +39,11 @@ function limitText(ms: number): string {
 /** The error for statement `index` (0-based) stopped at its limit: which one, and which limit. */
 export function statementTimedOut(index: number, s: SqlStatement, limitMs: number): AppError {
   const text = s.text.length > 200 ? `${s.text.slice(0, 200)}…` : s.text;
-  return new AppError('TOOL_BAD_REQUEST', `ExeSQL: statement ${index + 1} ran past the ${limitText(limitMs)} limit (raise the component's timeout or make the query cheaper): ${text}`, { limitMs, statement: index + 1 });
+  return new AppError(
+    'TOOL_BAD_REQUEST',
+    `ExeSQL: statement ${index + 1} ran past the ${limitText(limitMs)} limit (raise the component's timeout or make the query cheaper): ${text}`,
+    { limitMs, statement: index + 1 },
+  );
 }
 
 /** RAGFlow's report of a failed statement: the run goes on with the next one. */

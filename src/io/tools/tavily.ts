@@ -36,8 +36,15 @@ export const tavilySearch: ToolExecutor = async ({ params, args, env, signal }) 
     include_domains: list(args.include_domains ?? params.include_domains),
     exclude_domains: list(args.exclude_domains ?? params.exclude_domains),
   };
-  const res = (await postJson(`${base}/search`, body, { headers: { authorization: `Bearer ${apiKey(params, env)}` }, signal, service: 'Tavily' })) as { results?: Array<Record<string, unknown>> };
-  const docs = (res.results ?? []).map((r) => ({ title: String(r.title ?? ''), url: String(r.url ?? ''), content: String(r.raw_content || r.content || ''), score: typeof r.score === 'number' ? r.score : 1 }));
+  const res = (await postJson(`${base}/search`, body, { headers: { authorization: `Bearer ${apiKey(params, env)}` }, signal, service: 'Tavily' })) as {
+    results?: Array<Record<string, unknown>>;
+  };
+  const docs = (res.results ?? []).map((r) => ({
+    title: String(r.title ?? ''),
+    url: String(r.url ?? ''),
+    content: String(r.raw_content || r.content || ''),
+    score: typeof r.score === 'number' ? r.score : 1,
+  }));
   const f = formatDocuments(docs);
   return { text: f.text, outputs: { formalized_content: f.text, json: f.json }, reference: { chunks: f.chunks, doc_aggs: f.docAggs } };
 };
@@ -46,8 +53,16 @@ export const tavilyExtract: ToolExecutor = async ({ params, args, env, signal })
   const urls = list(args.urls ?? params.urls);
   if (urls.length === 0) throw new AppError('TOOL_BAD_REQUEST', 'TavilyExtract needs at least one URL');
   const base = (env.TAVILY_BASE_URL ?? 'https://api.tavily.com').replace(/\/$/, '');
-  const body = { urls, extract_depth: args.extract_depth ?? params.extract_depth ?? 'basic', format: args.format ?? params.format ?? 'markdown', include_images: false };
-  const res = (await postJson(`${base}/extract`, body, { headers: { authorization: `Bearer ${apiKey(params, env)}` }, signal, service: 'Tavily' })) as { results?: Array<Record<string, unknown>>; failed_results?: Array<Record<string, unknown>> };
+  const body = {
+    urls,
+    extract_depth: args.extract_depth ?? params.extract_depth ?? 'basic',
+    format: args.format ?? params.format ?? 'markdown',
+    include_images: false,
+  };
+  const res = (await postJson(`${base}/extract`, body, { headers: { authorization: `Bearer ${apiKey(params, env)}` }, signal, service: 'Tavily' })) as {
+    results?: Array<Record<string, unknown>>;
+    failed_results?: Array<Record<string, unknown>>;
+  };
   const results = (res.results ?? []).map((r) => ({ url: String(r.url ?? ''), raw_content: String(r.raw_content ?? '') }));
   const failed = (res.failed_results ?? []).map((r) => `${String(r.url ?? '')}: ${String(r.error ?? 'failed')}`);
   const text = [...results.map((r) => `URL: ${r.url}\n${r.raw_content}`), ...(failed.length ? [`Could not read:\n${failed.join('\n')}`] : [])].join('\n\n');

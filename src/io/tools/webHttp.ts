@@ -45,7 +45,11 @@ export async function fetchText(url: string, req: WebRequest): Promise<{ status:
   const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...req.headers };
   if (method === 'POST') headers['content-type'] = 'application/x-www-form-urlencoded';
   if (req.guard) {
-    const res = await guardedFetch(target, { method, headers, ...(method === 'POST' ? { body: query.toString() } : {}) }, { env: req.guard.env, service: req.service, signal: req.signal, timeoutMs: req.timeoutMs ?? 30_000 });
+    const res = await guardedFetch(
+      target,
+      { method, headers, ...(method === 'POST' ? { body: query.toString() } : {}) },
+      { env: req.guard.env, service: req.service, signal: req.signal, timeoutMs: req.timeoutMs ?? 30_000 },
+    );
     const text = res.body.toString('utf8');
     if (res.status < 200 || res.status >= 300) throw req.explain?.(res.status, text) ?? statusError(req.service, res.status, text);
     return { status: res.status, text };
@@ -60,7 +64,10 @@ export async function fetchText(url: string, req: WebRequest): Promise<{ status:
     if (req.signal.aborted) throw err;
     if (!URL.canParse(url)) throw new AppError('TOOL_BAD_REQUEST', `${req.service}: "${url}" is not a valid URL`);
     const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-    throw new AppError('TOOL_UNAVAILABLE', `Could not reach ${req.service} at ${new URL(url).origin}: ${err instanceof Error ? err.message : String(err)}${cause}`);
+    throw new AppError(
+      'TOOL_UNAVAILABLE',
+      `Could not reach ${req.service} at ${new URL(url).origin}: ${err instanceof Error ? err.message : String(err)}${cause}`,
+    );
   }
   if (!res.ok) throw req.explain?.(res.status, text) ?? statusError(req.service, res.status, text);
   return { status: res.status, text };

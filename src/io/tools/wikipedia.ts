@@ -30,18 +30,27 @@ interface PageInfo {
 
 /** A Wikipedia language code (`en`, `zh-yue`, `simple`); anything else could redirect the host name. */
 function languageCode(v: unknown): string {
-  const lang = String(v ?? '').trim().toLowerCase() || 'en';
+  const lang =
+    String(v ?? '')
+      .trim()
+      .toLowerCase() || 'en';
   if (!/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(lang) || lang.length > 20) throw new AppError('TOOL_BAD_REQUEST', `"${lang}" is not a Wikipedia language code`);
   return lang;
 }
 
 /** MediaWiki reports bad parameters and throttling as `{error}` in an HTTP 200 answer. */
 async function api(url: string, params: Record<string, string>, signal: AbortSignal): Promise<Record<string, unknown>> {
-  const res = (await fetchJson(url, { params: { ...params, format: 'json', formatversion: '2', utf8: '1' }, signal, service: 'Wikipedia' })) as Record<string, unknown> | null;
+  const res = (await fetchJson(url, { params: { ...params, format: 'json', formatversion: '2', utf8: '1' }, signal, service: 'Wikipedia' })) as Record<
+    string,
+    unknown
+  > | null;
   const error = res?.error as { code?: string; info?: string } | undefined;
   if (error) {
     const transient = error.code === 'maxlag' || error.code === 'ratelimited' || error.code === 'readonly';
-    throw new AppError(transient ? 'TOOL_UNAVAILABLE' : 'TOOL_BAD_REQUEST', `Wikipedia refused the request (${error.code ?? 'error'}): ${error.info ?? ''}`.trim());
+    throw new AppError(
+      transient ? 'TOOL_UNAVAILABLE' : 'TOOL_BAD_REQUEST',
+      `Wikipedia refused the request (${error.code ?? 'error'}): ${error.info ?? ''}`.trim(),
+    );
   }
   return res ?? {};
 }
@@ -54,14 +63,26 @@ export const wikipediaSearch: ToolExecutor = async ({ params, args, env, signal 
   const topN = Math.min(positiveInt(params.top_n, 10), MAX_RESULTS);
 
   const found = await api(endpoint, { action: 'query', list: 'search', srsearch: query, srlimit: String(topN), srprop: '' }, signal);
-  const hits = (((found.query as { search?: SearchHit[] } | undefined)?.search ?? []) as SearchHit[]).filter((h) => typeof h.pageid === 'number').slice(0, topN);
+  const hits = (((found.query as { search?: SearchHit[] } | undefined)?.search ?? []) as SearchHit[])
+    .filter((h) => typeof h.pageid === 'number')
+    .slice(0, topN);
 
   const pages = new Map<number, PageInfo>();
   for (let i = 0; i < hits.length; i += EXTRACTS_PER_REQUEST) {
     const ids = hits.slice(i, i + EXTRACTS_PER_REQUEST).map((h) => h.pageid);
     const read = await api(
       endpoint,
-      { action: 'query', prop: 'extracts|info|pageprops', exintro: '1', explaintext: '1', exlimit: 'max', inprop: 'url', ppprop: 'disambiguation', redirects: '1', pageids: ids.join('|') },
+      {
+        action: 'query',
+        prop: 'extracts|info|pageprops',
+        exintro: '1',
+        explaintext: '1',
+        exlimit: 'max',
+        inprop: 'url',
+        ppprop: 'disambiguation',
+        redirects: '1',
+        pageids: ids.join('|'),
+      },
       signal,
     );
     for (const p of ((read.query as { pages?: PageInfo[] } | undefined)?.pages ?? []) as PageInfo[]) if (typeof p.pageid === 'number') pages.set(p.pageid, p);
@@ -71,7 +92,11 @@ export const wikipediaSearch: ToolExecutor = async ({ params, args, env, signal 
   const json = hits
     .map((h) => pages.get(h.pageid))
     .filter((p): p is PageInfo => !!p && !p.missing && !(p.pageprops && 'disambiguation' in p.pageprops))
-    .map((p) => ({ title: p.title ?? '', url: p.fullurl ?? `${base}/wiki/${encodeURIComponent((p.title ?? '').replace(/ /g, '_'))}`, summary: (p.extract ?? '').trim() }));
+    .map((p) => ({
+      title: p.title ?? '',
+      url: p.fullurl ?? `${base}/wiki/${encodeURIComponent((p.title ?? '').replace(/ /g, '_'))}`,
+      summary: (p.extract ?? '').trim(),
+    }));
   const f = formatDocuments(json.map((p) => ({ title: p.title, url: p.url, content: p.summary })));
   return { text: f.text, outputs: { formalized_content: f.text, json }, reference: { chunks: f.chunks, doc_aggs: f.docAggs } };
 };

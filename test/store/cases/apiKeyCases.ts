@@ -26,7 +26,9 @@ export function apiKeyCases(ctx: StoreContext): void {
     expect(await ctx.store.tenants.tenantForKey(key)).toBe(tenantId);
     expect(await ctx.store.tenants.tenantForKey(`${key}x`)).toBeNull();
     const stored = await ctx.db.query<Record<string, unknown>>('SELECT * FROM api_keys WHERE tenant_id = $1', [tenantId]);
-    expect(stored.rows).toEqual([expect.objectContaining({ key_id: expect.stringMatching(/^[0-9a-f]{32}$/), key_hash: hmac(STORE_API_KEY_SECRET, key), hash_scheme: 'hmac-sha256' })]);
+    expect(stored.rows).toEqual([
+      expect.objectContaining({ key_id: expect.stringMatching(/^[0-9a-f]{32}$/), key_hash: hmac(STORE_API_KEY_SECRET, key), hash_scheme: 'hmac-sha256' }),
+    ]);
     const row = JSON.stringify(stored.rows);
     for (const piece of piecesOf(key)) expect(row).not.toContain(piece);
   });
@@ -91,10 +93,18 @@ export function apiKeyCases(ctx: StoreContext): void {
   it('keeps a pre-upgrade key working after the migration and re-keys it on first use', async () => {
     const db = await ctx.freshDb();
     try {
-      await migrate(db, MIGRATIONS.filter((m) => m.version < 4));
+      await migrate(
+        db,
+        MIGRATIONS.filter((m) => m.version < 4),
+      );
       const key = 'legacy-key-12345678';
       await db.query('INSERT INTO tenants (id, name, create_time) VALUES ($1, $2, $3)', ['old-tenant', 'Old', 1]);
-      await db.query('INSERT INTO api_keys (key_hash, tenant_id, prefix, create_time) VALUES ($1, $2, $3, $4)', [createHash('sha256').update(key).digest('hex'), 'old-tenant', key.slice(0, 8), 1]);
+      await db.query('INSERT INTO api_keys (key_hash, tenant_id, prefix, create_time) VALUES ($1, $2, $3, $4)', [
+        createHash('sha256').update(key).digest('hex'),
+        'old-tenant',
+        key.slice(0, 8),
+        1,
+      ]);
       await migrate(db);
       const before = await db.query<Record<string, unknown>>('SELECT * FROM api_keys');
       expect(before.rows).toEqual([expect.objectContaining({ hash_scheme: 'sha256', key_id: expect.stringMatching(/^[0-9a-f]{32}$/) })]);

@@ -17,13 +17,22 @@ export function canvasCases(ctx: StoreContext): void {
   it('creates a canvas with its first version and reads it back', async () => {
     const tenantId = freshTenant();
     const canvas = await ctx.store.canvases.create({ tenantId, title: 'Support bot', description: 'answers', dsl: minimalDsl() });
-    expect(canvas).toMatchObject({ tenant_id: tenantId, title: 'Support bot', description: 'answers', avatar: null, canvas_category: 'agent_canvas', dsl: minimalDsl() });
+    expect(canvas).toMatchObject({
+      tenant_id: tenantId,
+      title: 'Support bot',
+      description: 'answers',
+      avatar: null,
+      canvas_category: 'agent_canvas',
+      dsl: minimalDsl(),
+    });
     expect(canvas.id).toMatch(/^[0-9a-f]{32}$/);
     expect(canvas.create_time).toBeTypeOf('number');
     expect(canvas.create_date).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     expect(await ctx.store.canvases.get(tenantId, canvas.id)).toEqual(canvas);
     const versions = await ctx.store.canvases.listVersions(tenantId, canvas.id);
-    expect(versions).toEqual([expect.objectContaining({ id: canvas.version_id, user_canvas_id: canvas.id, title: 'Support bot', release: false, dsl: minimalDsl() })]);
+    expect(versions).toEqual([
+      expect.objectContaining({ id: canvas.version_id, user_canvas_id: canvas.id, title: 'Support bot', release: false, dsl: minimalDsl() }),
+    ]);
     expect(await ctx.store.canvases.getVersion(tenantId, canvas.id, canvas.version_id)).toEqual(versions[0]);
   });
 
@@ -94,7 +103,14 @@ export function canvasCases(ctx: StoreContext): void {
     const tenantId = freshTenant();
     const canvas = await ctx.store.canvases.create({ tenantId, title: 'Bot', description: 'old', avatar: 'a.png', dsl: minimalDsl() });
     const updated = await ctx.store.canvases.update(tenantId, canvas.id, { description: null, canvasType: 'chatbot' });
-    expect(updated).toMatchObject({ title: 'Bot', description: null, avatar: 'a.png', canvas_type: 'chatbot', version_id: canvas.version_id, dsl: minimalDsl() });
+    expect(updated).toMatchObject({
+      title: 'Bot',
+      description: null,
+      avatar: 'a.png',
+      canvas_type: 'chatbot',
+      version_id: canvas.version_id,
+      dsl: minimalDsl(),
+    });
     expect(await ctx.store.canvases.listVersions(tenantId, canvas.id)).toHaveLength(1);
   });
 

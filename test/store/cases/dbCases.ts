@@ -46,7 +46,7 @@ export function dbCases(ctx: StoreContext): void {
 
   it('returns jsonb as objects and double precision as numbers', async () => {
     const result = await ctx.db.query<{ j: unknown; t: unknown; n: unknown }>(
-      "SELECT $1::jsonb AS j, 1700000000123::double precision AS t, count(*) AS n FROM (VALUES (1), (2)) v(x)",
+      'SELECT $1::jsonb AS j, 1700000000123::double precision AS t, count(*) AS n FROM (VALUES (1), (2)) v(x)',
       [JSON.stringify({ list: [1, { a: 'b' }], nested: { ok: true } })],
     );
     expect(result.rows[0]).toEqual({ j: { list: [1, { a: 'b' }], nested: { ok: true } }, t: 1700000000123, n: 2 });

@@ -28,7 +28,12 @@ export function eventCases(ctx: StoreContext): void {
 
   it('marks workflow_finished and run_failed as terminal', async () => {
     const runId = newId();
-    await ctx.store.events.append(runId, [runEvent(1, 0, 'message'), runEvent(2, 0, 'run_canceled'), runEvent(3, 0, 'run_failed'), runEvent(4, 0, 'workflow_finished')]);
+    await ctx.store.events.append(runId, [
+      runEvent(1, 0, 'message'),
+      runEvent(2, 0, 'run_canceled'),
+      runEvent(3, 0, 'run_failed'),
+      runEvent(4, 0, 'workflow_finished'),
+    ]);
     const stored = await ctx.store.events.list(runId, null, 100);
     expect(stored.map((e) => [e.event, e.terminal])).toEqual([
       ['message', false],
@@ -53,9 +58,18 @@ export function eventCases(ctx: StoreContext): void {
 
   it('lists what a reader got of a stream slot up to its cursor, superseded tokens included', async () => {
     const runId = newId();
-    await ctx.store.events.append(runId, [runEvent(1, 0, 'message', { content: 'prefix' }), runEvent(2, 1, 'message', { content: 'a' }), runEvent(2, 2, 'message', { content: 'b' })]);
+    await ctx.store.events.append(runId, [
+      runEvent(1, 0, 'message', { content: 'prefix' }),
+      runEvent(2, 1, 'message', { content: 'a' }),
+      runEvent(2, 2, 'message', { content: 'b' }),
+    ]);
     await ctx.store.events.supersede(runId, 2);
-    await ctx.store.events.append(runId, [runEvent(2, 3, 'message_retry', { discard_chars: 2 }), runEvent(2, 4, 'message', { content: 'c' }), runEvent(2, 5, 'node_finished'), runEvent(3, 1, 'message')]);
+    await ctx.store.events.append(runId, [
+      runEvent(2, 3, 'message_retry', { discard_chars: 2 }),
+      runEvent(2, 4, 'message', { content: 'c' }),
+      runEvent(2, 5, 'node_finished'),
+      runEvent(3, 1, 'message'),
+    ]);
     expect(positions(await ctx.store.events.slotUpTo(runId, { seq: 2, sub: 2 }))).toEqual(['2.1', '2.2']);
     expect(positions(await ctx.store.events.slotUpTo(runId, { seq: 2, sub: 99 }))).toEqual(['2.1', '2.2', '2.3', '2.4']);
     expect(await ctx.store.events.slotUpTo(runId, { seq: 1, sub: 0 })).toEqual([]);

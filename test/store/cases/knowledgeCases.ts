@@ -18,7 +18,13 @@ export function knowledgeCases(ctx: StoreContext): void {
   it('keeps datasets and documents per tenant and counts their chunks', async () => {
     const tenantId = freshTenant();
     const k = ctx.store.knowledge;
-    const ds = await k.datasets.create({ tenantId, name: 'Manuals', embeddingModel: 'local-hash-256', chunkMethod: 'naive', parserConfig: { chunk_token_num: 128 } });
+    const ds = await k.datasets.create({
+      tenantId,
+      name: 'Manuals',
+      embeddingModel: 'local-hash-256',
+      chunkMethod: 'naive',
+      parserConfig: { chunk_token_num: 128 },
+    });
     expect(await k.datasets.find(tenantId, 'manuals')).toMatchObject({ id: ds.id });
     expect(await k.datasets.find(freshTenant(), ds.id)).toBeNull();
     const doc = await k.documents.create({ tenantId, datasetId: ds.id, name: 'a.txt', type: 'txt', content: new TextEncoder().encode('hello') });
@@ -40,14 +46,25 @@ export function knowledgeCases(ctx: StoreContext): void {
       const k = store.knowledge;
       const ds = await k.datasets.create({ tenantId, name: `kb-${mode}`, embeddingModel: 'local-hash-256', chunkMethod: 'naive', parserConfig: {} });
       const doc = await k.documents.create({ tenantId, datasetId: ds.id, name: 'faq.md', type: 'md', content: new Uint8Array() });
-      await k.chunks.replace(doc, texts.map((t, i) => ({ id: `${doc.id}-${i}`, content: t, section: '', position: i, tokens: 10, embedding: localEmbedding(t) })));
+      await k.chunks.replace(
+        doc,
+        texts.map((t, i) => ({ id: `${doc.id}-${i}`, content: t, section: '', position: i, tokens: 10, embedding: localEmbedding(t) })),
+      );
       const search = async (query: string) =>
-        rank(await k.chunks.candidates({ tenantId, datasetIds: [ds.id], query, embedding: localEmbedding(query), topK: 10 }), { query, vectorWeight: 0.7, similarityThreshold: 0.1, page: 1, pageSize: 3 });
+        rank(await k.chunks.candidates({ tenantId, datasetIds: [ds.id], query, embedding: localEmbedding(query), topK: 10 }), {
+          query,
+          vectorWeight: 0.7,
+          similarityThreshold: 0.1,
+          page: 1,
+          pageSize: 3,
+        });
       expect((await search('how long does a refund take')).chunks[0]!.content).toBe(texts[2]);
       expect((await search('worker crash replay')).chunks[0]!.content).toBe(texts[0]);
       expect((await search('退款 工作日')).chunks[0]!.content).toBe(texts[3]);
       // Another tenant's search sees nothing.
-      expect(await k.chunks.candidates({ tenantId: freshTenant(), datasetIds: [ds.id], query: 'refund', embedding: localEmbedding('refund'), topK: 10 })).toEqual([]);
+      expect(
+        await k.chunks.candidates({ tenantId: freshTenant(), datasetIds: [ds.id], query: 'refund', embedding: localEmbedding('refund'), topK: 10 }),
+      ).toEqual([]);
     });
   }
 }

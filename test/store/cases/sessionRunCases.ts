@@ -43,7 +43,10 @@ export function sessionCases(ctx: StoreContext): void {
     const ids = (r: { items: { id: string }[]; total: number }) => ({ ids: r.items.map((s) => s.id), total: r.total });
     expect(ids(await ctx.store.sessions.list(tenantId, canvas.id, LIST_ALL))).toEqual({ ids: made, total: 3 });
     expect(ids(await ctx.store.sessions.list(tenantId, canvas.id, { ...LIST_ALL, orderby: 'bogus', desc: true }))).toEqual({ ids: made, total: 3 });
-    expect(ids(await ctx.store.sessions.list(tenantId, canvas.id, { ...LIST_ALL, desc: true, pageSize: 2, page: 1 }))).toEqual({ ids: [made[2], made[1]], total: 3 });
+    expect(ids(await ctx.store.sessions.list(tenantId, canvas.id, { ...LIST_ALL, desc: true, pageSize: 2, page: 1 }))).toEqual({
+      ids: [made[2], made[1]],
+      total: 3,
+    });
     expect(ids(await ctx.store.sessions.list(tenantId, canvas.id, { ...LIST_ALL, userId: 'ann' }))).toEqual({ ids: [made[0], made[2]], total: 2 });
     expect(ids(await ctx.store.sessions.list(tenantId, canvas.id, { ...LIST_ALL, id: made[1] }))).toEqual({ ids: [made[1]], total: 1 });
   });
@@ -56,7 +59,10 @@ export function sessionCases(ctx: StoreContext): void {
     expect(claims.filter(Boolean)).toHaveLength(1);
     const winner = runs[claims.indexOf(true)]!;
     expect(await ctx.store.sessions.claim(session.id, winner)).toBe(true); // re-claiming is idempotent
-    await ctx.store.sessions.release(session.id, runs.find((r) => r !== winner)!); // not the holder: no effect
+    await ctx.store.sessions.release(
+      session.id,
+      runs.find((r) => r !== winner)!,
+    ); // not the holder: no effect
     expect(await ctx.store.sessions.claim(session.id, newId())).toBe(false);
     await ctx.store.sessions.release(session.id, winner);
     expect(await ctx.store.sessions.claim(session.id, newId())).toBe(true);
@@ -81,7 +87,7 @@ export function sessionCases(ctx: StoreContext): void {
     expect(await ctx.store.sessions.claim(session.id, newId())).toBe(true);
   });
 
-  it("ignores a turn completed by a run that does not hold the session (a late or repeated call)", async () => {
+  it('ignores a turn completed by a run that does not hold the session (a late or repeated call)', async () => {
     const tenantId = freshTenant();
     const canvas = await newCanvas(ctx.store, tenantId);
     const session = await newSession(ctx.store, tenantId, canvas.id);

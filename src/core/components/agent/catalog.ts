@@ -48,7 +48,11 @@ function subAgentMeta(name: string, params: Record<string, unknown>): ToolMeta {
     parameters: {
       user_prompt: { type: 'string', description: userPrompt, required: true },
       reasoning: { type: 'string', description: 'Why you call this agent and what you expect back.', required: true },
-      context: { type: 'string', description: 'Everything the agent needs to know: background, facts found so far, decisions, constraints. Make it self-contained.', required: true },
+      context: {
+        type: 'string',
+        description: 'Everything the agent needs to know: background, facts found so far, decisions, constraints. Make it self-contained.',
+        required: true,
+      },
     },
   };
 }
@@ -73,7 +77,13 @@ export interface Catalog {
  * Builds the catalog. `listed` holds tool lists fetched from MCP servers that the DSL did not
  * describe; without them those servers are reported in `unlisted`.
  */
-export function buildCatalog(ctx: ComponentContext, tools: ToolSpec[], mcp: McpSpec[], listed: Record<string, McpToolInfo[]> = {}, toolsKey = 'tools'): Catalog {
+export function buildCatalog(
+  ctx: ComponentContext,
+  tools: ToolSpec[],
+  mcp: McpSpec[],
+  listed: Record<string, McpToolInfo[]> = {},
+  toolsKey = 'tools',
+): Catalog {
   const entries: CatalogEntry[] = [];
   const problems: string[] = [];
   const unlisted: string[] = [];
@@ -82,7 +92,15 @@ export function buildCatalog(ctx: ComponentContext, tools: ToolSpec[], mcp: McpS
     if (t.component_name === 'Agent') {
       const label = (t.name ?? 'agent').trim() || 'agent';
       const fn = `${functionName(label.replace(/ /g, '_'))}_${i}`;
-      entries.push({ fn, schema: toolSchema(fn, subAgentMeta(fn, t.params)), kind: 'agent', name: label, paramsPath, agentParams: t.params, nestedId: `${ctx.id}-->${label.replace(/ /g, '_')}` });
+      entries.push({
+        fn,
+        schema: toolSchema(fn, subAgentMeta(fn, t.params)),
+        kind: 'agent',
+        name: label,
+        paramsPath,
+        agentParams: t.params,
+        nestedId: `${ctx.id}-->${label.replace(/ /g, '_')}`,
+      });
       return;
     }
     const described = ctx.describeTool(t.component_name, t.params);
@@ -91,12 +109,21 @@ export function buildCatalog(ctx: ComponentContext, tools: ToolSpec[], mcp: McpS
       return;
     }
     const fn = `${functionName(described.meta.name)}_${i}`;
-    entries.push({ fn, schema: toolSchema(fn, described.meta), kind: 'component', name: t.name ?? t.component_name, componentName: t.component_name, paramsPath, toolParams: t.params });
+    entries.push({
+      fn,
+      schema: toolSchema(fn, described.meta),
+      kind: 'component',
+      name: t.name ?? t.component_name,
+      componentName: t.component_name,
+      paramsPath,
+      toolParams: t.params,
+    });
   });
   let index = tools.length;
   for (const server of mcp) {
     const fromDsl = Object.entries(server.tools ?? {});
-    const known: Array<[string, Partial<McpToolInfo>]> = fromDsl.length > 0 ? fromDsl.map(([name, meta]) => [name, (meta ?? {}) as Partial<McpToolInfo>]) : (listed[server.mcp_id] ?? []).map((t) => [t.name, t]);
+    const known: Array<[string, Partial<McpToolInfo>]> =
+      fromDsl.length > 0 ? fromDsl.map(([name, meta]) => [name, (meta ?? {}) as Partial<McpToolInfo>]) : (listed[server.mcp_id] ?? []).map((t) => [t.name, t]);
     if (known.length === 0 && !listed[server.mcp_id]) {
       unlisted.push(server.mcp_id);
       continue;

@@ -16,7 +16,14 @@ function askModel(s: AgentSettings, memo: AgentMemo, extras: { notices?: WorkNot
     return ask(p, { ...memo, messages }, 'final', { messages: withSystem(memo.system, messages) }, 'final answer (tool rounds used up)', extras);
   }
   const next = { ...memo, round: memo.round + 1 };
-  return ask(p, next, 'model', { messages: withSystem(memo.system, memo.messages), tools: memo.catalog.map((e) => e.schema) }, `agent round ${next.round}`, extras);
+  return ask(
+    p,
+    next,
+    'model',
+    { messages: withSystem(memo.system, memo.messages), tools: memo.catalog.map((e) => e.schema) },
+    `agent round ${next.round}`,
+    extras,
+  );
 }
 
 export function beginFunctionCalling(s: AgentSettings, memo: AgentMemo): Outcome {
@@ -45,7 +52,10 @@ function onModel(s: AgentSettings, ctx: ComponentContext, memo: AgentMemo, answe
 function onTools(s: AgentSettings, memo: AgentMemo, outcomes: CallOutcome[]): Outcome {
   const settled = settleRound(memo.prepared, outcomes, memo.catalog, memo.round);
   const toolMessages = settled.results.map((r) => ({ role: 'tool' as const, tool_call_id: r.id, content: r.text }));
-  const next: AgentMemo = afterReference({ ...memo, messages: [...memo.messages, ...toolMessages], prepared: [], uses: [...memo.uses, ...settled.uses] }, settled.reference);
+  const next: AgentMemo = afterReference(
+    { ...memo, messages: [...memo.messages, ...toolMessages], prepared: [], uses: [...memo.uses, ...settled.uses] },
+    settled.reference,
+  );
   return askModel(s, next, { notices: settled.notices, ...(settled.reference ? { reference: settled.reference } : {}) });
 }
 

@@ -49,7 +49,14 @@ export interface AgentSettings {
 }
 
 /** A model call of the agent's loop. */
-export function ask(p: LlmParams, memo: AgentMemo, phase: AgentMemo['phase'], request: Partial<LlmChatRequest> & Pick<LlmChatRequest, 'messages'>, summary: string, extras: { notices?: WorkNotice[]; reference?: ReferenceAddition } = {}): Outcome {
+export function ask(
+  p: LlmParams,
+  memo: AgentMemo,
+  phase: AgentMemo['phase'],
+  request: Partial<LlmChatRequest> & Pick<LlmChatRequest, 'messages'>,
+  summary: string,
+  extras: { notices?: WorkNotice[]; reference?: ReferenceAddition } = {},
+): Outcome {
   const full: LlmChatRequest = { llmId: p.llm_id, gen: genConf(p), ...request };
   return { kind: 'call', call: { activity: 'llmChat', request: full }, summary, memo: { ...memo, phase }, ...extras };
 }
@@ -59,7 +66,12 @@ export function withSystem(system: string, messages: ChatMessage[]): ChatMessage
 }
 
 function outputs(memo: AgentMemo, content: string, structured?: unknown): Record<string, unknown> {
-  return { content, use_tools: memo.uses, ...(structured !== undefined ? { structured } : {}), ...(memo.problems.length > 0 ? { tool_problems: memo.problems } : {}) };
+  return {
+    content,
+    use_tools: memo.uses,
+    ...(structured !== undefined ? { structured } : {}),
+    ...(memo.problems.length > 0 ? { tool_problems: memo.problems } : {}),
+  };
 }
 
 /** Ends the loop with the model's answer (parsed when the node has a structured output). */
@@ -72,7 +84,14 @@ export function finish(p: LlmParams, memo: AgentMemo, content: string, extras: {
   }
   // RAGFlow reformats the answer with a dedicated call rather than re-running the whole loop.
   const system = `${structuredOutputInstructions(memo.schema)}\nIMPORTANT: output only valid JSON, no Markdown, no extra text.`;
-  return ask(p, { ...memo, attempt: memo.attempt + 1 }, 'structured', { messages: withSystem(system, [{ role: 'user', content }]), json: true, show: false }, 'reformat the answer as JSON', extras);
+  return ask(
+    p,
+    { ...memo, attempt: memo.attempt + 1 },
+    'structured',
+    { messages: withSystem(system, [{ role: 'user', content }]), json: true, show: false },
+    'reformat the answer as JSON',
+    extras,
+  );
 }
 
 /** The note that ends the tool rounds. */

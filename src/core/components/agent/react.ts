@@ -14,7 +14,14 @@ import { plannedCalls, prepareCalls, settleRound, type RequestedCall } from './t
 export const COMPLETE_TASK = 'complete_task';
 
 function toolsDescription(memo: AgentMemo): string {
-  const complete = { type: 'function', function: { name: COMPLETE_TASK, description: 'Call this when the task is solved, or cannot be solved with the tools: give your final answer.', parameters: { type: 'object', properties: { answer: { type: 'string', description: 'The final answer' } }, required: ['answer'] } } };
+  const complete = {
+    type: 'function',
+    function: {
+      name: COMPLETE_TASK,
+      description: 'Call this when the task is solved, or cannot be solved with the tools: give your final answer.',
+      parameters: { type: 'object', properties: { answer: { type: 'string', description: 'The final answer' } }, required: ['answer'] },
+    },
+  };
   return [complete, ...memo.catalog.map((e) => e.schema)].map((t, i) => `## ${i + 1}. ${t.function.name}\n${JSON.stringify(t, null, 2)}`).join('\n\n');
 }
 
@@ -35,7 +42,13 @@ export function beginReAct(s: AgentSettings, memo: AgentMemo): Outcome {
     '# Tools',
     toolsDescription(memo),
   ].join('\n');
-  return ask(s.p, memo, 'analyze', { messages: withSystem(system, [{ role: 'user', content: `Task: ${task(memo)}\n\nAnalyze it.` }]), show: false }, 'analyze the task');
+  return ask(
+    s.p,
+    memo,
+    'analyze',
+    { messages: withSystem(system, [{ role: 'user', content: `Task: ${task(memo)}\n\nAnalyze it.` }]), show: false },
+    'analyze the task',
+  );
 }
 
 function plan(s: AgentSettings, memo: AgentMemo, extras: { notices?: WorkNotice[]; reference?: ReferenceAddition } = {}): Outcome {
@@ -66,13 +79,19 @@ function plan(s: AgentSettings, memo: AgentMemo, extras: { notices?: WorkNotice[
 function final(s: AgentSettings, memo: AgentMemo, draft: string, extras: { notices?: WorkNotice[]; reference?: ReferenceAddition } = {}): Outcome {
   const findings = memo.observations.length > 0 ? `\n\nWhat the tools found:\n${memo.observations.join('\n\n')}` : '';
   const draftNote = draft ? `\n\nDraft answer:\n${draft}` : '';
-  const messages = [...memo.messages.slice(0, -1), { role: 'user' as const, content: `${task(memo)}${findings}${draftNote}\n\nWrite the final answer to the request above.` }];
+  const messages = [
+    ...memo.messages.slice(0, -1),
+    { role: 'user' as const, content: `${task(memo)}${findings}${draftNote}\n\nWrite the final answer to the request above.` },
+  ];
   return ask(s.p, memo, 'final', { messages: withSystem(memo.system, messages) }, 'final answer', extras);
 }
 
 /** Reads the model's plan: a JSON array (or one object) of {name, arguments}. */
 export function parsePlan(text: string): { ok: true; calls: RequestedCall[] } | { ok: false; error: string } {
-  const cleaned = text.replace(/^[\s\S]*<\/think>/, '').replace(/<\|stop\|>/g, '').trim();
+  const cleaned = text
+    .replace(/^[\s\S]*<\/think>/, '')
+    .replace(/<\|stop\|>/g, '')
+    .trim();
   const start = cleaned.search(/[[{]/);
   if (start < 0) return { ok: false, error: 'no JSON found' };
   const end = Math.max(cleaned.lastIndexOf(']'), cleaned.lastIndexOf('}'));
@@ -85,9 +104,14 @@ export function parsePlan(text: string): { ok: true; calls: RequestedCall[] } | 
   const items = Array.isArray(value) ? value : [value];
   const calls: RequestedCall[] = [];
   for (const [i, item] of items.entries()) {
-    if (typeof item !== 'object' || item === null || typeof (item as { name?: unknown }).name !== 'string') return { ok: false, error: `item ${i} has no "name"` };
+    if (typeof item !== 'object' || item === null || typeof (item as { name?: unknown }).name !== 'string')
+      return { ok: false, error: `item ${i} has no "name"` };
     const args = (item as { arguments?: unknown }).arguments;
-    calls.push({ id: `react_${i}`, fn: (item as { name: string }).name, args: typeof args === 'object' && args !== null ? (args as Record<string, unknown>) : typeof args === 'string' ? args : {} });
+    calls.push({
+      id: `react_${i}`,
+      fn: (item as { name: string }).name,
+      args: typeof args === 'object' && args !== null ? (args as Record<string, unknown>) : typeof args === 'string' ? args : {},
+    });
   }
   return { ok: true, calls };
 }
@@ -113,7 +137,10 @@ function onPlan(s: AgentSettings, ctx: ComponentContext, memo: AgentMemo, answer
 function onTools(s: AgentSettings, memo: AgentMemo, outcomes: CallOutcome[]): Outcome {
   const settled = settleRound(memo.prepared, outcomes, memo.catalog, memo.round);
   const observation = `Step ${memo.round} results:\n${settled.results.map((r) => `- ${r.fn}: ${r.text}`).join('\n')}`;
-  const next: AgentMemo = afterReference({ ...memo, prepared: [], uses: [...memo.uses, ...settled.uses], observations: [...memo.observations, observation] }, settled.reference);
+  const next: AgentMemo = afterReference(
+    { ...memo, prepared: [], uses: [...memo.uses, ...settled.uses], observations: [...memo.observations, observation] },
+    settled.reference,
+  );
   const reflect = `Goal: ${task(memo)}\n\n${observation}\n\nReflect: did these results answer what was missing? What is still unknown? Is another step worth it? Be brief.`;
   return ask(s.p, next, 'reflect', { messages: withSystem(memo.system, [{ role: 'user', content: reflect }]), show: false }, `reflect on step ${memo.round}`, {
     notices: settled.notices,

@@ -64,7 +64,8 @@ export function prepareCalls(requested: RequestedCall[], catalog: CatalogEntry[]
     if (!parsed.ok) return { id: r.id, fn: r.fn, args: {}, problem: `Could not call ${r.fn}: ${parsed.error}. Call it again with a JSON object of arguments.` };
     const required = (entry.schema.function.parameters as { required?: string[] }).required ?? [];
     const missing = required.filter((k) => parsed.value[k] === undefined || parsed.value[k] === null || parsed.value[k] === '');
-    if (missing.length > 0) return { id: r.id, fn: r.fn, args: parsed.value, problem: `Could not call ${r.fn}: missing required argument(s) ${missing.join(', ')}.` };
+    if (missing.length > 0)
+      return { id: r.id, fn: r.fn, args: parsed.value, problem: `Could not call ${r.fn}: missing required argument(s) ${missing.join(', ')}.` };
     return { id: r.id, fn: r.fn, args: parsed.value };
   });
 }
@@ -74,14 +75,24 @@ export function callFor(entry: CatalogEntry, args: Record<string, unknown>, ctx:
   switch (entry.kind) {
     case 'component':
       return (
-        ctx.toolCall(entry.componentName!, entry.toolParams ?? {}, args, entry.paramsPath!) ?? { activity: 'toolInvoke', request: { runId: ctx.runId, componentName: entry.componentName!, paramsPath: entry.paramsPath!, args, asTool: true } }
+        ctx.toolCall(entry.componentName!, entry.toolParams ?? {}, args, entry.paramsPath!) ?? {
+          activity: 'toolInvoke',
+          request: { runId: ctx.runId, componentName: entry.componentName!, paramsPath: entry.paramsPath!, args, asTool: true },
+        }
       );
     case 'mcp':
       return { activity: 'mcpCall', request: { runId: ctx.runId, mcpId: entry.mcpId!, tool: entry.mcpTool!, args, timeoutMs: mcpTimeoutMs } };
     case 'agent':
       return {
         activity: 'subAgent',
-        request: { parentRunId: ctx.runId, componentId: entry.nestedId!, paramsPath: entry.paramsPath!, params: entry.agentParams ?? {}, args, globals: { ...ctx.globals } },
+        request: {
+          parentRunId: ctx.runId,
+          componentId: entry.nestedId!,
+          paramsPath: entry.paramsPath!,
+          params: entry.agentParams ?? {},
+          args,
+          globals: { ...ctx.globals },
+        },
       };
   }
 }
@@ -93,7 +104,10 @@ export function plannedCalls(prepared: PreparedCall[], catalog: CatalogEntry[], 
     .filter((p) => !p.problem)
     .map((p) => {
       const entry = byFn.get(p.fn)!;
-      return { call: callFor(entry, p.args, ctx, mcpTimeoutMs), summary: `${entry.kind === 'agent' ? 'sub-agent' : 'tool'} ${entry.name} ${summarize(JSON.stringify(p.args), 100)}` };
+      return {
+        call: callFor(entry, p.args, ctx, mcpTimeoutMs),
+        summary: `${entry.kind === 'agent' ? 'sub-agent' : 'tool'} ${entry.name} ${summarize(JSON.stringify(p.args), 100)}`,
+      };
     });
 }
 
@@ -105,7 +119,10 @@ export interface SettledRound {
   reference?: ReferenceAddition;
 }
 
-function resultText(entry: CatalogEntry | undefined, outcome: CallOutcome): { text: string; preview: string; error: string | null; elapsed: number; child?: string; reference?: ReferenceAddition } {
+function resultText(
+  entry: CatalogEntry | undefined,
+  outcome: CallOutcome,
+): { text: string; preview: string; error: string | null; elapsed: number; child?: string; reference?: ReferenceAddition } {
   if (!outcome.ok) return { text: `Error: ${outcome.error}`, preview: `Error: ${outcome.error}`, error: outcome.error, elapsed: 0 };
   if (entry?.kind === 'agent') {
     const v = outcome.value as SubAgentResult;
@@ -116,7 +133,13 @@ function resultText(entry: CatalogEntry | undefined, outcome: CallOutcome): { te
     return { text: v.isError ? `Error: ${v.text}` : v.text, preview: v.text, error: v.isError ? v.text : null, elapsed: v.elapsedMs / 1000 };
   }
   const v = outcome.value as ToolInvokeResult & { preview?: string };
-  return { text: v.text, preview: v.preview ?? v.text.replace(BLOB_MARKER, '[stored result]'), error: null, elapsed: v.elapsedMs / 1000, reference: v.reference };
+  return {
+    text: v.text,
+    preview: v.preview ?? v.text.replace(BLOB_MARKER, '[stored result]'),
+    error: null,
+    elapsed: v.elapsedMs / 1000,
+    reference: v.reference,
+  };
 }
 
 /** Turns a round's outcomes (one per planned call, in order) into results, events and the trace. */
@@ -126,18 +149,38 @@ export function settleRound(prepared: PreparedCall[], outcomes: CallOutcome[], c
   let next = 0;
   for (const p of prepared) {
     const entry = byFn.get(p.fn);
-    const r = p.problem ? { text: `Error: ${p.problem}`, preview: p.problem, error: p.problem, elapsed: 0 } : resultText(entry, outcomes[next++] ?? { ok: false, error: 'no result' });
+    const r = p.problem
+      ? { text: `Error: ${p.problem}`, preview: p.problem, error: p.problem, elapsed: 0 }
+      : resultText(entry, outcomes[next++] ?? { ok: false, error: 'no result' });
     if (r.reference) {
       settled.reference ??= { chunks: {}, doc_aggs: {} };
       Object.assign(settled.reference.chunks, r.reference.chunks);
       Object.assign(settled.reference.doc_aggs, r.reference.doc_aggs);
     }
-    const use: ToolUse = { name: entry?.name ?? p.fn, function: p.fn, arguments: p.args, results: summarize(r.preview, 2000), error: r.error, elapsed_time: r.elapsed, round, ...(r.child ? { child_task_id: r.child } : {}) };
+    const use: ToolUse = {
+      name: entry?.name ?? p.fn,
+      function: p.fn,
+      arguments: p.args,
+      results: summarize(r.preview, 2000),
+      error: r.error,
+      elapsed_time: r.elapsed,
+      round,
+      ...(r.child ? { child_task_id: r.child } : {}),
+    };
     settled.results.push({ id: p.id, fn: p.fn, text: r.text });
     settled.uses.push(use);
     settled.notices.push({
       event: 'tool_call',
-      data: { round, tool_name: use.name, function: p.fn, arguments: p.args, result: summarize(r.preview, 300), error: r.error, elapsed_time: r.elapsed, ...(r.child ? { child_task_id: r.child } : {}) },
+      data: {
+        round,
+        tool_name: use.name,
+        function: p.fn,
+        arguments: p.args,
+        result: summarize(r.preview, 300),
+        error: r.error,
+        elapsed_time: r.elapsed,
+        ...(r.child ? { child_task_id: r.child } : {}),
+      },
     });
   }
   return settled;

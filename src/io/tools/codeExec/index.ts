@@ -73,12 +73,19 @@ export function verdict(run: SandboxRun, limits: SandboxLimits): unknown {
     throw bad(`the script ran out of memory (limit ${limits.memoryMb} MB):\n${lines.join('\n')}`);
   }
   // SIGKILL not sent by us: the CPU hard limit (SIGXCPU ignored) or the kernel's OOM killer.
-  const how = run.signal === 'SIGKILL' ? `was killed (past its CPU time limit of ${limits.timeoutS} s, or out of memory)` : run.signal ? `was killed by ${run.signal}` : `exited with code ${run.exitCode}`;
+  const how =
+    run.signal === 'SIGKILL'
+      ? `was killed (past its CPU time limit of ${limits.timeoutS} s, or out of memory)`
+      : run.signal
+        ? `was killed by ${run.signal}`
+        : `exited with code ${run.exitCode}`;
   throw bad(`the script ${how} before main() returned${stderr ? `:\n${stderr}` : ''}`);
 }
 
 function language(raw: unknown): Language {
-  const lang = String(raw ?? 'python').trim().toLowerCase();
+  const lang = String(raw ?? 'python')
+    .trim()
+    .toLowerCase();
   if (lang === 'python' || lang === 'python3' || lang === '') return 'python';
   if (lang === 'javascript' || lang === 'nodejs' || lang === 'js') return 'javascript';
   throw bad(`unsupported language "${lang}" (python or javascript)`);
@@ -99,12 +106,14 @@ function heartbeating(): () => void {
 /** The `toolInvoke` executor of CodeExec (canvas node: `arguments`; Agent tool: `lang`, `script`). */
 export const codeExec: ToolExecutor = async ({ params, args, env, signal }) => {
   const parsed = CodeExecParams.safeParse(params);
-  if (!parsed.success) throw new AppError('TOOL_BAD_REQUEST', `CodeExec params: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new AppError('TOOL_BAD_REQUEST', `CodeExec params: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const p = parsed.data;
   const lang = language(args.lang ?? p.lang);
   const script = typeof args.script === 'string' && args.script.trim() ? args.script : p.script;
   if (!script.trim()) throw bad('the script is empty');
-  const callArgs = typeof args.arguments === 'object' && args.arguments !== null && !Array.isArray(args.arguments) ? (args.arguments as Record<string, unknown>) : {};
+  const callArgs =
+    typeof args.arguments === 'object' && args.arguments !== null && !Array.isArray(args.arguments) ? (args.arguments as Record<string, unknown>) : {};
   const limits = sandboxLimits(env);
   const stop = heartbeating();
   let run: SandboxRun;

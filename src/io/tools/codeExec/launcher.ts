@@ -162,15 +162,37 @@ export function interpreterCommand(lang: Language, interpreter: string, limits: 
 }
 
 /** `[command, args]` of a sandboxed run whose fresh root is mounted on `rootDir`. */
-export function sandboxCommand(rootDir: string, lang: Language, interpreter: string, extraDirs: string[], limits: SandboxLimits, asRoot: boolean): [string, string[]] {
+export function sandboxCommand(
+  rootDir: string,
+  lang: Language,
+  interpreter: string,
+  extraDirs: string[],
+  limits: SandboxLimits,
+  asRoot: boolean,
+): [string, string[]] {
   // The arguments go through the shell's word splitting (set -f, no globbing): no blanks in the path.
-  if (/\s/.test(limits.bwrap)) throw new AppError('TOOL_UNAVAILABLE', `CodeExec: CODE_EXEC_BWRAP must be a path without blanks: ${JSON.stringify(limits.bwrap)}`);
+  if (/\s/.test(limits.bwrap))
+    throw new AppError('TOOL_UNAVAILABLE', `CodeExec: CODE_EXEC_BWRAP must be a path without blanks: ${JSON.stringify(limits.bwrap)}`);
   const namespaces = ['--net', '--mount', '--pid', '--ipc', '--uts', '--fork', '--kill-child', '--propagation', 'private'];
   const userns = asRoot ? [] : ['--user', '--map-root-user'];
   const inner = interpreterCommand(lang, interpreter, limits, '/scratch');
   const mode = asRoot ? 'root' : 'userns';
   const wallS = String(limits.timeoutS + KERNEL_WALL_SLACK_S);
-  const setup = ['/bin/sh', '-c', SETUP, 'codeexec-setup', rootDir, mode, String(limits.uid), String(limits.gid), String(limits.scratchMb), extraDirs.join(':'), wallS, seccompFilter().toString('base64'), limits.bwrap];
+  const setup = [
+    '/bin/sh',
+    '-c',
+    SETUP,
+    'codeexec-setup',
+    rootDir,
+    mode,
+    String(limits.uid),
+    String(limits.gid),
+    String(limits.scratchMb),
+    extraDirs.join(':'),
+    wallS,
+    seccompFilter().toString('base64'),
+    limits.bwrap,
+  ];
   // The worker's death (SIGKILL included) kills unshare (pdeathsig), whose death kills the
   // namespace's PID 1 (--kill-child), whose death kills everything else in the namespace.
   return ['setpriv', ['--pdeathsig', 'KILL', '--', 'unshare', ...userns, ...namespaces, '--', ...setup, ...inner]];

@@ -9,7 +9,17 @@
  */
 
 /** Outputs RAGFlow's CodeExec sets itself; never business outputs. */
-const SYSTEM_OUTPUTS = new Set(['content', 'actual_type', 'attachments', '_ERROR', '_ARTIFACTS', '_ATTACHMENT_CONTENT', 'raw_result', '_created_time', '_elapsed_time']);
+const SYSTEM_OUTPUTS = new Set([
+  'content',
+  'actual_type',
+  'attachments',
+  '_ERROR',
+  '_ARTIFACTS',
+  '_ATTACHMENT_CONTENT',
+  'raw_result',
+  '_created_time',
+  '_elapsed_time',
+]);
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -30,7 +40,12 @@ export function actualType(v: unknown): string {
 
 function sortedDeep(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortedDeep);
-  if (isObject(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortedDeep(v[k])]));
+  if (isObject(v))
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortedDeep(v[k])]),
+    );
   return v;
 }
 

@@ -52,12 +52,21 @@ async function bwrapOf(limits: SandboxLimits): Promise<{ configured: string; res
     await access(limits.bwrap, constants.X_OK);
     return { configured: limits.bwrap, resolved: await realpath(limits.bwrap) };
   } catch {
-    throw new AppError('TOOL_UNAVAILABLE', `CodeExec: bubblewrap (CODE_EXEC_BWRAP) is not available at ${limits.bwrap}, and scripts never run without the sandbox it completes (Debian: apt-get install bubblewrap)`);
+    throw new AppError(
+      'TOOL_UNAVAILABLE',
+      `CodeExec: bubblewrap (CODE_EXEC_BWRAP) is not available at ${limits.bwrap}, and scripts never run without the sandbox it completes (Debian: apt-get install bubblewrap)`,
+    );
   }
 }
 
 /** Runs `code` with `args`; never throws for what the script does, only for a missing interpreter or bwrap. */
-export async function runSandboxed(lang: Language, code: string, args: Record<string, unknown>, limits: SandboxLimits, signal: AbortSignal): Promise<SandboxRun> {
+export async function runSandboxed(
+  lang: Language,
+  code: string,
+  args: Record<string, unknown>,
+  limits: SandboxLimits,
+  signal: AbortSignal,
+): Promise<SandboxRun> {
   const { configured, resolved } = await interpreterOf(lang, limits);
   const bwrap = limits.unsafeNoSandbox ? null : await bwrapOf(limits);
   // The host side of the scratch dir stays empty: the sandbox mounts its own tmpfs over it.

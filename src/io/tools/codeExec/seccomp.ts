@@ -31,11 +31,51 @@ const CLONE_NAMESPACE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 
 const X32_SYSCALL_BIT = 0x40000000;
 
 type Denied =
-  | 'unshare' | 'setns' | 'mount' | 'umount2' | 'pivot_root' | 'chroot' | 'open_tree' | 'move_mount' | 'fsopen' | 'fsconfig' | 'fsmount' | 'fspick' | 'mount_setattr'
-  | 'ptrace' | 'process_vm_readv' | 'process_vm_writev' | 'pidfd_getfd'
-  | 'keyctl' | 'add_key' | 'request_key' | 'bpf' | 'perf_event_open' | 'userfaultfd' | 'io_uring_setup' | 'io_uring_enter' | 'io_uring_register'
-  | 'kexec_load' | 'kexec_file_load' | 'init_module' | 'finit_module' | 'delete_module' | 'reboot' | 'swapon' | 'swapoff' | 'acct' | 'syslog' | 'quotactl' | 'vhangup'
-  | 'open_by_handle_at' | 'name_to_handle_at' | 'lookup_dcookie' | 'settimeofday' | 'clock_settime' | 'adjtimex' | 'clock_adjtime';
+  | 'unshare'
+  | 'setns'
+  | 'mount'
+  | 'umount2'
+  | 'pivot_root'
+  | 'chroot'
+  | 'open_tree'
+  | 'move_mount'
+  | 'fsopen'
+  | 'fsconfig'
+  | 'fsmount'
+  | 'fspick'
+  | 'mount_setattr'
+  | 'ptrace'
+  | 'process_vm_readv'
+  | 'process_vm_writev'
+  | 'pidfd_getfd'
+  | 'keyctl'
+  | 'add_key'
+  | 'request_key'
+  | 'bpf'
+  | 'perf_event_open'
+  | 'userfaultfd'
+  | 'io_uring_setup'
+  | 'io_uring_enter'
+  | 'io_uring_register'
+  | 'kexec_load'
+  | 'kexec_file_load'
+  | 'init_module'
+  | 'finit_module'
+  | 'delete_module'
+  | 'reboot'
+  | 'swapon'
+  | 'swapoff'
+  | 'acct'
+  | 'syslog'
+  | 'quotactl'
+  | 'vhangup'
+  | 'open_by_handle_at'
+  | 'name_to_handle_at'
+  | 'lookup_dcookie'
+  | 'settimeofday'
+  | 'clock_settime'
+  | 'adjtimex'
+  | 'clock_adjtime';
 
 interface Arch {
   audit: number;
@@ -51,11 +91,51 @@ const ARCHES: Record<string, Arch> = {
     clone: 56,
     clone3: 435,
     denied: {
-      unshare: 272, setns: 308, mount: 165, umount2: 166, pivot_root: 155, chroot: 161, open_tree: 428, move_mount: 429, fsopen: 430, fsconfig: 431, fsmount: 432, fspick: 433, mount_setattr: 442,
-      ptrace: 101, process_vm_readv: 310, process_vm_writev: 311, pidfd_getfd: 438,
-      keyctl: 250, add_key: 248, request_key: 249, bpf: 321, perf_event_open: 298, userfaultfd: 323, io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427,
-      kexec_load: 246, kexec_file_load: 320, init_module: 175, finit_module: 313, delete_module: 176, reboot: 169, swapon: 167, swapoff: 168, acct: 163, syslog: 103, quotactl: 179, vhangup: 153,
-      open_by_handle_at: 304, name_to_handle_at: 303, lookup_dcookie: 212, settimeofday: 164, clock_settime: 227, adjtimex: 159, clock_adjtime: 305,
+      unshare: 272,
+      setns: 308,
+      mount: 165,
+      umount2: 166,
+      pivot_root: 155,
+      chroot: 161,
+      open_tree: 428,
+      move_mount: 429,
+      fsopen: 430,
+      fsconfig: 431,
+      fsmount: 432,
+      fspick: 433,
+      mount_setattr: 442,
+      ptrace: 101,
+      process_vm_readv: 310,
+      process_vm_writev: 311,
+      pidfd_getfd: 438,
+      keyctl: 250,
+      add_key: 248,
+      request_key: 249,
+      bpf: 321,
+      perf_event_open: 298,
+      userfaultfd: 323,
+      io_uring_setup: 425,
+      io_uring_enter: 426,
+      io_uring_register: 427,
+      kexec_load: 246,
+      kexec_file_load: 320,
+      init_module: 175,
+      finit_module: 313,
+      delete_module: 176,
+      reboot: 169,
+      swapon: 167,
+      swapoff: 168,
+      acct: 163,
+      syslog: 103,
+      quotactl: 179,
+      vhangup: 153,
+      open_by_handle_at: 304,
+      name_to_handle_at: 303,
+      lookup_dcookie: 212,
+      settimeofday: 164,
+      clock_settime: 227,
+      adjtimex: 159,
+      clock_adjtime: 305,
     },
   },
   arm64: {
@@ -63,11 +143,51 @@ const ARCHES: Record<string, Arch> = {
     clone: 220,
     clone3: 435,
     denied: {
-      unshare: 97, setns: 268, mount: 40, umount2: 39, pivot_root: 41, chroot: 51, open_tree: 428, move_mount: 429, fsopen: 430, fsconfig: 431, fsmount: 432, fspick: 433, mount_setattr: 442,
-      ptrace: 117, process_vm_readv: 270, process_vm_writev: 271, pidfd_getfd: 438,
-      keyctl: 219, add_key: 217, request_key: 218, bpf: 280, perf_event_open: 241, userfaultfd: 282, io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427,
-      kexec_load: 104, kexec_file_load: 294, init_module: 105, finit_module: 273, delete_module: 106, reboot: 142, swapon: 224, swapoff: 225, acct: 89, syslog: 116, quotactl: 60, vhangup: 58,
-      open_by_handle_at: 265, name_to_handle_at: 264, lookup_dcookie: 18, settimeofday: 170, clock_settime: 112, adjtimex: 171, clock_adjtime: 266,
+      unshare: 97,
+      setns: 268,
+      mount: 40,
+      umount2: 39,
+      pivot_root: 41,
+      chroot: 51,
+      open_tree: 428,
+      move_mount: 429,
+      fsopen: 430,
+      fsconfig: 431,
+      fsmount: 432,
+      fspick: 433,
+      mount_setattr: 442,
+      ptrace: 117,
+      process_vm_readv: 270,
+      process_vm_writev: 271,
+      pidfd_getfd: 438,
+      keyctl: 219,
+      add_key: 217,
+      request_key: 218,
+      bpf: 280,
+      perf_event_open: 241,
+      userfaultfd: 282,
+      io_uring_setup: 425,
+      io_uring_enter: 426,
+      io_uring_register: 427,
+      kexec_load: 104,
+      kexec_file_load: 294,
+      init_module: 105,
+      finit_module: 273,
+      delete_module: 106,
+      reboot: 142,
+      swapon: 224,
+      swapoff: 225,
+      acct: 89,
+      syslog: 116,
+      quotactl: 60,
+      vhangup: 58,
+      open_by_handle_at: 265,
+      name_to_handle_at: 264,
+      lookup_dcookie: 18,
+      settimeofday: 170,
+      clock_settime: 112,
+      adjtimex: 171,
+      clock_adjtime: 266,
     },
   },
 };
@@ -77,7 +197,11 @@ type Insn = [code: number, jt: number, jf: number, k: number];
 /** The filter for `arch` (Node's `process.arch`) as the bytes `bwrap --seccomp` reads. */
 export function seccompFilter(arch: string = process.arch): Buffer {
   const a = ARCHES[arch];
-  if (!a) throw new AppError('TOOL_UNAVAILABLE', `CodeExec: no seccomp filter for the ${arch} architecture (x64 and arm64 are supported), so scripts do not run here`);
+  if (!a)
+    throw new AppError(
+      'TOOL_UNAVAILABLE',
+      `CodeExec: no seccomp filter for the ${arch} architecture (x64 and arm64 are supported), so scripts do not run here`,
+    );
   const deny = (errno: number): Insn => [BPF_RET_K, 0, 0, RET_ERRNO | errno];
   const prog: Insn[] = [
     // A call made through another architecture's table (int 0x80 on x86_64) would dodge the numbers below.
