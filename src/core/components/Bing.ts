@@ -1,8 +1,7 @@
 /** Bing: web search through Bing's search API. Params follow RAGFlow's BingParam. */
 import { z } from 'zod';
-import { executionParamsShape, num, str, paramText } from './common';
-import { readToolNodeResult, runToolNode } from './tooling';
-import type { ComponentDef } from './definition';
+import { executionParamsShape, num, str } from './common';
+import { queryParam, searchComponent } from './searchTool';
 
 const BingParams = z.looseObject({
   ...executionParamsShape,
@@ -16,21 +15,9 @@ const BingParams = z.looseObject({
 
 export type BingParams = z.infer<typeof BingParams>;
 
-export const Bing: ComponentDef<BingParams> = {
+export const Bing = searchComponent<BingParams>({
   name: 'Bing',
   params: BingParams,
-  role: 'plain',
-  execution: 'activity',
-  outputNames: () => ['formalized_content', 'json'],
-  inputRefs: () => [],
-  tool: {
-    meta: () => ({
-      name: 'bing_search',
-      description: 'Search the web with Bing.',
-      parameters: { query: { type: 'string', description: 'The search keywords.', default: '{sys.query}', required: true } },
-    }),
-  },
+  tool: { name: 'bing_search', description: 'Search the web with Bing.', parameters: { query: queryParam('The search keywords.') } },
   thoughts: () => 'Searching the web with Bing...',
-  run: (p, ctx) => runToolNode('Bing', ctx, { query: paramText(ctx, p.query) }),
-  onResult: (_p, _ctx, result) => readToolNodeResult(result),
-};
+});

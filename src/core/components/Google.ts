@@ -1,8 +1,7 @@
 /** Google: web search through Google's search API. Params follow RAGFlow's GoogleParam. */
 import { z } from 'zod';
-import { executionParamsShape, num, str, paramText } from './common';
-import { readToolNodeResult, runToolNode } from './tooling';
-import type { ComponentDef } from './definition';
+import { executionParamsShape, num, str } from './common';
+import { queryParam, searchComponent } from './searchTool';
 
 const GoogleParams = z.looseObject({
   ...executionParamsShape,
@@ -15,21 +14,9 @@ const GoogleParams = z.looseObject({
 
 export type GoogleParams = z.infer<typeof GoogleParams>;
 
-export const Google: ComponentDef<GoogleParams> = {
+export const Google = searchComponent<GoogleParams>({
   name: 'Google',
   params: GoogleParams,
-  role: 'plain',
-  execution: 'activity',
-  outputNames: () => ['formalized_content', 'json'],
-  inputRefs: () => [],
-  tool: {
-    meta: () => ({
-      name: 'google_search',
-      description: 'Search the web with Google.',
-      parameters: { query: { type: 'string', description: 'The search keywords.', default: '{sys.query}', required: true } },
-    }),
-  },
+  tool: { name: 'google_search', description: 'Search the web with Google.', parameters: { query: queryParam('The search keywords.') } },
   thoughts: () => 'Searching the web with Google...',
-  run: (p, ctx) => runToolNode('Google', ctx, { query: paramText(ctx, p.query) }),
-  onResult: (_p, _ctx, result) => readToolNodeResult(result),
-};
+});

@@ -5,9 +5,7 @@
  */
 import { z } from 'zod';
 import { executionParamsShape, paramText, positiveInt, str } from './common';
-import { textInputRefs } from './toolInputs';
-import { readToolNodeResult, runToolNode } from './tooling';
-import type { ComponentDef } from './definition';
+import { queryParam, searchComponent } from './searchTool';
 
 const WikipediaParams = z.looseObject({
   ...executionParamsShape,
@@ -25,28 +23,14 @@ const WikipediaParams = z.looseObject({
 
 export type WikipediaParams = z.infer<typeof WikipediaParams>;
 
-export const Wikipedia: ComponentDef<WikipediaParams> = {
+export const Wikipedia = searchComponent<WikipediaParams>({
   name: 'Wikipedia',
   params: WikipediaParams,
-  role: 'plain',
-  execution: 'activity',
-  outputNames: () => ['formalized_content', 'json'],
-  inputRefs: (p) => textInputRefs(p.query),
+  queryIsInput: true,
   tool: {
-    meta: () => ({
-      name: 'wikipedia_search',
-      description: "Search Wikipedia, the world's largest encyclopedia, and read the introductions of the matching articles.",
-      parameters: {
-        query: {
-          type: 'string',
-          description: 'The search keyword: a specific subject that can match an article title.',
-          default: '{sys.query}',
-          required: true,
-        },
-      },
-    }),
+    name: 'wikipedia_search',
+    description: "Search Wikipedia, the world's largest encyclopedia, and read the introductions of the matching articles.",
+    parameters: { query: queryParam('The search keyword: a specific subject that can match an article title.') },
   },
   thoughts: (p, ctx) => `Keywords: ${paramText(ctx, p.query)}\nLooking for the most relevant articles.`,
-  run: (p, ctx) => runToolNode('Wikipedia', ctx, { query: paramText(ctx, p.query) }),
-  onResult: (_p, _ctx, result) => readToolNodeResult(result),
-};
+});
