@@ -8,6 +8,8 @@ import { DEFAULT_RUN_SETTINGS, type RunSettings } from '../core/runSettings';
 
 const port = (def: number) => z.coerce.number().int().min(1).max(65535).default(def);
 const positive = (def: number) => z.coerce.number().positive().default(def);
+/** A size limit in bytes; below 1 KiB nothing useful fits. */
+const byteSize = (def: number) => z.coerce.number().int().min(1024).default(def);
 
 const EnvSchema = z.object({
   PORT: port(9380),
@@ -58,32 +60,12 @@ const EnvSchema = z.object({
   CODE_EXEC_UID: z.coerce.number().int().min(1, 'must not be root (0)').optional(),
   CODE_EXEC_GID: z.coerce.number().int().min(1, 'must not be root (0)').optional(),
   CODE_EXEC_UNSAFE_NO_SANDBOX: z.enum(['true', 'false', '1', '0']).optional(),
-  MAX_BODY_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(10 * 1024 * 1024),
+  MAX_BODY_BYTES: byteSize(10 * 1024 * 1024),
   // What a run may start with (api/services/runLimits.ts): larger values are refused with a 413 naming the field.
-  RUN_MAX_QUERY_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(64 * 1024),
-  RUN_MAX_INPUTS_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(64 * 1024),
-  RUN_MAX_FILES_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(64 * 1024),
-  RUN_MAX_DSL_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(1024 * 1024),
+  RUN_MAX_QUERY_BYTES: byteSize(64 * 1024),
+  RUN_MAX_INPUTS_BYTES: byteSize(64 * 1024),
+  RUN_MAX_FILES_BYTES: byteSize(64 * 1024),
+  RUN_MAX_DSL_BYTES: byteSize(1024 * 1024),
   // The run reconciler (api/services/runReconciler.ts): how often it passes, how old a row must be.
   RUN_RECONCILE_INTERVAL_S: z.coerce.number().positive().default(30),
   RUN_RECONCILE_GRACE_S: z.coerce.number().min(0).default(60),

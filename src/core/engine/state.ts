@@ -94,7 +94,31 @@ export interface SessionState {
   continueAt: string[] | null;
 }
 
-export interface RunState {
+/** What a run gathers, under the names v1 gave them (both shapes keep these fields as they are). */
+interface RunRecords {
+  /** Outputs of each component run so far. */
+  outputs: Record<string, Record<string, unknown>>;
+  /** Values each node read, reported as `node_finished.inputs`. */
+  nodeInputs: Record<string, Record<string, unknown>>;
+  nodes: Record<string, NodeState>;
+  /** `sys.*` and `env.*` values. */
+  globals: Record<string, unknown>;
+  history: HistoryEntry[];
+  memory: unknown[];
+  retrieval: unknown[];
+  /** Citations gathered this run (RAGFlow's `retrieval[-1]`). */
+  reference: { chunks: Record<string, unknown>; doc_aggs: Record<string, unknown> };
+  /** Components that ran in earlier turns of the session. */
+  ranBefore: string[];
+  /** Legacy `Answer` canvases: where the next turn starts. */
+  continueAt: string[] | null;
+  /** Component executions so far (runaway guard). */
+  steps: number;
+  error: string | null;
+  usage: RunUsage;
+}
+
+export interface RunState extends RunRecords {
   /** Shape version: 2 groups what v1 kept flat (see {@link upgradeState}). */
   v: 2;
   runId: string;
@@ -154,26 +178,6 @@ export interface RunState {
     /** The wait expired: the UserFillUp(s) fail with a timeout (v1 `fillExpired`). */
     expired: { waitedS: number | null } | null;
   };
-  /** Outputs of each component run so far. */
-  outputs: Record<string, Record<string, unknown>>;
-  /** Values each node read, reported as `node_finished.inputs`. */
-  nodeInputs: Record<string, Record<string, unknown>>;
-  nodes: Record<string, NodeState>;
-  /** `sys.*` and `env.*` values. */
-  globals: Record<string, unknown>;
-  history: HistoryEntry[];
-  memory: unknown[];
-  retrieval: unknown[];
-  /** Citations gathered this run (RAGFlow's `retrieval[-1]`). */
-  reference: { chunks: Record<string, unknown>; doc_aggs: Record<string, unknown> };
-  /** Components that ran in earlier turns of the session. */
-  ranBefore: string[];
-  /** Legacy `Answer` canvases: where the next turn starts. */
-  continueAt: string[] | null;
-  /** Component executions so far (runaway guard). */
-  steps: number;
-  error: string | null;
-  usage: RunUsage;
   /** Which model factories call tools natively; null = assume all do. */
   toolCalling: ToolCallingTable | null;
   /** Loop items: passes made in the current run of their loop, -1 once the loop ended. */
@@ -181,7 +185,7 @@ export interface RunState {
 }
 
 /** The flat v1 state (and the older field-less ones), as continue-as-new checkpoints in histories hold it. */
-export interface RunStateV1 {
+export interface RunStateV1 extends RunRecords {
   v: 1;
   runId: string;
   messageId: string;
@@ -190,25 +194,12 @@ export interface RunStateV1 {
   path: string[];
   idx: number;
   phase: Phase;
-  outputs: Record<string, Record<string, unknown>>;
-  nodeInputs: Record<string, Record<string, unknown>>;
-  nodes: Record<string, NodeState>;
-  globals: Record<string, unknown>;
-  history: HistoryEntry[];
-  memory: unknown[];
-  retrieval: unknown[];
-  reference: { chunks: Record<string, unknown>; doc_aggs: Record<string, unknown> };
-  ranBefore: string[];
-  continueAt: string[] | null;
   partials: string[];
   deferred: Record<string, DeferredCall>;
   pending: Record<string, PendingCall>;
   groups: Record<string, CallGroup>;
   callSeq: number;
   seq: number;
-  steps: number;
-  error: string | null;
-  usage: RunUsage;
   runInputs: Record<string, unknown>;
   shown: string;
   toolCalling?: ToolCallingTable | null;
