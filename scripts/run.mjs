@@ -13,6 +13,8 @@ import { ensureDeps } from './ensure-deps.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const [command, ...args] = process.argv.slice(2);
+/** What the layer check cruises (also `npm run lint:layers`). */
+const LAYER_CHECKED = ['src', 'server', 'workflows', 'activities', 'api', 'test', 'bench', 'scripts'];
 
 if (command === 'start') {
   ensureDeps(root);
@@ -66,9 +68,6 @@ function runStart(mainArgs) {
   process.on('exit', () => child.exitCode === null && child.signalCode === null && child.kill('SIGTERM'));
   return exitCodeOf(child);
 }
-
-/** What the layer check cruises (also `npm run lint:layers`). */
-const LAYER_CHECKED = ['src', 'server', 'workflows', 'activities', 'api', 'test', 'bench', 'scripts'];
 
 /** typecheck → lint → layers → tests, stopping at the first failure; resolves to that step's exit code. */
 async function runTests(vitestArgs) {
