@@ -15,17 +15,22 @@ import { beginFunctionCalling, continueFunctionCalling } from './agent/functionC
 import type { AgentMemo, AgentSettings } from './agent/memo';
 import { beginReAct, continueReAct } from './agent/react';
 import type { CallOutcome, ComponentContext, ComponentDef, Outcome } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-export const ToolSpecSchema = z.looseObject({
-  component_name: z.string().min(1, 'component_name must not be empty'),
-  name: z.string().optional(),
-  params: z.preprocess((v) => (v === null || v === undefined ? {} : v), z.record(z.string(), z.unknown())),
-});
+export const ToolSpecSchema = lazySchema(() =>
+  z.looseObject({
+    component_name: z.string().min(1, 'component_name must not be empty'),
+    name: z.string().optional(),
+    params: z.preprocess((v) => (v === null || v === undefined ? {} : v), z.record(z.string(), z.unknown())),
+  }),
+);
 
-export const McpSpecSchema = z.looseObject({
-  mcp_id: z.string().min(1, 'mcp_id must not be empty'),
-  tools: z.preprocess((v) => (v === null || v === undefined ? {} : v), z.record(z.string(), z.unknown())),
-});
+export const McpSpecSchema = lazySchema(() =>
+  z.looseObject({
+    mcp_id: z.string().min(1, 'mcp_id must not be empty'),
+    tools: z.preprocess((v) => (v === null || v === undefined ? {} : v), z.record(z.string(), z.unknown())),
+  }),
+);
 
 /**
  * Early RAGFlow agent canvases list tools under `llm_enabled_tools` (the shipped example
@@ -40,24 +45,26 @@ function legacyTools(raw: unknown): unknown {
   return { ...r, tools: r.llm_enabled_tools, tools_key: 'llm_enabled_tools' };
 }
 
-const AgentParamsShape = z.looseObject({
-  ...llmParamsShape,
-  tools: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(ToolSpecSchema)),
-  mcp: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(McpSpecSchema)),
-  max_rounds: nonNegInt(5),
-  user_prompt: str(''),
-  visual_files_var: z.string().nullish(),
-  /** auto (by the model's capability), function_calling, or react. */
-  strategy: z.preprocess(
-    (v) => (v === null || v === undefined || v === '' ? 'auto' : v),
-    z.enum(['auto', 'function_calling', 'react'], { message: "strategy must be 'auto', 'function_calling' or 'react'" }),
-  ),
-  /** Seconds an MCP tool call may take (RAGFlow hard-codes 10). */
-  mcp_timeout: z.preprocess((v) => (v === null || v === undefined || v === '' ? 60 : v), z.number().positive('must be more than 0')),
-  tools_key: z.enum(['tools', 'llm_enabled_tools']).default('tools'),
-});
+const AgentParamsShape = lazySchema(() =>
+  z.looseObject({
+    ...llmParamsShape,
+    tools: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(ToolSpecSchema)),
+    mcp: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(McpSpecSchema)),
+    max_rounds: nonNegInt(5),
+    user_prompt: str(''),
+    visual_files_var: z.string().nullish(),
+    /** auto (by the model's capability), function_calling, or react. */
+    strategy: z.preprocess(
+      (v) => (v === null || v === undefined || v === '' ? 'auto' : v),
+      z.enum(['auto', 'function_calling', 'react'], { message: "strategy must be 'auto', 'function_calling' or 'react'" }),
+    ),
+    /** Seconds an MCP tool call may take (RAGFlow hard-codes 10). */
+    mcp_timeout: z.preprocess((v) => (v === null || v === undefined || v === '' ? 60 : v), z.number().positive('must be more than 0')),
+    tools_key: z.enum(['tools', 'llm_enabled_tools']).default('tools'),
+  }),
+);
 
-export const AgentParams = z.preprocess(legacyTools, AgentParamsShape);
+export const AgentParams = lazySchema(() => z.preprocess(legacyTools, AgentParamsShape));
 
 export type AgentParams = z.infer<typeof AgentParams>;
 

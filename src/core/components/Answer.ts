@@ -7,11 +7,14 @@
 import { z } from 'zod';
 import { executionParamsShape } from './common';
 import type { ComponentContext, ComponentDef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-const AnswerParams = z.looseObject({
-  ...executionParamsShape,
-  post_answers: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(z.string())),
-});
+const AnswerParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    post_answers: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(z.string())),
+  }),
+);
 
 export type AnswerParams = z.infer<typeof AnswerParams>;
 

@@ -6,29 +6,34 @@
 import { z } from 'zod';
 import { bool, executionParamsShape, str } from './common';
 import type { ComponentDef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
 /** One field of an input form (Begin inputs, UserFillUp inputs). */
-export const FormFieldSchema = z.looseObject({
-  key: z.string().optional(),
-  name: z.string().optional(),
-  type: z.string().default('line'),
-  optional: bool(false),
-  options: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(z.unknown())),
-  value: z.unknown().optional(),
-});
+export const FormFieldSchema = lazySchema(() =>
+  z.looseObject({
+    key: z.string().optional(),
+    name: z.string().optional(),
+    type: z.string().default('line'),
+    optional: bool(false),
+    options: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(z.unknown())),
+    value: z.unknown().optional(),
+  }),
+);
 
 export type FormField = z.infer<typeof FormFieldSchema>;
 
-const BeginParams = z.looseObject({
-  ...executionParamsShape,
-  mode: z.preprocess(
-    (v) => (v === undefined || v === null || v === '' ? 'conversational' : typeof v === 'string' && v.toLowerCase() === 'webhook' ? 'Webhook' : v),
-    z.enum(['conversational', 'task', 'Webhook'], { message: "mode should be 'conversational', 'task' or 'Webhook'" }),
-  ),
-  prologue: str("Hi! I'm your smart assistant. What can I do for you?"),
-  enablePrologue: bool(true),
-  inputs: z.preprocess((v) => (v === null || v === undefined || Array.isArray(v) ? {} : v), z.record(z.string(), FormFieldSchema)),
-});
+const BeginParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    mode: z.preprocess(
+      (v) => (v === undefined || v === null || v === '' ? 'conversational' : typeof v === 'string' && v.toLowerCase() === 'webhook' ? 'Webhook' : v),
+      z.enum(['conversational', 'task', 'Webhook'], { message: "mode should be 'conversational', 'task' or 'Webhook'" }),
+    ),
+    prologue: str("Hi! I'm your smart assistant. What can I do for you?"),
+    enablePrologue: bool(true),
+    inputs: z.preprocess((v) => (v === null || v === undefined || Array.isArray(v) ? {} : v), z.record(z.string(), FormFieldSchema)),
+  }),
+);
 
 export type BeginParams = z.infer<typeof BeginParams>;
 

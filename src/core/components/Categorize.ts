@@ -9,28 +9,33 @@ import type { LlmChatResult } from './callContracts';
 import { bareRef, idList, nonNegInt, str } from './common';
 import { chatRequest, llmParamsShape } from './llmPrompt';
 import type { ComponentContext, ComponentDef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-const CategorySchema = z.looseObject({
-  description: z.preprocess((v) => (v === null || v === undefined ? '' : v), z.string()),
-  examples: z.preprocess(
-    (v) => (v === null || v === undefined ? [] : typeof v === 'string' ? v.split('\n') : v),
-    z.array(z.preprocess((v) => (v === null || v === undefined ? '' : String(v)), z.string())),
-  ),
-  to: idList.refine((ids) => ids.length > 0, "'to' must name at least one component"),
-});
+const CategorySchema = lazySchema(() =>
+  z.looseObject({
+    description: z.preprocess((v) => (v === null || v === undefined ? '' : v), z.string()),
+    examples: z.preprocess(
+      (v) => (v === null || v === undefined ? [] : typeof v === 'string' ? v.split('\n') : v),
+      z.array(z.preprocess((v) => (v === null || v === undefined ? '' : String(v)), z.string())),
+    ),
+    to: idList.refine((ids) => ids.length > 0, "'to' must name at least one component"),
+  }),
+);
 
-const CategorizeParams = z
-  .looseObject({
-    ...llmParamsShape,
-    message_history_window_size: nonNegInt(1),
-    query: str('sys.query'),
-    category_description: z.record(z.string(), CategorySchema),
-  })
-  .superRefine((p, ctx) => {
-    const names = Object.keys(p.category_description);
-    if (names.length === 0) ctx.addIssue({ code: 'custom', path: ['category_description'], message: 'at least one category is required' });
-    if (names.some((n) => n.trim() === '')) ctx.addIssue({ code: 'custom', path: ['category_description'], message: 'a category name must not be empty' });
-  });
+const CategorizeParams = lazySchema(() =>
+  z
+    .looseObject({
+      ...llmParamsShape,
+      message_history_window_size: nonNegInt(1),
+      query: str('sys.query'),
+      category_description: z.record(z.string(), CategorySchema),
+    })
+    .superRefine((p, ctx) => {
+      const names = Object.keys(p.category_description);
+      if (names.length === 0) ctx.addIssue({ code: 'custom', path: ['category_description'], message: 'at least one category is required' });
+      if (names.some((n) => n.trim() === '')) ctx.addIssue({ code: 'custom', path: ['category_description'], message: 'a category name must not be empty' });
+    }),
+);
 
 export type CategorizeParams = z.infer<typeof CategorizeParams>;
 

@@ -10,37 +10,42 @@ import { parseRef, type VariableRef } from '../dsl/refs';
 import { executionParamsShape, templateRefs, uniqueRefs } from './common';
 import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentContext, ComponentDef, Outcome, ParamRef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
 const DEFAULT_SCRIPT = 'def main(arg1: str, arg2: str) -> dict:\n    return {"result": arg1 + arg2}\n';
 const DEFAULT_OUTPUTS = { result: { value: '', type: 'object' }, attachments: { value: [], type: 'Array<String>' } };
 
 /** `arguments` as RAGFlow stores it ({name: ref}), also the editor's list form ([{name, value}]). */
-const argumentsSchema = z.preprocess(
-  (v) => {
-    if (v === null || v === undefined || v === '') return {};
-    if (Array.isArray(v))
-      return Object.fromEntries(
-        v.filter((a) => a && typeof a === 'object' && 'name' in a).map((a: { name: unknown; value?: unknown }) => [String(a.name), a.value ?? null]),
-      );
-    return v;
-  },
-  z.record(z.string(), z.unknown()),
+const argumentsSchema = lazySchema(() =>
+  z.preprocess(
+    (v) => {
+      if (v === null || v === undefined || v === '') return {};
+      if (Array.isArray(v))
+        return Object.fromEntries(
+          v.filter((a) => a && typeof a === 'object' && 'name' in a).map((a: { name: unknown; value?: unknown }) => [String(a.name), a.value ?? null]),
+        );
+      return v;
+    },
+    z.record(z.string(), z.unknown()),
+  ),
 );
 
 /** CodeExec's params (RAGFlow's names and defaults). */
-export const CodeExecParams = z.looseObject({
-  ...executionParamsShape,
-  lang: z.preprocess(
-    (v) => (v === null || v === undefined || v === '' ? 'python' : typeof v === 'string' ? v.trim().toLowerCase() : v),
-    z.enum(['python', 'python3', 'javascript', 'nodejs'], { message: 'lang should be python or javascript' }),
-  ),
-  script: z.preprocess(
-    (v) => (v === null || v === undefined ? DEFAULT_SCRIPT : v),
-    z.string().refine((s) => s.trim() !== '', 'Script is required'),
-  ),
-  arguments: argumentsSchema,
-  outputs: z.preprocess((v) => (v === null || v === undefined ? DEFAULT_OUTPUTS : v), z.record(z.string(), z.unknown())),
-});
+export const CodeExecParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    lang: z.preprocess(
+      (v) => (v === null || v === undefined || v === '' ? 'python' : typeof v === 'string' ? v.trim().toLowerCase() : v),
+      z.enum(['python', 'python3', 'javascript', 'nodejs'], { message: 'lang should be python or javascript' }),
+    ),
+    script: z.preprocess(
+      (v) => (v === null || v === undefined ? DEFAULT_SCRIPT : v),
+      z.string().refine((s) => s.trim() !== '', 'Script is required'),
+    ),
+    arguments: argumentsSchema,
+    outputs: z.preprocess((v) => (v === null || v === undefined ? DEFAULT_OUTPUTS : v), z.record(z.string(), z.unknown())),
+  }),
+);
 
 export type CodeExecParams = z.infer<typeof CodeExecParams>;
 

@@ -9,23 +9,26 @@ import { executionParamsShape, num, str, paramText } from './common';
 import { textInputRefs } from './toolInputs';
 import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-const EmailParams = z.looseObject({
-  ...executionParamsShape,
-  smtp_server: str(''),
-  smtp_port: num(465).refine((n) => Number.isInteger(n) && n > 0 && n < 65536, 'smtp_port must be a port number (465 for SSL/TLS, 587 or 25 for STARTTLS)'),
-  /** The sender address (and the login, unless `smtp_username` is set). */
-  email: str(''),
-  smtp_username: str(''),
-  /** The SMTP password or authorization code (kept out of workflow history). */
-  password: str(''),
-  sender_name: str(''),
-  // RAGFlow's defaults, `{sys.query}` for the recipient included.
-  to_email: str('{sys.query}'),
-  cc_email: str(''),
-  subject: str(''),
-  content: str(''),
-});
+const EmailParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    smtp_server: str(''),
+    smtp_port: num(465).refine((n) => Number.isInteger(n) && n > 0 && n < 65536, 'smtp_port must be a port number (465 for SSL/TLS, 587 or 25 for STARTTLS)'),
+    /** The sender address (and the login, unless `smtp_username` is set). */
+    email: str(''),
+    smtp_username: str(''),
+    /** The SMTP password or authorization code (kept out of workflow history). */
+    password: str(''),
+    sender_name: str(''),
+    // RAGFlow's defaults, `{sys.query}` for the recipient included.
+    to_email: str('{sys.query}'),
+    cc_email: str(''),
+    subject: str(''),
+    content: str(''),
+  }),
+);
 
 export type EmailParams = z.infer<typeof EmailParams>;
 

@@ -10,6 +10,7 @@ import { parseRef, type VariableRef } from '../dsl/refs';
 import { bool, executionParamsShape, num, paramText, str, templateRefs, uniqueRefs } from './common';
 import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentDef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
 const DB_TYPES = ['mysql', 'postgres', 'mariadb', 'mssql', 'IBM DB2', 'trino', 'oceanbase'] as const;
 
@@ -18,19 +19,21 @@ export const EXESQL_RUNNABLE_DB_TYPES = ['postgres', 'mysql', 'mariadb'] as cons
 
 // Connection fields may be empty when the canvas is saved (templates ship them blank); they
 // are checked when the node runs.
-const ExeSQLParams = z.looseObject({
-  ...executionParamsShape,
-  sql: str('{sys.query}'),
-  db_type: z.preprocess((v) => (v == null || v === '' ? 'mysql' : v), z.enum(DB_TYPES, { message: `db_type must be one of: ${DB_TYPES.join(', ')}` })),
-  database: str(''),
-  username: str(''),
-  host: str(''),
-  port: num(3306).refine((n) => Number.isInteger(n) && n > 0, 'port must be a positive integer'),
-  password: str(''),
-  max_records: num(1024).refine((n) => Number.isInteger(n) && n > 0, 'max_records must be a positive integer'),
-  /** Ours: let INSERT/UPDATE/DELETE/DDL run. Off by default: read-only. */
-  allow_writes: bool(false),
-});
+const ExeSQLParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    sql: str('{sys.query}'),
+    db_type: z.preprocess((v) => (v == null || v === '' ? 'mysql' : v), z.enum(DB_TYPES, { message: `db_type must be one of: ${DB_TYPES.join(', ')}` })),
+    database: str(''),
+    username: str(''),
+    host: str(''),
+    port: num(3306).refine((n) => Number.isInteger(n) && n > 0, 'port must be a positive integer'),
+    password: str(''),
+    max_records: num(1024).refine((n) => Number.isInteger(n) && n > 0, 'max_records must be a positive integer'),
+    /** Ours: let INSERT/UPDATE/DELETE/DDL run. Off by default: read-only. */
+    allow_writes: bool(false),
+  }),
+);
 
 export type ExeSQLParams = z.infer<typeof ExeSQLParams>;
 export const exeSqlParamsSchema = ExeSQLParams;

@@ -2,8 +2,9 @@
 import { z } from 'zod';
 import { executionParamsShape } from './common';
 import type { ComponentDef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-const ExitLoopParams = z.looseObject({ ...executionParamsShape });
+const ExitLoopParams = lazySchema(() => z.looseObject({ ...executionParamsShape }));
 
 export type ExitLoopParams = z.infer<typeof ExitLoopParams>;
 

@@ -10,26 +10,32 @@ import { planModelCall, readModelAnswer } from './LLM';
 import { buildPrompt, llmInputRefs, llmParamsShape, llmThoughts, structuredSchema, type LlmParams } from './llmPrompt';
 import { stringifyValue } from '../dsl/refs';
 import type { ComponentContext, ComponentDef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-const GenerateParams = z.preprocess(
-  (raw) => {
-    if (typeof raw !== 'object' || raw === null) return raw;
-    const r = raw as Record<string, unknown>;
-    return {
-      ...r,
-      sys_prompt: r.sys_prompt ?? r.prompt ?? '',
-      maxTokensEnabled: r.maxTokensEnabled ?? 'max_tokens' in r,
-      temperatureEnabled: r.temperatureEnabled ?? 'temperature' in r,
-      topPEnabled: r.topPEnabled ?? 'top_p' in r,
-      presencePenaltyEnabled: r.presencePenaltyEnabled ?? 'presence_penalty' in r,
-      frequencyPenaltyEnabled: r.frequencyPenaltyEnabled ?? 'frequency_penalty' in r,
-    };
-  },
-  z.looseObject({
-    ...llmParamsShape,
-    prompt: z.string().optional(),
-    parameters: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(z.looseObject({ key: z.string(), component_id: z.string().optional() }))),
-  }),
+const GenerateParams = lazySchema(() =>
+  z.preprocess(
+    (raw) => {
+      if (typeof raw !== 'object' || raw === null) return raw;
+      const r = raw as Record<string, unknown>;
+      return {
+        ...r,
+        sys_prompt: r.sys_prompt ?? r.prompt ?? '',
+        maxTokensEnabled: r.maxTokensEnabled ?? 'max_tokens' in r,
+        temperatureEnabled: r.temperatureEnabled ?? 'temperature' in r,
+        topPEnabled: r.topPEnabled ?? 'top_p' in r,
+        presencePenaltyEnabled: r.presencePenaltyEnabled ?? 'presence_penalty' in r,
+        frequencyPenaltyEnabled: r.frequencyPenaltyEnabled ?? 'frequency_penalty' in r,
+      };
+    },
+    z.looseObject({
+      ...llmParamsShape,
+      prompt: z.string().optional(),
+      parameters: z.preprocess(
+        (v) => (v === null || v === undefined ? [] : v),
+        z.array(z.looseObject({ key: z.string(), component_id: z.string().optional() })),
+      ),
+    }),
+  ),
 );
 
 export type GenerateParams = z.infer<typeof GenerateParams>;

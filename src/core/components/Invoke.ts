@@ -13,30 +13,35 @@ import { parseRef, type VariableRef } from '../dsl/refs';
 import { bool, executionParamsShape, num, str, templateRefs, uniqueRefs } from './common';
 import { readToolNodeResult, runToolNode } from './tooling';
 import type { ComponentContext, ComponentDef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
 export const INVOKE_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head'] as const;
 
 const lower = (def: string) => (v: unknown) => (v == null || v === '' ? def : typeof v === 'string' ? v.trim().toLowerCase() : v);
 
-const Variable = z.looseObject({
-  key: z.preprocess((v) => (v == null ? '' : v), z.string()),
-  ref: z.preprocess((v) => (v == null ? '' : v), z.string()).optional(),
-  value: z.unknown().optional(),
-});
+const Variable = lazySchema(() =>
+  z.looseObject({
+    key: z.preprocess((v) => (v == null ? '' : v), z.string()),
+    ref: z.preprocess((v) => (v == null ? '' : v), z.string()).optional(),
+    value: z.unknown().optional(),
+  }),
+);
 
-const InvokeParams = z.looseObject({
-  ...executionParamsShape,
-  url: str(''),
-  method: z.preprocess(lower('get'), z.enum(INVOKE_METHODS, { message: `method must be one of: ${INVOKE_METHODS.join(', ')}` })),
-  variables: z.preprocess((v) => (v == null || v === '' ? [] : v), z.array(Variable)),
-  /** A JSON object (as RAGFlow stores it: JSON text), or `Name: value` lines. */
-  headers: z.preprocess((v) => (v == null ? '' : v), z.union([z.string(), z.record(z.string(), z.unknown())])),
-  proxy: str(''),
-  // RAGFlow's Invoke timeout (seconds, default 60) is also the activity's per-attempt budget here.
-  timeout: num(60).refine((n) => n > 0, 'timeout must be more than 0'),
-  clean_html: bool(false),
-  datatype: z.preprocess(lower('json'), z.enum(['json', 'formdata'], { message: "datatype must be 'json' or 'formdata'" })),
-});
+const InvokeParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    url: str(''),
+    method: z.preprocess(lower('get'), z.enum(INVOKE_METHODS, { message: `method must be one of: ${INVOKE_METHODS.join(', ')}` })),
+    variables: z.preprocess((v) => (v == null || v === '' ? [] : v), z.array(Variable)),
+    /** A JSON object (as RAGFlow stores it: JSON text), or `Name: value` lines. */
+    headers: z.preprocess((v) => (v == null ? '' : v), z.union([z.string(), z.record(z.string(), z.unknown())])),
+    proxy: str(''),
+    // RAGFlow's Invoke timeout (seconds, default 60) is also the activity's per-attempt budget here.
+    timeout: num(60).refine((n) => n > 0, 'timeout must be more than 0'),
+    clean_html: bool(false),
+    datatype: z.preprocess(lower('json'), z.enum(['json', 'formdata'], { message: "datatype must be 'json' or 'formdata'" })),
+  }),
+);
 
 export type InvokeParams = z.infer<typeof InvokeParams>;
 export const invokeParamsSchema = InvokeParams;

@@ -10,14 +10,17 @@ import type { ActivityCall } from './callContracts';
 import { executionParamsShape, paramText, str, templateRefs } from './common';
 import { readToolNodeResult, summarize } from './tooling';
 import type { ComponentContext, ComponentDef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-const InvokeCanvasParams = z.looseObject({
-  ...executionParamsShape,
-  canvas_id: z.string().min(1, 'canvas_id must name the agent (canvas) to run'),
-  query: str('{sys.query}'),
-  /** Begin inputs of the invoked canvas; string values may be templates or references. */
-  inputs: z.preprocess((v) => (v === null || v === undefined ? {} : v), z.record(z.string(), z.unknown())),
-});
+const InvokeCanvasParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    canvas_id: z.string().min(1, 'canvas_id must name the agent (canvas) to run'),
+    query: str('{sys.query}'),
+    /** Begin inputs of the invoked canvas; string values may be templates or references. */
+    inputs: z.preprocess((v) => (v === null || v === undefined ? {} : v), z.record(z.string(), z.unknown())),
+  }),
+);
 
 export type InvokeCanvasParams = z.infer<typeof InvokeCanvasParams>;
 

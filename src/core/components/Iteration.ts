@@ -8,12 +8,15 @@ import { z } from 'zod';
 import { bareRef, executionParamsShape, str } from './common';
 import { resolveLooseRef } from './loops';
 import type { ComponentContext, ComponentDef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-const IterationParams = z.looseObject({
-  ...executionParamsShape,
-  items_ref: str(''),
-  variable: z.unknown().optional(),
-});
+const IterationParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    items_ref: str(''),
+    variable: z.unknown().optional(),
+  }),
+);
 
 export type IterationParams = z.infer<typeof IterationParams>;
 

@@ -8,8 +8,9 @@ import { iterationItems, type IterationParams } from './Iteration';
 import { executionParamsShape } from './common';
 import { collectPass, parentOf } from './loops';
 import type { ComponentDef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-const IterationItemParams = z.looseObject({ ...executionParamsShape });
+const IterationItemParams = lazySchema(() => z.looseObject({ ...executionParamsShape }));
 
 export type IterationItemParams = z.infer<typeof IterationItemParams>;
 

@@ -18,11 +18,14 @@ import {
   type LlmParams,
 } from './llmPrompt';
 import type { ComponentContext, ComponentDef, Outcome } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-const LlmParamsWithStructure = LlmParamsSchema.extend({
-  output_structure: z.unknown().optional(),
-  visual_files_var: z.string().nullish(),
-});
+const LlmParamsWithStructure = lazySchema(() =>
+  LlmParamsSchema.extend({
+    output_structure: z.unknown().optional(),
+    visual_files_var: z.string().nullish(),
+  }),
+);
 
 export type LlmComponentParams = z.infer<typeof LlmParamsWithStructure>;
 

@@ -9,31 +9,38 @@ import { z } from 'zod';
 import { parseRef } from '../dsl/refs';
 import { executionParamsShape, nonNegInt } from './common';
 import type { ComponentContext, ComponentDef, ParamRef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-const LoopVariableSchema = z.looseObject({
-  variable: z.string().nullish(),
-  input_mode: z.string().nullish(),
-  type: z.string().nullish(),
-  value: z.unknown().optional(),
-});
+const LoopVariableSchema = lazySchema(() =>
+  z.looseObject({
+    variable: z.string().nullish(),
+    input_mode: z.string().nullish(),
+    type: z.string().nullish(),
+    value: z.unknown().optional(),
+  }),
+);
 
-const TerminationSchema = z.looseObject({
-  variable: z.string().nullish(),
-  operator: z.string().nullish(),
-  input_mode: z.string().nullish(),
-  value: z.unknown().optional(),
-});
+const TerminationSchema = lazySchema(() =>
+  z.looseObject({
+    variable: z.string().nullish(),
+    operator: z.string().nullish(),
+    input_mode: z.string().nullish(),
+    value: z.unknown().optional(),
+  }),
+);
 
-const LoopParams = z.looseObject({
-  ...executionParamsShape,
-  loop_variables: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(LoopVariableSchema)),
-  loop_termination_condition: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(TerminationSchema)),
-  maximum_loop_count: nonNegInt(0),
-  logical_operator: z.preprocess(
-    (v) => (v === null || v === undefined || v === '' ? 'and' : v),
-    z.enum(['and', 'or'], { message: "logical_operator should be 'and' or 'or'" }),
-  ),
-});
+const LoopParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    loop_variables: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(LoopVariableSchema)),
+    loop_termination_condition: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(TerminationSchema)),
+    maximum_loop_count: nonNegInt(0),
+    logical_operator: z.preprocess(
+      (v) => (v === null || v === undefined || v === '' ? 'and' : v),
+      z.enum(['and', 'or'], { message: "logical_operator should be 'and' or 'or'" }),
+    ),
+  }),
+);
 
 export type LoopParams = z.infer<typeof LoopParams>;
 

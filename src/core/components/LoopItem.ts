@@ -4,29 +4,24 @@
  * pass, the first included, as RAGFlow does); otherwise the body runs again.
  */
 import { z } from 'zod';
+import { orderOperator, textOperator } from '../dsl/operators';
 import { parseRef } from '../dsl/refs';
 import { executionParamsShape } from './common';
 import type { LoopParams } from './Loop';
 import { parentOf } from './loops';
 import type { ComponentContext, ComponentDef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-const LoopItemParams = z.looseObject({ ...executionParamsShape });
+const LoopItemParams = lazySchema(() => z.looseObject({ ...executionParamsShape }));
 
 export type LoopItemParams = z.infer<typeof LoopItemParams>;
 
 /** RAGFlow's `LoopItem.evaluate_condition`: the operator's meaning depends on the variable's type. */
 export function evaluateLoopCondition(v: unknown, operator: string, value: unknown): boolean {
   if (typeof v === 'string') {
-    const s = String(value ?? '');
+    const byText = textOperator(operator, v, String(value ?? ''));
+    if (byText !== undefined) return byText;
     switch (operator) {
-      case 'contains':
-        return v.includes(s);
-      case 'not contains':
-        return !v.includes(s);
-      case 'start with':
-        return v.startsWith(s);
-      case 'end with':
-        return v.endsWith(s);
       case 'is':
         return v === value;
       case 'is not':
@@ -48,20 +43,9 @@ export function evaluateLoopCondition(v: unknown, operator: string, value: unkno
         return true;
     }
   } else if (typeof v === 'number') {
-    const n = typeof value === 'number' ? value : Number(value);
+    const byOrder = orderOperator(operator, v, typeof value === 'number' ? value : Number(value));
+    if (byOrder !== undefined) return byOrder;
     switch (operator) {
-      case '=':
-        return v === n;
-      case '≠':
-        return v !== n;
-      case '>':
-        return v > n;
-      case '<':
-        return v < n;
-      case '≥':
-        return v >= n;
-      case '≤':
-        return v <= n;
       case 'empty':
         return false;
       case 'not empty':

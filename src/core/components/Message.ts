@@ -7,18 +7,21 @@
 import { z } from 'zod';
 import { bool, executionParamsShape, templateRefs, uniqueRefs } from './common';
 import type { ComponentDef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-const MessageParams = z.looseObject({
-  ...executionParamsShape,
-  content: z.preprocess(
-    (v) => (typeof v === 'string' ? [v] : v),
-    z.array(z.preprocess((v) => (v === null || v === undefined ? '' : v), z.string())).min(1, 'the message content must not be empty'),
-  ),
-  stream: bool(true),
-  output_format: z.string().nullish(),
-  auto_play: bool(false),
-  status: z.string().nullish(),
-});
+const MessageParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    content: z.preprocess(
+      (v) => (typeof v === 'string' ? [v] : v),
+      z.array(z.preprocess((v) => (v === null || v === undefined ? '' : v), z.string())).min(1, 'the message content must not be empty'),
+    ),
+    stream: bool(true),
+    output_format: z.string().nullish(),
+    auto_play: bool(false),
+    status: z.string().nullish(),
+  }),
+);
 
 export type MessageParams = z.infer<typeof MessageParams>;
 

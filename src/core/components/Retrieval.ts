@@ -12,24 +12,27 @@ import type { ActivityCall, LlmChatResult } from './callContracts';
 import { bareRef, bool, executionParamsShape, num, paramText, str, unitFloat } from './common';
 import { readToolNodeResult, summarize } from './tooling';
 import type { ComponentContext, ComponentDef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-const RetrievalParams = z.looseObject({
-  ...executionParamsShape,
-  query: str('{sys.query}'),
-  similarity_threshold: unitFloat(0.2),
-  keywords_similarity_weight: unitFloat(0.5),
-  top_n: num(8).refine((n) => n > 0, 'top_n must be positive'),
-  top_k: num(1024),
-  dataset_ids: z.preprocess((v) => (v == null ? [] : v), z.array(z.string())),
-  kb_ids: z.preprocess((v) => (v == null ? [] : v), z.array(z.string())),
-  kb_vars: z.preprocess((v) => (v == null ? [] : v), z.array(z.unknown())),
-  rerank_id: str(''),
-  empty_response: str(''),
-  use_kg: bool(false),
-  cross_languages: z.preprocess((v) => (v == null ? [] : v), z.array(z.string())),
-  toc_enhance: bool(false),
-  meta_data_filter: z.unknown().optional(),
-});
+const RetrievalParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    query: str('{sys.query}'),
+    similarity_threshold: unitFloat(0.2),
+    keywords_similarity_weight: unitFloat(0.5),
+    top_n: num(8).refine((n) => n > 0, 'top_n must be positive'),
+    top_k: num(1024),
+    dataset_ids: z.preprocess((v) => (v == null ? [] : v), z.array(z.string())),
+    kb_ids: z.preprocess((v) => (v == null ? [] : v), z.array(z.string())),
+    kb_vars: z.preprocess((v) => (v == null ? [] : v), z.array(z.unknown())),
+    rerank_id: str(''),
+    empty_response: str(''),
+    use_kg: bool(false),
+    cross_languages: z.preprocess((v) => (v == null ? [] : v), z.array(z.string())),
+    toc_enhance: bool(false),
+    meta_data_filter: z.unknown().optional(),
+  }),
+);
 
 export type RetrievalParams = z.infer<typeof RetrievalParams>;
 

@@ -8,27 +8,34 @@ import { z } from 'zod';
 import { parseRef } from '../dsl/refs';
 import { bareRef, executionParamsShape, idList, pyFloat, pyTruthy } from './common';
 import type { ComponentDef, ParamRef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
 export const SWITCH_OPERATORS = ['contains', 'not contains', 'start with', 'end with', 'empty', 'not empty', '=', '≠', '>', '<', '≥', '≤'] as const;
 export type SwitchOperator = (typeof SWITCH_OPERATORS)[number];
 
-const ItemSchema = z.looseObject({
-  cpn_id: z.preprocess((v) => (v === null || v === undefined ? '' : v), z.string()),
-  operator: z.enum(SWITCH_OPERATORS, { message: `operator must be one of: ${SWITCH_OPERATORS.join(', ')}` }),
-  value: z.unknown().optional(),
-});
+const ItemSchema = lazySchema(() =>
+  z.looseObject({
+    cpn_id: z.preprocess((v) => (v === null || v === undefined ? '' : v), z.string()),
+    operator: z.enum(SWITCH_OPERATORS, { message: `operator must be one of: ${SWITCH_OPERATORS.join(', ')}` }),
+    value: z.unknown().optional(),
+  }),
+);
 
-const ConditionSchema = z.looseObject({
-  logical_operator: z.preprocess((v) => (v === null || v === undefined || v === '' ? 'and' : v), z.string()),
-  items: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(ItemSchema)),
-  to: idList.refine((ids) => ids.length > 0, "'to' must not be empty"),
-});
+const ConditionSchema = lazySchema(() =>
+  z.looseObject({
+    logical_operator: z.preprocess((v) => (v === null || v === undefined || v === '' ? 'and' : v), z.string()),
+    items: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(ItemSchema)),
+    to: idList.refine((ids) => ids.length > 0, "'to' must not be empty"),
+  }),
+);
 
-const SwitchParams = z.looseObject({
-  ...executionParamsShape,
-  conditions: z.array(ConditionSchema).min(1, 'at least one condition is required'),
-  end_cpn_ids: idList.refine((ids) => ids.length > 0, 'the ELSE destination must not be empty'),
-});
+const SwitchParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    conditions: z.array(ConditionSchema).min(1, 'at least one condition is required'),
+    end_cpn_ids: idList.refine((ids) => ids.length > 0, 'the ELSE destination must not be empty'),
+  }),
+);
 
 export type SwitchParams = z.infer<typeof SwitchParams>;
 

@@ -7,14 +7,17 @@ import { z } from 'zod';
 import { FormFieldSchema } from './Begin';
 import { bool, executionParamsShape, str, templateRefs } from './common';
 import type { ComponentContext, ComponentDef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-const UserFillUpParams = z.looseObject({
-  ...executionParamsShape,
-  enable_tips: bool(true),
-  tips: str('Please fill up the form'),
-  layout_recognize: str(''),
-  inputs: z.preprocess((v) => (v === null || v === undefined || Array.isArray(v) ? {} : v), z.record(z.string(), FormFieldSchema)),
-});
+const UserFillUpParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    enable_tips: bool(true),
+    tips: str('Please fill up the form'),
+    layout_recognize: str(''),
+    inputs: z.preprocess((v) => (v === null || v === undefined || Array.isArray(v) ? {} : v), z.record(z.string(), FormFieldSchema)),
+  }),
+);
 
 export type UserFillUpParams = z.infer<typeof UserFillUpParams>;
 

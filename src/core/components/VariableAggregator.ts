@@ -6,19 +6,24 @@ import { z } from 'zod';
 import { parseRef } from '../dsl/refs';
 import { bareRef, executionParamsShape, pyTruthy } from './common';
 import type { ComponentDef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-const SelectorSchema = z.preprocess((v) => (typeof v === 'string' ? { value: v } : v), z.looseObject({ value: z.string() }));
+const SelectorSchema = lazySchema(() => z.preprocess((v) => (typeof v === 'string' ? { value: v } : v), z.looseObject({ value: z.string() })));
 
-const GroupSchema = z.looseObject({
-  group_name: z.string().min(1, 'group_name must not be empty'),
-  type: z.string().optional(),
-  variables: z.array(SelectorSchema).min(1, 'a group needs at least one variable'),
-});
+const GroupSchema = lazySchema(() =>
+  z.looseObject({
+    group_name: z.string().min(1, 'group_name must not be empty'),
+    type: z.string().optional(),
+    variables: z.array(SelectorSchema).min(1, 'a group needs at least one variable'),
+  }),
+);
 
-const VariableAggregatorParams = z.looseObject({
-  ...executionParamsShape,
-  groups: z.array(GroupSchema).min(1, 'at least one group is required'),
-});
+const VariableAggregatorParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    groups: z.array(GroupSchema).min(1, 'at least one group is required'),
+  }),
+);
 
 export type VariableAggregatorParams = z.infer<typeof VariableAggregatorParams>;
 

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { parseRef, type VariableRef } from '../dsl/refs';
 import { bareRef, executionParamsShape } from './common';
 import type { ComponentContext, ComponentDef, ParamRef, VariableWrite } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
 const OPERATORS = ['overwrite', 'clear', 'set', 'append', 'extend', 'remove_first', 'remove_last', '+=', '-=', '*=', '/='] as const;
 type Operator = (typeof OPERATORS)[number];
@@ -14,22 +15,26 @@ const NO_PARAMETER: ReadonlySet<Operator> = new Set(['clear', 'remove_first', 'r
 /** Operators whose parameter is a reference to read (not a literal). */
 const REF_PARAMETER: ReadonlySet<Operator> = new Set(['overwrite', 'append', 'extend']);
 
-const ItemSchema = z
-  .looseObject({
-    variable: z.string().min(1, 'variable must not be empty'),
-    operator: z.enum(OPERATORS, { message: `operator must be one of: ${OPERATORS.join(', ')}` }),
-    parameter: z.unknown().optional(),
-  })
-  .superRefine((item, ctx) => {
-    if (!NO_PARAMETER.has(item.operator) && (item.parameter === undefined || item.parameter === null)) {
-      ctx.addIssue({ code: 'custom', path: ['parameter'], message: `operator '${item.operator}' needs a parameter` });
-    }
-  });
+const ItemSchema = lazySchema(() =>
+  z
+    .looseObject({
+      variable: z.string().min(1, 'variable must not be empty'),
+      operator: z.enum(OPERATORS, { message: `operator must be one of: ${OPERATORS.join(', ')}` }),
+      parameter: z.unknown().optional(),
+    })
+    .superRefine((item, ctx) => {
+      if (!NO_PARAMETER.has(item.operator) && (item.parameter === undefined || item.parameter === null)) {
+        ctx.addIssue({ code: 'custom', path: ['parameter'], message: `operator '${item.operator}' needs a parameter` });
+      }
+    }),
+);
 
-const VariableAssignerParams = z.looseObject({
-  ...executionParamsShape,
-  variables: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(ItemSchema)),
-});
+const VariableAssignerParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    variables: z.preprocess((v) => (v === null || v === undefined ? [] : v), z.array(ItemSchema)),
+  }),
+);
 
 export type VariableAssignerParams = z.infer<typeof VariableAssignerParams>;
 

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { PathSegment } from '../dsl/jsonPath';
 import { findRefs, parseRef, type VariableRef } from '../dsl/refs';
 import type { ParamRef } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
 function numericString(v: unknown): unknown {
   if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
@@ -33,22 +34,25 @@ export const str = (def: string) => z.preprocess((v) => (v === null || v === und
 export const bool = (def: boolean) => z.preprocess((v) => (v === null || v === undefined ? def : v), z.boolean());
 
 /** A list of component ids, also accepted as one id or empty. */
-export const idList = z.preprocess((v) => (v === null || v === undefined || v === '' ? [] : typeof v === 'string' ? [v] : v), z.array(z.string()));
+export const idList = lazySchema(() =>
+  z.preprocess((v) => (v === null || v === undefined || v === '' ? [] : typeof v === 'string' ? [v] : v), z.array(z.string())),
+);
 
 /** The params RAGFlow's ComponentParamBase gives every component, plus our per-component timeout. */
 export const executionParamsShape = {
-  max_retries: nonNegInt(0),
-  delay_after_error: z.preprocess((v) => (v === null || v === undefined ? 2 : numericString(v)), z.number().min(0, 'must be 0 or more')),
-  exception_method: z.preprocess((v) => (v === '' || v === undefined ? null : v), z.enum(['goto', 'comment']).nullable()),
+  max_retries: lazySchema(() => nonNegInt(0)),
+  delay_after_error: lazySchema(() => z.preprocess((v) => (v === null || v === undefined ? 2 : numericString(v)), z.number().min(0, 'must be 0 or more'))),
+  exception_method: lazySchema(() => z.preprocess((v) => (v === '' || v === undefined ? null : v), z.enum(['goto', 'comment']).nullable())),
   exception_goto: idList,
-  exception_default_value: z.preprocess(
-    (v) => (v === undefined || v === null || v === '' ? null : typeof v === 'string' ? v : JSON.stringify(v)),
-    z.string().nullable(),
+  exception_default_value: lazySchema(() =>
+    z.preprocess((v) => (v === undefined || v === null || v === '' ? null : typeof v === 'string' ? v : JSON.stringify(v)), z.string().nullable()),
   ),
-  timeout: z.preprocess((v) => (v === undefined || v === null || v === '' ? null : numericString(v)), z.number().positive('must be more than 0').nullable()),
-  message_history_window_size: nonNegInt(13),
-  description: str(''),
-  outputs: z.preprocess((v) => (v === null || v === undefined ? {} : v), z.record(z.string(), z.unknown())),
+  timeout: lazySchema(() =>
+    z.preprocess((v) => (v === undefined || v === null || v === '' ? null : numericString(v)), z.number().positive('must be more than 0').nullable()),
+  ),
+  message_history_window_size: lazySchema(() => nonNegInt(13)),
+  description: lazySchema(() => str('')),
+  outputs: lazySchema(() => z.preprocess((v) => (v === null || v === undefined ? {} : v), z.record(z.string(), z.unknown()))),
 };
 
 /** Python truthiness, which RAGFlow's conditions and aggregators rely on. */

@@ -202,7 +202,13 @@ export interface ExecutionParams {
 export interface ComponentDef<P extends ExecutionParams = ExecutionParams> {
   /** RAGFlow's `component_name`. */
   readonly name: string;
-  /** Accepts RAGFlow's param names and defaults; unknown keys are kept. */
+  /**
+   * Accepts RAGFlow's param names and defaults; unknown keys are kept. Declare it with
+   * `lazySchema(() => z.looseObject({...}))` (src/core/dsl/lazySchema.ts), as every module-scope
+   * schema in src/core is: workflow code evaluates these modules anew for every run, and a lazy
+   * schema is only built when a canvas uses the component (shared pieces such as
+   * `executionParamsShape` wrap each field the same way).
+   */
   readonly params: z.ZodType<P>;
   readonly role: ComponentRole;
   /** `inline` runs in workflow code; `activity` asks for calls. */

@@ -11,38 +11,42 @@ import { withCitations } from './citations';
 import type { ChatMessage, GenConf, LlmChatRequest } from './callContracts';
 import { bool, executionParamsShape, str, templateRefs, uniqueRefs, unitFloat } from './common';
 import type { ComponentContext } from './definition';
+import { lazySchema } from '../dsl/lazySchema';
 
-const PromptSchema = z.looseObject({
-  role: z.preprocess((v) => (v === undefined || v === null || v === '' ? 'user' : v), z.enum(['user', 'assistant', 'system'])),
-  content: z.preprocess((v) => (v === null || v === undefined ? '' : v), z.string()),
-});
+const PromptSchema = lazySchema(() =>
+  z.looseObject({
+    role: z.preprocess((v) => (v === undefined || v === null || v === '' ? 'user' : v), z.enum(['user', 'assistant', 'system'])),
+    content: z.preprocess((v) => (v === null || v === undefined ? '' : v), z.string()),
+  }),
+);
 
 /** The params RAGFlow's LLMParam accepts (shared by LLM, Agent, Categorize, Generate). */
 export const llmParamsShape = {
   ...executionParamsShape,
-  llm_id: str(''),
-  sys_prompt: str(''),
-  prompts: z.preprocess(
-    (v) => (v === undefined || v === null ? [{ role: 'user', content: '{sys.query}' }] : typeof v === 'string' ? [{ role: 'user', content: v }] : v),
-    z.array(PromptSchema).min(1, 'the user prompt must not be empty'),
+  llm_id: lazySchema(() => str('')),
+  sys_prompt: lazySchema(() => str('')),
+  prompts: lazySchema(() =>
+    z.preprocess(
+      (v) => (v === undefined || v === null ? [{ role: 'user', content: '{sys.query}' }] : typeof v === 'string' ? [{ role: 'user', content: v }] : v),
+      z.array(PromptSchema).min(1, 'the user prompt must not be empty'),
+    ),
   ),
-  max_tokens: z.preprocess(
-    (v) => (v === null || v === undefined || v === '' ? 0 : typeof v === 'string' ? Number(v) : v),
-    z.number().min(0, 'must be 0 or more'),
+  max_tokens: lazySchema(() =>
+    z.preprocess((v) => (v === null || v === undefined || v === '' ? 0 : typeof v === 'string' ? Number(v) : v), z.number().min(0, 'must be 0 or more')),
   ),
-  temperature: unitFloat(0),
-  top_p: unitFloat(0),
-  presence_penalty: unitFloat(0),
-  frequency_penalty: unitFloat(0),
-  maxTokensEnabled: bool(false),
-  temperatureEnabled: bool(false),
-  topPEnabled: bool(false),
-  presencePenaltyEnabled: bool(false),
-  frequencyPenaltyEnabled: bool(false),
-  cite: bool(true),
+  temperature: lazySchema(() => unitFloat(0)),
+  top_p: lazySchema(() => unitFloat(0)),
+  presence_penalty: lazySchema(() => unitFloat(0)),
+  frequency_penalty: lazySchema(() => unitFloat(0)),
+  maxTokensEnabled: lazySchema(() => bool(false)),
+  temperatureEnabled: lazySchema(() => bool(false)),
+  topPEnabled: lazySchema(() => bool(false)),
+  presencePenaltyEnabled: lazySchema(() => bool(false)),
+  frequencyPenaltyEnabled: lazySchema(() => bool(false)),
+  cite: lazySchema(() => bool(true)),
 };
 
-export const LlmParamsSchema = z.looseObject(llmParamsShape);
+export const LlmParamsSchema = lazySchema(() => z.looseObject(llmParamsShape));
 export type LlmParams = z.infer<typeof LlmParamsSchema>;
 
 /**

@@ -5,52 +5,63 @@
  * such as `graph` round-trips intact.
  */
 import { z } from 'zod';
+import { lazySchema } from './lazySchema';
 
-export const ComponentObjSchema = z.looseObject({
-  component_name: z.string().min(1, 'component_name must not be empty'),
-  params: z.record(z.string(), z.unknown()).default({}),
-});
+export const ComponentObjSchema = lazySchema(() =>
+  z.looseObject({
+    component_name: z.string().min(1, 'component_name must not be empty'),
+    params: z.record(z.string(), z.unknown()).default({}),
+  }),
+);
 
-export const ComponentNodeSchema = z.looseObject({
-  obj: ComponentObjSchema,
-  downstream: z.array(z.string()).default([]),
-  upstream: z.array(z.string()).default([]),
-  parent_id: z.string().nullish(),
-});
+export const ComponentNodeSchema = lazySchema(() =>
+  z.looseObject({
+    obj: ComponentObjSchema,
+    downstream: z.array(z.string()).default([]),
+    upstream: z.array(z.string()).default([]),
+    parent_id: z.string().nullish(),
+  }),
+);
 
 /** A user variable declared in `variables` (RAGFlow's conversation variables, read as `env.*`). */
-export const CanvasVariableSchema = z.looseObject({
-  name: z.string().optional(),
-  type: z.string().optional(),
-  value: z.unknown().optional(),
-  description: z.string().optional(),
-});
+export const CanvasVariableSchema = lazySchema(() =>
+  z.looseObject({
+    name: z.string().optional(),
+    type: z.string().optional(),
+    value: z.unknown().optional(),
+    description: z.string().optional(),
+  }),
+);
 
-export const CanvasDslSchema = z.looseObject({
-  components: z.record(z.string(), ComponentNodeSchema),
-  globals: z.record(z.string(), z.unknown()).default({}),
-  variables: z
-    .record(z.string(), CanvasVariableSchema)
-    .nullish()
-    .transform((v) => v ?? {}),
-  history: z.array(z.unknown()).default([]),
-  // RAGFlow v0.x stored the path as a list of turns (list of lists); it is run-time state only.
-  path: z.array(z.union([z.string(), z.array(z.string())])).default([]),
-  retrieval: z.unknown().optional(),
-  memory: z.array(z.unknown()).default([]),
-  graph: z.unknown().optional(),
-  messages: z.array(z.unknown()).optional(),
-});
+export const CanvasDslSchema = lazySchema(() =>
+  z.looseObject({
+    components: z.record(z.string(), ComponentNodeSchema),
+    globals: z.record(z.string(), z.unknown()).default({}),
+    variables: z
+      .record(z.string(), CanvasVariableSchema)
+      .nullish()
+      .transform((v) => v ?? {}),
+    history: z.array(z.unknown()).default([]),
+    // RAGFlow v0.x stored the path as a list of turns (list of lists); it is run-time state only.
+    path: z.array(z.union([z.string(), z.array(z.string())])).default([]),
+    retrieval: z.unknown().optional(),
+    memory: z.array(z.unknown()).default([]),
+    graph: z.unknown().optional(),
+    messages: z.array(z.unknown()).optional(),
+  }),
+);
 
 /** RAGFlow's export/template form: the DSL wrapped with its metadata. */
-export const CanvasExportSchema = z.looseObject({
-  id: z.string().optional(),
-  title: z.string().optional(),
-  description: z.string().nullish(),
-  canvas_type: z.string().nullish(),
-  avatar: z.string().nullish(),
-  dsl: CanvasDslSchema,
-});
+export const CanvasExportSchema = lazySchema(() =>
+  z.looseObject({
+    id: z.string().optional(),
+    title: z.string().optional(),
+    description: z.string().nullish(),
+    canvas_type: z.string().nullish(),
+    avatar: z.string().nullish(),
+    dsl: CanvasDslSchema,
+  }),
+);
 
 export type ComponentNode = z.infer<typeof ComponentNodeSchema>;
 export type CanvasDsl = z.infer<typeof CanvasDslSchema>;
