@@ -3,6 +3,7 @@
  * `{key, op, value}` combined with `logic` and/or, RAGFlow's operators. Numbers and dates compare
  * as such when both sides parse; everything else compares as text.
  */
+import { orderOperator, textOperator } from '../../core/dsl/operators';
 
 export interface MetaCondition {
   key: string;
@@ -61,30 +62,7 @@ function holds(actual: unknown, op: string, expected: unknown): boolean {
     const an = comparable(v);
     const en = comparable(expected);
     const numeric = an !== null && en !== null;
-    switch (op) {
-      case 'contains':
-        return a.includes(e);
-      case 'not contains':
-        return !a.includes(e);
-      case 'start with':
-        return a.startsWith(e);
-      case 'end with':
-        return a.endsWith(e);
-      case '=':
-        return numeric ? an === en : a === e;
-      case '≠':
-        return numeric ? an !== en : a !== e;
-      case '>':
-        return numeric ? an > en : a > e;
-      case '<':
-        return numeric ? an < en : a < e;
-      case '≥':
-        return numeric ? an >= en : a >= e;
-      case '≤':
-        return numeric ? an <= en : a <= e;
-      default:
-        return false;
-    }
+    return textOperator(op, a, e) ?? (numeric ? orderOperator(op, an, en) : orderOperator(op, a, e)) ?? false;
   });
 }
 
