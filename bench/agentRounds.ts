@@ -7,11 +7,10 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { LlmChatRequest, ToolInvokeRequest } from '../src/core/components/callContracts';
 import { compileCanvas, runInProcess, type CallResult, type EngineCall } from '../src/core/engine';
-import { launchRun } from '../api/services/runLauncher';
 import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
 import { dsl } from '../test/helpers/canvasKit';
 import { startWebSearchServer } from '../test/helpers/webSearchServer';
-import { median, printTable, runBench, startBenchEnvironment } from './common';
+import { median, printTable, runBench, startBenchEnvironment, startBenchRun } from './common';
 
 const ROUNDS = Number(process.env.BENCH_AGENT_ROUNDS ?? 20);
 const REPEATS = Number(process.env.BENCH_AGENT_REPEATS ?? 5);
@@ -74,17 +73,7 @@ async function main(): Promise<void> {
         const a = performance.now() - t;
         if (inProc.state.status !== 'finished') throw new Error(`in-process run ended ${inProc.state.status}: ${inProc.state.error}`);
         t = performance.now();
-        const run = await launchRun(deps, {
-          tenantId: 'bench',
-          canvas: record,
-          sessionId: null,
-          query: 'q',
-          inputs: null,
-          files: [],
-          userId: 'u',
-          session: null,
-        });
-        const handle = client.workflow.getHandle(run.workflowId);
+        const handle = await startBenchRun(deps, record);
         const result = (await handle.result()) as { status: string };
         const b = performance.now() - t;
         if (result.status !== 'finished') throw new Error(`workflow run ended ${result.status}`);

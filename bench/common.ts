@@ -6,16 +6,17 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { launchRun, type LaunchDeps } from '../api/services/runLauncher';
 import { silentLogger } from '../src/io/log';
 import { llmSettingsFromEnv } from '../src/io/llm/providers';
 import { prepareVectorColumn } from '../src/io/store/chunks';
 import { openDb } from '../src/io/store/db';
 import { migrate } from '../src/io/store/migrations';
 import { createStore } from '../src/io/store/store';
-import type { Db, Store } from '../src/io/store/contract';
+import type { CanvasRecord, Db, Store } from '../src/io/store/contract';
 import { WORKER_TUNING } from '../server/boot/worker';
 import { obtainTemporalCli } from '../src/io/temporal/cli';
 import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../src/io/temporal/bundle';
@@ -103,6 +104,12 @@ export function printTable(title: string, rows: Array<[string, string]>): void {
   const width = Math.max(...rows.map(([k]) => k.length));
   process.stdout.write(`\n${title} (${process.platform}/${process.arch}, node ${process.version})\n`);
   for (const [k, v] of rows) process.stdout.write(`  ${k.padEnd(width)}  ${v}\n`);
+}
+
+/** Starts a new run of a stored canvas as the API does (tenant `bench`, no session) and answers its workflow. */
+export async function startBenchRun(deps: LaunchDeps, canvas: CanvasRecord): Promise<WorkflowHandle> {
+  const run = await launchRun(deps, { tenantId: 'bench', canvas, sessionId: null, query: 'q', inputs: null, files: [], userId: 'u', session: null });
+  return deps.client.workflow.getHandle(run.workflowId);
 }
 
 /** Runs a benchmark's main and exits with its outcome. */

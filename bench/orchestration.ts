@@ -8,12 +8,11 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import OpenAI from 'openai';
 import { silentLogger } from '../src/io/log';
 import { buildApp } from '../api/app';
-import { launchRun } from '../api/services/runLauncher';
 import type { LlmChatRequest } from '../src/core/components/callContracts';
 import { compileCanvas, runInProcess, type CallResult, type EngineCall } from '../src/core/engine';
 import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
 import { dsl } from '../test/helpers/canvasKit';
-import { median, printTable, REPEATS, runBench, startBenchEnvironment } from './common';
+import { median, printTable, REPEATS, runBench, startBenchEnvironment, startBenchRun } from './common';
 
 function chain(kind: 'activity' | 'inline', n: number): Record<string, unknown> {
   const nodes: Record<string, { name: string; params?: Record<string, unknown>; downstream?: string[] }> = { begin: { name: 'Begin', downstream: ['N:0'] } };
@@ -54,17 +53,8 @@ async function main(): Promise<void> {
         await runInProcess(compiled.canvas, { runId: `r${r}`, messageId: 'm', query: 'q' }, exec);
         const a = performance.now() - t;
         t = performance.now();
-        const run = await launchRun(deps, {
-          tenantId: 'bench',
-          canvas: record,
-          sessionId: null,
-          query: 'q',
-          inputs: null,
-          files: [],
-          userId: 'u',
-          session: null,
-        });
-        await client.workflow.getHandle(run.workflowId).result();
+        const handle = await startBenchRun(deps, record);
+        await handle.result();
         const b = performance.now() - t;
         if (r >= 2) {
           local.push(a);
@@ -136,17 +126,8 @@ async function main(): Promise<void> {
     const t = performance.now();
     await Promise.all(
       Array.from({ length: total }, async () => {
-        const run = await launchRun(deps, {
-          tenantId: 'bench',
-          canvas: small,
-          sessionId: null,
-          query: 'q',
-          inputs: null,
-          files: [],
-          userId: 'u',
-          session: null,
-        });
-        await client.workflow.getHandle(run.workflowId).result();
+        const handle = await startBenchRun(deps, small);
+        await handle.result();
       }),
     );
     const seconds = (performance.now() - t) / 1000;
