@@ -4,16 +4,19 @@
  * DuckDuckGoParam: `channel` is `text` or `news`, `top_n` the number of results.
  */
 import { z } from 'zod';
+import { lazySchema } from '../dsl/lazySchema';
 import { executionParamsShape, paramText, positiveInt, str } from './common';
 import { KEYWORDS, oneOf, queryParam, searchComponent } from './searchTool';
 
-const DuckDuckGoParams = z.looseObject({
-  ...executionParamsShape,
-  query: str('{sys.query}'),
-  // As a node the channel is the component's own (`text`/`news`); the executor reads it from params.
-  channel: oneOf('channel', ['text', 'news'], 'text'),
-  top_n: positiveInt(10),
-});
+const DuckDuckGoParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    query: str('{sys.query}'),
+    // As a node the channel is the component's own (`text`/`news`); the executor reads it from params.
+    channel: oneOf('channel', ['text', 'news'], 'text'),
+    top_n: positiveInt(10),
+  }),
+);
 
 export type DuckDuckGoParams = z.infer<typeof DuckDuckGoParams>;
 

@@ -4,15 +4,18 @@
  * SEARXNG_BASE_URL setting) and `top_n`.
  */
 import { z } from 'zod';
+import { lazySchema } from '../dsl/lazySchema';
 import { executionParamsShape, paramText, positiveInt, str } from './common';
 import { KEYWORDS, queryParam, searchComponent } from './searchTool';
 
-const SearXNGParams = z.looseObject({
-  ...executionParamsShape,
-  query: str('{sys.query}'),
-  searxng_url: str(''),
-  top_n: positiveInt(10),
-});
+const SearXNGParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    query: str('{sys.query}'),
+    searxng_url: str(''),
+    top_n: positiveInt(10),
+  }),
+);
 
 export type SearXNGParams = z.infer<typeof SearXNGParams>;
 

@@ -3,16 +3,19 @@
  * Params follow RAGFlow's TavilyExtractParam.
  */
 import { z } from 'zod';
+import { lazySchema } from '../dsl/lazySchema';
 import { executionParamsShape, str } from './common';
 import { oneOf, searchComponent } from './searchTool';
 
-const TavilyExtractParams = z.looseObject({
-  ...executionParamsShape,
-  api_key: str(''),
-  urls: z.preprocess((v) => (v == null ? '' : v), z.union([z.string(), z.array(z.string())])),
-  extract_depth: oneOf('extract_depth', ['basic', 'advanced'], 'basic'),
-  format: oneOf('format', ['markdown', 'text'], 'markdown'),
-});
+const TavilyExtractParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    api_key: str(''),
+    urls: z.preprocess((v) => (v == null ? '' : v), z.union([z.string(), z.array(z.string())])),
+    extract_depth: oneOf('extract_depth', ['basic', 'advanced'], 'basic'),
+    format: oneOf('format', ['markdown', 'text'], 'markdown'),
+  }),
+);
 
 export type TavilyExtractParams = z.infer<typeof TavilyExtractParams>;
 

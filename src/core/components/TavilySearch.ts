@@ -3,27 +3,30 @@
  * an Agent tool (query from the model). Params follow RAGFlow's TavilySearchParam.
  */
 import { z } from 'zod';
+import { lazySchema } from '../dsl/lazySchema';
 import { bool, executionParamsShape, num, str, paramText } from './common';
 import { KEYWORDS, oneOf, queryParam, searchComponent } from './searchTool';
 
 const positive = (field: string, def: number) => num(def).refine((n) => Number.isInteger(n) && n > 0, `${field} must be a positive integer`);
-const domains = z.preprocess((v) => (v == null ? [] : v), z.array(z.string()));
+const domains = () => z.preprocess((v) => (v == null ? [] : v), z.array(z.string()));
 
-const TavilySearchParams = z.looseObject({
-  ...executionParamsShape,
-  api_key: str(''),
-  query: str('{sys.query}'),
-  topic: oneOf('topic', ['general', 'news'], 'general'),
-  search_depth: oneOf('search_depth', ['basic', 'advanced'], 'basic'),
-  max_results: positive('max_results', 6),
-  days: positive('days', 14),
-  include_answer: bool(false),
-  include_raw_content: bool(false),
-  include_images: bool(false),
-  include_image_descriptions: bool(false),
-  include_domains: domains,
-  exclude_domains: domains,
-});
+const TavilySearchParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    api_key: str(''),
+    query: str('{sys.query}'),
+    topic: oneOf('topic', ['general', 'news'], 'general'),
+    search_depth: oneOf('search_depth', ['basic', 'advanced'], 'basic'),
+    max_results: positive('max_results', 6),
+    days: positive('days', 14),
+    include_answer: bool(false),
+    include_raw_content: bool(false),
+    include_images: bool(false),
+    include_image_descriptions: bool(false),
+    include_domains: domains(),
+    exclude_domains: domains(),
+  }),
+);
 
 export type TavilySearchParams = z.infer<typeof TavilySearchParams>;
 

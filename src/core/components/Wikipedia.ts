@@ -4,22 +4,25 @@
  * (`language`, `top_n`).
  */
 import { z } from 'zod';
+import { lazySchema } from '../dsl/lazySchema';
 import { executionParamsShape, paramText, positiveInt, str } from './common';
 import { queryParam, searchComponent } from './searchTool';
 
-const WikipediaParams = z.looseObject({
-  ...executionParamsShape,
-  query: str('{sys.query}'),
-  // A subdomain of wikipedia.org (`en`, `zh-yue`, `simple`): checked so it cannot change the host.
-  language: z.preprocess(
-    (v) => (v == null || v === '' ? 'en' : typeof v === 'string' ? v.trim().toLowerCase() : v),
-    z
-      .string()
-      .regex(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/, 'language must be a Wikipedia language code such as en, de or zh')
-      .max(20),
-  ),
-  top_n: positiveInt(10),
-});
+const WikipediaParams = lazySchema(() =>
+  z.looseObject({
+    ...executionParamsShape,
+    query: str('{sys.query}'),
+    // A subdomain of wikipedia.org (`en`, `zh-yue`, `simple`): checked so it cannot change the host.
+    language: z.preprocess(
+      (v) => (v == null || v === '' ? 'en' : typeof v === 'string' ? v.trim().toLowerCase() : v),
+      z
+        .string()
+        .regex(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/, 'language must be a Wikipedia language code such as en, de or zh')
+        .max(20),
+    ),
+    top_n: positiveInt(10),
+  }),
+);
 
 export type WikipediaParams = z.infer<typeof WikipediaParams>;
 

@@ -7,7 +7,8 @@
  */
 import { z } from 'zod';
 import type { VariableRef } from '../dsl/refs';
-import { paramText } from './common';
+import { lazySchema } from '../dsl/lazySchema';
+import { executionParamsShape, num, paramText, str } from './common';
 import type { ComponentContext, ComponentDef, ExecutionParams, ToolMeta, ToolParamSpec } from './definition';
 import { textInputRefs } from './toolInputs';
 import { readToolNodeResult, runToolNode } from './tooling';
@@ -68,4 +69,42 @@ export function searchComponent<P extends ExecutionParams & { query?: string }>(
     run: (p, ctx) => runToolNode(spec.name, ctx, nodeArgs(p, ctx)),
     onResult: (_p, _ctx, result) => readToolNodeResult(result),
   };
+}
+
+/** Params of a web search behind an API key (RAGFlow's BingParam and GoogleParam). */
+export interface KeyedSearchParams extends ExecutionParams {
+  query: string;
+  api_key: string;
+  /** Bing only: which results (`Webpages`, `News`). */
+  channel?: string;
+  country: string;
+  language: string;
+  top_n: number;
+}
+
+/**
+ * A web search behind an API key (Bing, Google): RAGFlow gives both the same params and defaults
+ * but the country, and Bing a `channel`; the tool and thoughts name the engine.
+ */
+export function keyedWebSearch(name: string, defaults: { channel?: string; country: string }): ComponentDef<KeyedSearchParams> {
+  const params = lazySchema(() => {
+    // Google has no `channel` param at all, not an empty one.
+    const channel: { channel?: z.ZodType<string> } = defaults.channel === undefined ? {} : { channel: str(defaults.channel) };
+    // zod cannot infer an optional key through a spread; the shape is KeyedSearchParams's.
+    return z.looseObject({
+      ...executionParamsShape,
+      query: str('{sys.query}'),
+      api_key: str(''),
+      ...channel,
+      country: str(defaults.country),
+      language: str('en'),
+      top_n: num(10),
+    }) as z.ZodType<KeyedSearchParams>;
+  });
+  return searchComponent<KeyedSearchParams>({
+    name,
+    params,
+    tool: { name: `${name.toLowerCase()}_search`, description: `Search the web with ${name}.`, parameters: { query: queryParam('The search keywords.') } },
+    thoughts: () => `Searching the web with ${name}...`,
+  });
 }
