@@ -34,6 +34,10 @@ function forbid(...groups) {
 }
 
 const pure = { paths: nodeBuiltins, message: 'The pure core (src/core) and workflows run in the workflow sandbox: no Node builtins.' };
+const noTestKit = {
+  paths: ['@temporalio/testing'],
+  message: '@temporalio/testing is a dev dependency (tests and benchmarks); production code starts the dev server with the CLI.',
+};
 const noIo = { patterns: ioLibraries, message: 'The pure core may not import I/O libraries; I/O lives in src/io, used by activities/ and api/.' };
 
 export default tseslint.config(
@@ -79,5 +83,6 @@ export default tseslint.config(
       ),
     },
   },
+  { files: ['src/io/**', 'server/**', 'api/**', 'activities/**'], ignores: ['**/*.test.ts'], rules: { 'no-restricted-imports': forbid(noTestKit) } },
   { files: ['test/**', 'src/**/*.test.ts', 'bench/**'], rules: { '@typescript-eslint/no-non-null-assertion': 'off' } },
 );

@@ -2,8 +2,8 @@
  * Finds (or, as a last resort, builds) the Temporal CLI used to run `temporal server start-dev`.
  *
  * Order: TEMPORAL_CLI_PATH → `temporal` on PATH → `<project>/.tools/bin/temporal` → a machine-wide
- * cache shared by every clone on this machine → `go install` (when Go exists). Callers fall back
- * to the SDK's own CLI download when this returns null.
+ * cache shared by every clone on this machine → `go install` (when Go exists). Null means none:
+ * the caller then asks for TEMPORAL_ADDRESS, a CLI or Go.
  */
 import { execFile, spawn } from 'node:child_process';
 import { constants as fsConstants, promises as fs } from 'node:fs';
@@ -36,7 +36,7 @@ const LOCK_STALE_MS = 15 * 60_000;
 const LOCK_POLL_MS = 2_000;
 const PROGRESS_EVERY_MS = 10_000;
 
-/** Finds or builds the CLI. Returns null when none can be had (caller may then try the SDK download). */
+/** Finds or builds the CLI. Returns null when none can be had. */
 export async function obtainTemporalCli(opts: ObtainCliOptions): Promise<CliLocation | null> {
   const log = opts.log ?? (() => {});
 
@@ -72,7 +72,7 @@ export async function obtainTemporalCli(opts: ObtainCliOptions): Promise<CliLoca
       return { path: toolsBinary, source: 'go-install' };
     });
   } catch (error) {
-    // A failed build (e.g. module proxy unreachable) leaves the SDK download as the caller's last option.
+    // A failed build (e.g. module proxy unreachable) is reported by the caller with what to provide instead.
     log(`temporal-cli: build failed: ${errorMessage(error)}`);
     return null;
   }

@@ -2,7 +2,8 @@
  * Runs (or reuses, or connects to) the Temporal server the product needs.
  *
  * `startDevServer` spawns `temporal server start-dev`; `connectOrStartTemporal` is the one call
- * `npm start` and the tests use: TEMPORAL_ADDRESS → local CLI → the SDK's own CLI download.
+ * `npm start` and the tests use: TEMPORAL_ADDRESS → the CLI `obtainTemporalCli` finds or builds.
+ * Production needs no `@temporalio/testing` (a dev dependency): the CLI is the dev server.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, promises as fs, openSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Connection, isGrpcServiceError } from '@temporalio/client';
 import { obtainTemporalCli } from './cli';
 import { envPort, isPortOpen, pickFreePort, splitAddress } from './ports';
-import { SEARCH_ATTRIBUTE_KEYS, SEARCH_ATTRIBUTES, searchAttributeCliArgs } from '../../core/searchAttributes';
+import { SEARCH_ATTRIBUTES, searchAttributeCliArgs } from '../../core/searchAttributes';
 
 /** A reachable Temporal frontend; `stop()` ends it only when this process started it. */
 export interface DevServer {
@@ -114,7 +115,7 @@ export function devServerFiles(dataDir: string): { dbFile: string; logFile: stri
   return { dbFile: path.join(dataDir, 'temporal.db'), logFile: path.join(dataDir, 'temporal.log') };
 }
 
-/** Connects to TEMPORAL_ADDRESS, or starts a dev server with the local CLI, or with the SDK's CLI download. */
+/** Connects to TEMPORAL_ADDRESS, or starts a dev server with the local (or freshly built) CLI. */
 export async function connectOrStartTemporal(opts: {
   projectRoot: string;
   persistent: boolean;
@@ -134,23 +135,16 @@ export async function connectOrStartTemporal(opts: {
   const files = devServerFiles(opts.dataDir ?? path.join(opts.projectRoot, '.data'));
   const placement = opts.persistent ? { dbFile: files.dbFile, port: envPort('TEMPORAL_PORT', 7233), uiPort: envPort('TEMPORAL_UI_PORT', 8233) } : {};
   const cli = await obtainTemporalCli({ projectRoot: opts.projectRoot, log });
-  if (cli) {
-    const logFile = opts.persistent ? files.logFile : undefined;
-    return startDevServer({ cliPath: cli.path, ...placement, ui: opts.ui, logFile, log });
-  }
-  log('temporal: no local Temporal CLI (none found, and none built with Go); trying the SDK download');
-  try {
-    return await startWithSdkDownload({ ...placement, ui: opts.ui }, log);
-  } catch (error) {
+  if (!cli) {
     throw new Error(
       'Could not get a Temporal server. Provide one of:\n' +
         '  1. TEMPORAL_ADDRESS=host:port of a running Temporal server (optionally TEMPORAL_NAMESPACE, TEMPORAL_UI_URL);\n' +
         '  2. a Temporal CLI: TEMPORAL_CLI_PATH=/path/to/temporal, or `temporal` on PATH;\n' +
-        '  3. Go (https://go.dev/dl) on PATH, so the CLI can be built with `go install` on first run.\n' +
-        `The SDK download failed: ${errorMessage(error)}`,
-      { cause: error },
+        '  3. Go (https://go.dev/dl) on PATH, so the CLI can be built with `go install` on first run.',
     );
   }
+  const logFile = opts.persistent ? files.logFile : undefined;
+  return startDevServer({ cliPath: cli.path, ...placement, ui: opts.ui, logFile, log });
 }
 
 /** Registers any missing product search attributes on an existing server (they are idempotent to add). */
@@ -194,30 +188,6 @@ async function reuseRunningServer(
   const uiUrl = uiPort !== undefined && (await isPortOpen(ip, uiPort)) ? `http://${ip}:${uiPort}` : null;
   log(`temporal: reusing server already running address=${address} ui=${uiUrl ?? 'off'}`);
   return { address, uiUrl, namespace, stop: async () => {} };
-}
-
-/** Adapts the SDK's downloaded-CLI environment (needs internet on first use) to {@link DevServer}. */
-async function startWithSdkDownload(
-  placement: { dbFile?: string; port?: number; uiPort?: number; ui: boolean },
-  log: (line: string) => void,
-): Promise<DevServer> {
-  // Imported lazily: @temporalio/testing loads the native worker bridge, which only this path needs.
-  const { TestWorkflowEnvironment } = await import('@temporalio/testing');
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      ip: '127.0.0.1',
-      dbFilename: placement.dbFile,
-      port: placement.port,
-      ui: placement.ui,
-      uiPort: placement.ui ? placement.uiPort : undefined,
-      searchAttributes: [...SEARCH_ATTRIBUTE_KEYS],
-    },
-  });
-  // The SDK's default UI port is the frontend port + 1000, like the CLI's.
-  const uiPort = placement.uiPort ?? splitAddress(env.address)[1] + 1000;
-  const uiUrl = placement.ui ? `http://127.0.0.1:${uiPort}` : null;
-  log(`temporal: SDK dev server ready address=${env.address} ui=${uiUrl ?? 'off'}`);
-  return { address: env.address, uiUrl, namespace: env.namespace ?? 'default', stop: () => env.teardown() };
 }
 
 /** True when the frontend answers the gRPC health check and knows the namespace. */
