@@ -31,7 +31,14 @@ const PAGE = 500;
 const SAFETY_POLL_MS = 5000;
 /** While a run that ended waits for its terminal event, its row is checked this often. */
 const GRACE_POLL_MS = 500;
-const END_GRACE_MS = 5000;
+/**
+ * How long a run whose row has ended may go without its terminal event before its readers stop.
+ * finalizeRun writes the row, then the session, then the last events; under a burst those writes
+ * queue, and 5 s ended 3 of 200 streams early. Every path that ends a run writes a terminal event
+ * (the launcher for a refused start, the reconciler for runs ended outside our control), so this
+ * only bounds a reader's wait when a store failure lost one.
+ */
+const END_GRACE_MS = 30_000;
 const ENDED = new Set(['failed', 'canceled', 'finished']);
 
 /** The text a `message` event adds to the reply, as every route renders it. */
