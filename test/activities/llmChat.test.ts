@@ -9,7 +9,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLlmActivities } from '../../activities/llm';
-import type { LlmChatRequest } from '../../src/core/components/callContracts';
+import type { LlmChatRequest, LlmChatResult } from '../../src/core/components/callContracts';
 import { silentLogger } from '../../src/io/log';
 import { llmSettingsFromEnv } from '../../src/io/llm/providers';
 import type { Store } from '../../src/io/store/contract';
@@ -48,7 +48,7 @@ describe('the llmChat activity', () => {
     const env = new MockActivityEnvironment({ attempt: 1 });
     const beats: unknown[] = [];
     env.on('heartbeat', (details: unknown) => beats.push(details));
-    const result = await env.run(llmChat(), request, { maxRetries: 0 });
+    const result: LlmChatResult = await env.run(llmChat(), request, { maxRetries: 0 });
     expect(result.content).toBe('one two three four five');
     expect(beats[0]).toEqual({ chars: 0 });
     expect(beats.some((b) => (b as { chars: number }).chars > 0)).toBe(true);

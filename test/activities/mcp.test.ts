@@ -11,6 +11,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpActivities } from '../../activities/mcp';
+import type { McpToolInfo } from '../../src/core/components/callContracts';
 import { silentLogger } from '../../src/io/log';
 import { mcpPolicyFromEnv } from '../../src/io/mcp/connect';
 import { McpPool } from '../../src/io/mcp/pool';
@@ -68,7 +69,7 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
 describe('the MCP activities', () => {
   it('list the tools of a server and return what a tool answers', async () => {
     const { mcpListTools, mcpCall } = activities();
-    const { tools } = await new MockActivityEnvironment().run(mcpListTools, { runId, mcpId: ids.ok, timeoutMs: 10_000 });
+    const { tools }: { tools: McpToolInfo[] } = await new MockActivityEnvironment().run(mcpListTools, { runId, mcpId: ids.ok, timeoutMs: 10_000 });
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['lookup_order', 'fail_always']));
     const result = await new MockActivityEnvironment().run(mcpCall, call(ids.ok, 'lookup_order', { order_id: 'A-1' }));
     expect(result).toMatchObject({ text: 'order A-1 (via http): shipped on 2026-11-02', isError: false });
