@@ -99,7 +99,7 @@ describe('startDevServer', () => {
   it('starts a headless in-memory server with the search attributes, reuses it on its port, and stops it', async (context) => {
     // The global test setup has already obtained (or built) the CLI; never build here.
     const cli = await obtainTemporalCli({ projectRoot: repoRoot, allowBuild: false });
-    if (!cli) return context.skip('no Temporal CLI on this machine (the SDK download is in use)');
+    if (!cli) return context.skip('no Temporal CLI on this machine');
 
     const server = await startDevServer({ cliPath: cli.path });
     const port = Number(server.address.split(':').pop());
