@@ -15,6 +15,7 @@ import { llmSettingsFromEnv } from '../../src/io/llm/providers';
 import type { Store } from '../../src/io/store/contract';
 import { openStore } from '../../src/io/store/store';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
+import { rejection } from '../helpers/rejection';
 
 let store: Store;
 let llm: ScriptedLlm;
@@ -34,13 +35,6 @@ function llmChat() {
 }
 
 const request: LlmChatRequest = { llmId: 'scripted@OpenAI', messages: [{ role: 'user', content: 'hello' }], gen: {} };
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-}
 
 describe('the llmChat activity', () => {
   it('heartbeats the characters streamed so far while the answer streams', async () => {

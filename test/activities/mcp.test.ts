@@ -19,6 +19,7 @@ import type { Store } from '../../src/io/store/contract';
 import { openStore } from '../../src/io/store/store';
 import { dsl } from '../helpers/canvasKit';
 import { startHttpMcpServer, type HttpMcpServer } from '../helpers/mcpServers';
+import { rejection } from '../helpers/rejection';
 
 const tenantId = 'tenant-mcp-activity';
 const env = { NETWORK_ALLOW_HOSTS: '127.0.0.1' };
@@ -58,13 +59,6 @@ afterAll(async () => {
 
 const activities = () => createMcpActivities({ store, log: silentLogger, env, pool });
 const call = (mcpId: string, tool: string, args: Record<string, unknown> = {}) => ({ runId, mcpId, tool, args, timeoutMs: 10_000 });
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-}
 
 describe('the MCP activities', () => {
   it('list the tools of a server and return what a tool answers', async () => {

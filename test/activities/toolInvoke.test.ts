@@ -16,6 +16,7 @@ import type { Store } from '../../src/io/store/contract';
 import { dsl } from '../helpers/canvasKit';
 import type { StandIn } from '../helpers/httpStandIn';
 import { startSearxngServer } from '../helpers/searxngServer';
+import { rejection } from '../helpers/rejection';
 
 let store: Store;
 let searx: StandIn;
@@ -50,13 +51,6 @@ function activities() {
 }
 
 const paramsOf = (id: string) => ['components', id, 'obj', 'params'];
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-}
 
 describe('the toolInvoke activity', () => {
   it('returns the tool result and heartbeats while the tool works', async () => {
