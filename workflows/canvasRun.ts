@@ -49,6 +49,7 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
           session: input.session,
           toolCalling: settings.toolCalling,
           ...(input.webhook ? { webhook: input.webhook } : {}),
+          ...(input.announced ? { announced: true } : {}),
         },
         Date.now(),
         { maxSteps: settings.maxSteps },

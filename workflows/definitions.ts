@@ -43,6 +43,8 @@ export interface CanvasRunInput {
   webhook?: Record<string, unknown>;
   /** A child run (InvokeCanvas): where its events are mirrored in the parent's log. */
   nest?: NestTarget;
+  /** The API recorded `workflow_started` (event 1) when it accepted the run; absent in older runs. */
+  announced?: boolean;
 }
 
 /** What a canvas run starts from, whoever starts it (the API for a turn, a run for InvokeCanvas). */

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { redactSecrets, slimForRun } from '../../src/core/dsl/secrets';
 import type { SessionState } from '../../src/core/engine/state';
+import { announcement } from '../../src/core/engine';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord, Store } from '../../src/io/store/contract';
 import { CANVAS_ID_KEY, RUN_STATUS_KEY, SESSION_ID_KEY, TENANT_ID_KEY } from '../../src/core/searchAttributes';
@@ -93,6 +94,10 @@ export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<L
     settings: deps.settings,
     ...(req.webhook ? { webhook: req.webhook } : {}),
   });
+  // The stream opens now: a client sees its run accepted (workflow_started, event 1) without
+  // waiting for a worker's first workflow task, which a burst of starts queues up.
+  await deps.store.events.append(runId, [announcement({ runId, messageId, inputs: req.inputs }, Date.now())]);
+  input.announced = true;
   try {
     await deps.client.workflow.start('canvasRun', {
       taskQueue: deps.taskQueue,

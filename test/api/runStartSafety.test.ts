@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchDeps } from '../../api/services/completion';
 import { reconcileOnce } from '../../api/services/runReconciler';
 import { startTurn } from '../../api/services/sessions';
-import { newId } from '../../api/services/runLauncher';
+import { launchRun, newId } from '../../api/services/runLauncher';
 import { DEFAULT_RUN_INPUT_LIMITS } from '../../api/services/runLimits';
 import { silentLogger } from '../../src/io/log';
 import type { AppError } from '../../src/errors';
@@ -249,5 +249,36 @@ describe('POST /api/v1/agents/{agent_id}/sessions/{session_id}/release', () => {
     const sessionId = await newSession(agentId);
     const res = await api(h, 'POST', `/api/v1/agents/${agentId}/sessions/${sessionId}/release`, { key: h.otherKey });
     expect(res.status).toBe(404);
+  });
+});
+
+describe('a run accepted while no worker is free', () => {
+  it('opens its stream at once: workflow_started is event 1 before any worker picks the run up, and the run adds no second one', async () => {
+    const agentId = await agentWith(echo);
+    const canvas = (await h.store.canvases.get(TENANT, agentId))!;
+    // A task queue no worker polls: only what the API itself records can be in the log.
+    const idle = { ...launchDeps(h.deps), taskQueue: `nobody-polls-${newId()}` };
+    const run = await launchRun(idle, {
+      tenantId: TENANT,
+      canvas,
+      sessionId: null,
+      query: 'hi',
+      inputs: { lang: 'en' },
+      files: [],
+      userId: 'u',
+      session: null,
+    });
+    const events = await h.store.events.list(run.runId, null, 10);
+    expect(events.map((e) => [e.seq, e.event, e.data])).toEqual([[1, 'workflow_started', { inputs: { lang: 'en' } }]]);
+    await h.temporal.client.workflow.getHandle(run.workflowId).terminate('test over');
+
+    // Through a worker the run goes on from event 2, with one workflow_started only.
+    const res = (await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: agentId, query: 'hi', stream: false } })).body as Envelope<{
+      task_id: string;
+    }>;
+    expect(res.code).toBe(0);
+    const all = await h.store.events.list(res.data.task_id, null, 100);
+    expect(all.filter((e) => e.event === 'workflow_started').map((e) => e.seq)).toEqual([1]);
+    expect(all.at(-1)!.event).toBe('workflow_finished');
   });
 });

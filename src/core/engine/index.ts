@@ -12,6 +12,7 @@ export {
   type InputsSubmission,
   DEFAULT_MAX_STEPS,
   rejectRun,
+  announcement,
   resumeRun,
   startRun,
   type EngineOptions,

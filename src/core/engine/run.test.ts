@@ -285,3 +285,14 @@ describe('purity', () => {
     expect(a.events).toEqual(b.events);
   });
 });
+
+describe('a run the API announced', () => {
+  it('starts at event 2 without a second workflow_started, after the announcement the API recorded as event 1', () => {
+    const canvas = compile({ begin: { name: 'Begin', downstream: ['Message:m'] }, 'Message:m': message('hi') });
+    const step = startRun(canvas, { runId: 'r', messageId: 'm', query: 'q', announced: true }, 0);
+    expect(step.events.map((e) => e.event)).not.toContain('workflow_started');
+    expect(step.events[0]!.seq).toBe(2);
+    const plain = startRun(canvas, { runId: 'r', messageId: 'm', query: 'q' }, 0);
+    expect(plain.events.map((e) => `${e.seq}:${e.event}`).slice(0, 2)).toEqual(['1:workflow_started', `2:${step.events[0]!.event}`]);
+  });
+});

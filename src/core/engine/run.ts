@@ -40,6 +40,11 @@ export interface RunStartInput {
   toolCalling?: ToolCallingTable;
   /** A webhook call (Begin in Webhook mode): `{query, headers, body, input}`. */
   webhook?: Record<string, unknown>;
+  /**
+   * Whoever started the run already recorded its `workflow_started` as event 1 (the API does, so a
+   * client's stream opens as soon as the run is accepted, not when a worker first picks it up).
+   */
+  announced?: boolean;
 }
 
 export interface StepResult {
@@ -183,7 +188,8 @@ export interface EngineOptions {
 export function startRun(canvas: CompiledCanvas, input: RunStartInput, now: number, options: EngineOptions = {}): StepResult {
   const state = initialState(canvas, input, now);
   const step = newStep(canvas, state, now);
-  step.sink.emit('workflow_started', { inputs: state.inputs.echo });
+  if (input.announced) state.events.lastSeq = 1;
+  else step.sink.emit('workflow_started', { inputs: state.inputs.echo });
   drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
   return result(step);
 }
@@ -289,9 +295,18 @@ export function cancelRun(canvas: CompiledCanvas, prev: RunState, reason: string
  * `run_failed`, so clients waiting on the run see why.
  */
 export function rejectRun(input: Pick<RunStartInput, 'runId' | 'messageId' | 'inputs'>, message: string, now: number): RunEvent[] {
-  const base = { message_id: input.messageId, created_at: Math.floor(now / 1000), task_id: input.runId, sub: 0 };
-  return [
-    { ...base, seq: 1, event: 'workflow_started', data: { inputs: input.inputs ?? null } },
-    { ...base, seq: 2, event: 'run_failed', data: { error: message } },
-  ];
+  return [announcement(input, now), { ...announcement(input, now), seq: 2, event: 'run_failed', data: { error: message } }];
+}
+
+/** A run's first event, `workflow_started` (seq 1): what the API records when it accepts a run. */
+export function announcement(input: Pick<RunStartInput, 'runId' | 'messageId' | 'inputs'>, now: number): RunEvent {
+  return {
+    message_id: input.messageId,
+    created_at: Math.floor(now / 1000),
+    task_id: input.runId,
+    seq: 1,
+    sub: 0,
+    event: 'workflow_started',
+    data: { inputs: input.inputs ?? null },
+  };
 }
