@@ -168,6 +168,14 @@ async function main(): Promise<void> {
       query: ['a', 'b'],
     },
     'continue-as-new': { canvas: agent({ sys_prompt: 'Long.', tools: [search], max_rounds: 6 }), settings: { continueAsNewAfterEvents: 30 } },
+    // Started by the API, which records workflow_started itself (`announced`): the run's own events begin at 2.
+    'announced-start': {
+      canvas: dsl({
+        begin: { name: 'Begin', downstream: ['LLM:a'] },
+        'LLM:a': { name: 'LLM', params: { ...model, sys_prompt: 'Announced.' }, downstream: ['Message:m'] },
+        'Message:m': { name: 'Message', params: { content: ['{LLM:a@content}'] } },
+      }),
+    },
   };
   const only = process.argv.slice(2);
   const save = (name: string, workflowId: string, runId?: string) => {
