@@ -11,8 +11,6 @@ export {
   submitInputs,
   type InputsSubmission,
   DEFAULT_MAX_STEPS,
-  rejectRun,
-  announcement,
   resumeRun,
   startRun,
   type EngineOptions,
@@ -25,3 +23,4 @@ export { checkPauseInputs, pendingInputsOf } from './pause';
 export { progressOf, type RunProgress } from './progress';
 export { continueInProcess, runInProcess, type CallExecutor, type InProcessOptions, type InProcessResult, type PauseAnswer } from './inProcess';
 export { historyFull, runLoop, type LoopCheckpoint, type PauseOutcome, type RunCarrier } from './loop';
+export { announcement, rejectRun } from './startEvents';

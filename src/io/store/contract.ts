@@ -6,32 +6,14 @@
  * Times are milliseconds since epoch (RAGFlow's `create_time`/`update_time`); dates are
  * `YYYY-MM-DD HH:MM:SS` strings in UTC (RAGFlow's `create_date`/`update_date`).
  */
+import type { Db } from './dbContract';
 import type { KnowledgeStore } from './knowledgeTypes';
+import type { McpServerRecord, NewMcpServer } from './mcpTypes';
 import type { TenantsRepository } from './tenantTypes';
 import type { RunEvent } from '../../core/engine/runEvents';
 import type { SessionState } from '../../core/engine/state';
 
-export type DbKind = 'pglite' | 'postgres';
-
-export interface QueryResult<T> {
-  rows: T[];
-}
-
-/** Minimal SQL access shared by pg and PGlite. Parameters are `$1, $2...`. */
-export interface Queryable {
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
-}
-
-export interface Db extends Queryable {
-  readonly kind: DbKind;
-  /** Runs `fn` in one transaction (BEGIN/COMMIT, ROLLBACK on error). */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
-  /** LISTEN on a channel; resolves with an unsubscribe function. */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
-  /** NOTIFY a channel (pg_notify). */
-  notify(channel: string, payload: string): Promise<void>;
-  close(): Promise<void>;
-}
+export type { Db, DbKind, Queryable, QueryResult } from './dbContract';
 
 export type { ApiKeyRecord, KeyOwner, TenantRecord, TenantSummary } from './tenantTypes';
 
@@ -151,36 +133,7 @@ export interface RunRecord {
   parent_run_id: string | null;
 }
 
-export interface McpServerRecord {
-  id: string;
-  tenant_id: string;
-  name: string;
-  /** `streamable-http`, `sse` or `stdio`. */
-  server_type: string;
-  url: string | null;
-  command: string | null;
-  args: string[];
-  env: Record<string, string>;
-  headers: Record<string, string>;
-  /** RAGFlow's variables (authorization_token, cached `tools`). */
-  variables: Record<string, unknown>;
-  description: string | null;
-  create_time: number;
-  update_time: number;
-}
-
-export interface NewMcpServer {
-  tenantId: string;
-  name: string;
-  serverType: string;
-  url?: string | null;
-  command?: string | null;
-  args?: string[];
-  env?: Record<string, string>;
-  headers?: Record<string, string>;
-  variables?: Record<string, unknown>;
-  description?: string | null;
-}
+export type { McpServerRecord, NewMcpServer } from './mcpTypes';
 
 /** Position in a run's event log; events sort by (seq, sub). */
 export interface EventCursor {
