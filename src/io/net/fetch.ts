@@ -46,7 +46,8 @@ function withoutService(err: AppError, service: string): string {
   return err.message.startsWith(`${service}: `) ? err.message.slice(service.length + 2) : err.message;
 }
 
-function directRequest(hop: Hop, method: string, headers: OutgoingHttpHeaders, signal: AbortSignal, ca: string | undefined): ClientRequest {
+/** A request straight to the hop's checked address (the name only for TLS and Host); shared with the streaming fetch. */
+export function directRequest(hop: Hop, method: string, headers: OutgoingHttpHeaders, signal: AbortSignal | undefined, ca: string | undefined): ClientRequest {
   const mod = hop.url.protocol === 'https:' ? https : http;
   return mod.request({
     hostname: hop.pinned.host,
@@ -55,7 +56,7 @@ function directRequest(hop: Hop, method: string, headers: OutgoingHttpHeaders, s
     method,
     headers,
     lookup: pinnedLookup(hop.pinned),
-    signal,
+    ...(signal ? { signal } : {}),
     agent: false,
     ...trustedCa(ca),
   });

@@ -7,12 +7,12 @@
  * reached is reported with one message, whatever the cause (refused, reset, timed out), so the
  * error does not tell ports apart.
  */
-import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import https from 'node:https';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { AppError } from '../../errors';
-import { assertUrlAllowed, pinnedLookup, type GuardContext } from './guard';
-import { trustedCa, type Hop } from './proxy';
+import { directRequest } from './fetch';
+import { assertUrlAllowed, type GuardContext } from './guard';
+import type { Hop } from './proxy';
 
 export type FetchFn = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -71,19 +71,8 @@ function send(
   signal: AbortSignal | undefined,
   ca: string | undefined,
 ): Promise<IncomingMessage> {
-  const mod = hop.url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const req = mod.request({
-      hostname: hop.pinned.host,
-      port: hop.pinned.port,
-      path: `${hop.url.pathname}${hop.url.search}`,
-      method,
-      headers,
-      lookup: pinnedLookup(hop.pinned),
-      agent: false,
-      ...(signal ? { signal } : {}),
-      ...trustedCa(ca),
-    });
+    const req = directRequest(hop, method, headers, signal, ca);
     req.on('response', resolve);
     req.on('error', reject);
     req.end(body);
