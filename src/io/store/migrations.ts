@@ -240,6 +240,25 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE UNIQUE INDEX canvases_tenant_category_title_key ON canvases (tenant_id, canvas_category, lower(title))',
     ],
   },
+  {
+    version: 6,
+    name: 'files of runs: uploads a run reads (sys.files, file inputs) and files a run makes (DocGenerator, ExcelProcessor, Browser downloads)',
+    statements: [
+      `CREATE TABLE run_files (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        origin text NOT NULL,
+        run_id text,
+        name text NOT NULL,
+        mime_type text NOT NULL,
+        size bigint NOT NULL,
+        content bytea NOT NULL,
+        text text,
+        create_time double precision NOT NULL
+      )`,
+      'CREATE INDEX run_files_by_tenant ON run_files (tenant_id, create_time)',
+    ],
+  },
 ];
 
 /**
