@@ -4,14 +4,16 @@
  * parsed with `__proto__`/`constructor` kept as ordinary keys (JSON.parse makes them own data
  * properties; secure-json-parse's refusal read as "not valid JSON"), and every string of the
  * body, the path and the query is checked for text PostgreSQL refuses (NUL, lone surrogates).
- * Each refusal is a 400 (RAGFlow code 101) naming the field.
+ * Each refusal is a 400 (RAGFlow code 101) naming the field. An empty body sent as JSON (RAGFlow's
+ * SDK and test client send `Content-Type: application/json` on every DELETE/POST, body or not) is
+ * read as `{}`, as RAGFlow's own request reader does.
  */
 import type { FastifyInstance } from 'fastify';
 import { findBadText, jsonTextTooDeep, MAX_JSON_DEPTH } from '../src/core/dsl/jsonShape';
 import { AppError } from '../src/errors';
 
 function parseJsonBody(text: string): unknown {
-  if (text.trim() === '') throw new AppError('BAD_REQUEST', 'The request body is empty; send a JSON object');
+  if (text.trim() === '') return {};
   if (jsonTextTooDeep(text, MAX_JSON_DEPTH)) {
     const message = `nests arrays/objects deeper than the limit of ${MAX_JSON_DEPTH} levels`;
     throw new AppError('BAD_REQUEST', `The request body ${message}`, { problems: [{ path: '$.body', message }] });
