@@ -16,6 +16,7 @@ import { sendEmail } from '../src/io/tools/email';
 import { exeSqlTool } from '../src/io/tools/exesql';
 import { invokeTool } from '../src/io/tools/invoke';
 import { loadToolParams } from '../src/io/tools/params';
+import { RAGFLOW_TOOL_EXECUTORS } from '../src/io/tools/ragflowTools';
 import { retrieve } from '../src/io/tools/retrieval';
 import { searxngSearch } from '../src/io/tools/searxng';
 import { tavilyExtract, tavilySearch } from '../src/io/tools/tavily';
@@ -34,6 +35,7 @@ const EXECUTORS: Readonly<Record<string, ToolExecutor>> = {
   Email: sendEmail,
   Retrieval: retrieve,
   CodeExec: codeExec,
+  ...RAGFLOW_TOOL_EXECUTORS,
 };
 
 export interface ToolActivityDeps {

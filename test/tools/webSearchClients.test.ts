@@ -159,6 +159,6 @@ describe('Wikipedia client', () => {
     expect((await failure(call(wikipediaSearch, { env: env(), args: { query: 'gone' } }))).code).toBe('TOOL_BAD_REQUEST');
     const e = await failure(call(wikipediaSearch, { env: { WIKIPEDIA_BASE_URL: 'http://127.0.0.1:1/{lang}' }, args: { query: 'x' } }));
     expect(e.code).toBe('TOOL_UNAVAILABLE');
-    expect(e.message).toMatch(/Could not reach Wikipedia/);
+    expect(e.message).toMatch(/Wikipedia: could not reach http:\/\/127\.0\.0\.1:1\//);
   });
 });

@@ -29,6 +29,23 @@ import { Switch } from './Switch';
 import { TavilyExtract } from './TavilyExtract';
 import { TavilySearch } from './TavilySearch';
 import type { ComponentDef, ExecutionParams } from './definition';
+// RAGFlow's agent/tools catalog (issue 14).
+import { AkShare } from './AkShare';
+import { ArXiv } from './ArXiv';
+import { BGPT } from './BGPT';
+import { Crawler } from './Crawler';
+import { DeepL } from './DeepL';
+import { GitHub } from './GitHub';
+import { GoogleScholar } from './GoogleScholar';
+import { Jin10 } from './Jin10';
+import { KeenableSearch } from './KeenableSearch';
+import { PubMed } from './PubMed';
+import { QWeather } from './QWeather';
+import { QueritContents } from './QueritContents';
+import { QueritSearch } from './QueritSearch';
+import { TuShare } from './TuShare';
+import { WenCai } from './WenCai';
+import { YahooFinance } from './YahooFinance';
 import { UserFillUp } from './UserFillUp';
 import { VariableAggregator } from './VariableAggregator';
 import { VariableAssigner } from './VariableAssigner';
@@ -67,6 +84,22 @@ const definitions = {
   VariableAggregator,
   VariableAssigner,
   Wikipedia,
+  AkShare,
+  ArXiv,
+  BGPT,
+  Crawler,
+  DeepL,
+  GitHub,
+  GoogleScholar,
+  Jin10,
+  KeenableSearch,
+  PubMed,
+  QWeather,
+  QueritContents,
+  QueritSearch,
+  TuShare,
+  WenCai,
+  YahooFinance,
 } satisfies Record<string, AnyComponentDef>;
 
 export type ComponentName = keyof typeof definitions;

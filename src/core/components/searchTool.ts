@@ -7,14 +7,13 @@
  */
 import { z } from 'zod';
 import type { VariableRef } from '../dsl/refs';
-import { lazySchema } from '../dsl/lazySchema';
-import { executionParamsShape, num, paramText, str } from './common';
+import { paramText } from './common';
 import type { ComponentContext, ComponentDef, ExecutionParams, ToolMeta, ToolParamSpec } from './definition';
 import { textInputRefs } from './toolInputs';
 import { readToolNodeResult, runToolNode } from './tooling';
 
 /** What a search tool shows as its outputs; the executor fills both. */
-const SEARCH_OUTPUTS = ['formalized_content', 'json'];
+export const SEARCH_OUTPUTS = ['formalized_content', 'json'] as const;
 
 /** How most search tools describe their query to the model. */
 export const KEYWORDS = 'The search keywords: the most important terms of the request (synonyms welcome).';
@@ -51,60 +50,28 @@ export interface SearchComponentSpec<P extends ExecutionParams> {
    * the query as an input for DuckDuckGo, SearXNG and Wikipedia only, so only those wait.
    */
   queryIsInput?: boolean;
+  /** The text params read as inputs when `queryIsInput` (default: `query`). */
+  inputTexts?(params: P): Array<string | undefined>;
+  /** Output names, when not formalized_content and json (YahooFinance's `report`). */
+  outputs?: readonly string[];
 }
 
 /** A search component from its spec; see {@link SearchComponentSpec}. */
 export function searchComponent<P extends ExecutionParams & { query?: string }>(spec: SearchComponentSpec<P>): ComponentDef<P> {
   const nodeArgs = spec.nodeArgs ?? ((p: P, ctx: ComponentContext) => ({ query: paramText(ctx, p.query ?? '') }));
+  const outputs = spec.outputs ?? SEARCH_OUTPUTS;
+  const inputTexts = spec.inputTexts ?? ((p: P) => [p.query]);
   return {
     name: spec.name,
     params: spec.params,
     role: 'plain',
     execution: 'activity',
-    outputNames: () => [...SEARCH_OUTPUTS],
-    inputRefs: (p): VariableRef[] => (spec.queryIsInput ? textInputRefs(p.query) : []),
+    outputNames: () => [...outputs],
+    inputRefs: (p): VariableRef[] => (spec.queryIsInput ? textInputRefs(...inputTexts(p)) : []),
     // A fresh copy each time, as each definition built its own before.
     tool: { meta: () => ({ ...spec.tool, parameters: { ...spec.tool.parameters } }) },
     thoughts: spec.thoughts,
     run: (p, ctx) => runToolNode(spec.name, ctx, nodeArgs(p, ctx)),
     onResult: (_p, _ctx, result) => readToolNodeResult(result),
   };
-}
-
-/** Params of a web search behind an API key (RAGFlow's BingParam and GoogleParam). */
-export interface KeyedSearchParams extends ExecutionParams {
-  query: string;
-  api_key: string;
-  /** Bing only: which results (`Webpages`, `News`). */
-  channel?: string;
-  country: string;
-  language: string;
-  top_n: number;
-}
-
-/**
- * A web search behind an API key (Bing, Google): RAGFlow gives both the same params and defaults
- * but the country, and Bing a `channel`; the tool and thoughts name the engine.
- */
-export function keyedWebSearch(name: string, defaults: { channel?: string; country: string }): ComponentDef<KeyedSearchParams> {
-  const params = lazySchema(() => {
-    // Google has no `channel` param at all, not an empty one.
-    const channel: { channel?: z.ZodType<string> } = defaults.channel === undefined ? {} : { channel: str(defaults.channel) };
-    // zod cannot infer an optional key through a spread; the shape is KeyedSearchParams's.
-    return z.looseObject({
-      ...executionParamsShape,
-      query: str('{sys.query}'),
-      api_key: str(''),
-      ...channel,
-      country: str(defaults.country),
-      language: str('en'),
-      top_n: num(10),
-    }) as z.ZodType<KeyedSearchParams>;
-  });
-  return searchComponent<KeyedSearchParams>({
-    name,
-    params,
-    tool: { name: `${name.toLowerCase()}_search`, description: `Search the web with ${name}.`, parameters: { query: queryParam('The search keywords.') } },
-    thoughts: () => `Searching the web with ${name}...`,
-  });
 }

@@ -7,8 +7,7 @@
  */
 import { AppError } from '../../errors';
 import { extractVqd, htmlText, parseDdgHtml, type DdgResult } from './ddgHtml';
-import { formatDocuments } from './format';
-import type { ToolExecutor } from './executor';
+import { searchExecutor } from './search';
 import { fetchJson, fetchText, positiveInt, trimBase } from './webHttp';
 
 /** Pages of web results fetched at most for one search (DuckDuckGo serves 10–30 per page). */
@@ -24,12 +23,12 @@ function wantsNews(args: Record<string, unknown>, params: Record<string, unknown
   );
 }
 
-async function webResults(base: string, query: string, topN: number, signal: AbortSignal): Promise<DdgResult[]> {
+async function webResults(base: string, query: string, topN: number, signal: AbortSignal, env: Record<string, string | undefined>): Promise<DdgResult[]> {
   const found: DdgResult[] = [];
   const seen = new Set<string>();
   let form: Record<string, string> | null = { q: query, b: '', kl: 'wt-wt' };
   for (let page = 0; form && page < MAX_PAGES && found.length < topN; page++) {
-    const { status, text } = await fetchText(`${base}/html/`, { method: 'POST', params: form, signal, service: 'DuckDuckGo' });
+    const { status, text } = await fetchText(`${base}/html/`, { method: 'POST', params: form, signal, env, service: 'DuckDuckGo' });
     const parsed = parseDdgHtml(text);
     // 202 with a challenge page is how DuckDuckGo throttles automated clients: worth a later retry.
     if (parsed.challenged || (status === 202 && parsed.results.length === 0)) {
@@ -54,11 +53,11 @@ export interface DdgNewsResult {
   source: string;
 }
 
-async function newsResults(base: string, query: string, topN: number, signal: AbortSignal): Promise<DdgNewsResult[]> {
-  const landing = await fetchText(`${base}/`, { params: { q: query }, signal, service: 'DuckDuckGo' });
+async function newsResults(base: string, query: string, topN: number, signal: AbortSignal, env: Record<string, string | undefined>): Promise<DdgNewsResult[]> {
+  const landing = await fetchText(`${base}/`, { params: { q: query }, signal, env, service: 'DuckDuckGo' });
   const vqd = extractVqd(landing.text);
   if (!vqd) throw new AppError('TOOL_UNAVAILABLE', 'DuckDuckGo did not hand out a search token (vqd) for news; try again later');
-  const res = await fetchJson(`${base}/news.js`, { params: { l: 'wt-wt', o: 'json', noamp: '1', q: query, vqd, p: '-1' }, signal, service: 'DuckDuckGo' });
+  const res = await fetchJson(`${base}/news.js`, { params: { l: 'wt-wt', o: 'json', noamp: '1', q: query, vqd, p: '-1' }, signal, env, service: 'DuckDuckGo' });
   const items = (res as { results?: unknown } | null)?.results;
   if (!Array.isArray(items)) throw new AppError('TOOL_UNAVAILABLE', 'DuckDuckGo answered news without a results list');
   return (items as Array<Record<string, unknown>>).slice(0, topN).map((r) => ({
@@ -72,14 +71,11 @@ async function newsResults(base: string, query: string, topN: number, signal: Ab
   }));
 }
 
-export const duckDuckGoSearch: ToolExecutor = async ({ params, args, env, signal }) => {
-  const query = String(args.query ?? '').trim();
-  if (!query) return { text: '', outputs: { formalized_content: '', json: [] } };
+export const duckDuckGoSearch = searchExecutor(async ({ params, args, env, signal }, query) => {
   const topN = positiveInt(params.top_n, 10);
   const news = wantsNews(args, params);
   const json = news
-    ? await newsResults(trimBase(env.DUCKDUCKGO_NEWS_BASE_URL || 'https://duckduckgo.com'), query, topN, signal)
-    : await webResults(trimBase(env.DUCKDUCKGO_BASE_URL || 'https://html.duckduckgo.com'), query, topN, signal);
-  const f = formatDocuments(json.map((r) => ({ title: r.title, url: 'href' in r ? r.href : r.url, content: r.body })));
-  return { text: f.text, outputs: { formalized_content: f.text, json }, reference: { chunks: f.chunks, doc_aggs: f.docAggs } };
-};
+    ? await newsResults(trimBase(env.DUCKDUCKGO_NEWS_BASE_URL || 'https://duckduckgo.com'), query, topN, signal, env)
+    : await webResults(trimBase(env.DUCKDUCKGO_BASE_URL || 'https://html.duckduckgo.com'), query, topN, signal, env);
+  return { hits: json.map((r) => ({ title: r.title, url: 'href' in r ? r.href : r.url, snippet: r.body })), json };
+});

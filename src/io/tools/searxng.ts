@@ -6,8 +6,7 @@
  * ignored: letting the model pick the host would let a prompt steer requests at will.
  */
 import { AppError } from '../../errors';
-import { formatDocuments } from './format';
-import type { ToolExecutor } from './executor';
+import { searchExecutor } from './search';
 import { fetchJson, positiveInt, statusError, trimBase } from './webHttp';
 
 /** The instance's search endpoint; a URL already ending in /search is used as is. */
@@ -17,9 +16,7 @@ function searchEndpoint(base: string): string {
   return b.endsWith('/search') ? b : `${b}/search`;
 }
 
-export const searxngSearch: ToolExecutor = async ({ params, args, env, signal }) => {
-  const query = String(args.query ?? '').trim();
-  if (!query) return { text: '', outputs: { formalized_content: '', json: [] } };
+export const searxngSearch = searchExecutor(async ({ params, env, signal }, query) => {
   const own = typeof params.searxng_url === 'string' ? params.searxng_url.trim() : '';
   const base = own || env.SEARXNG_BASE_URL?.trim();
   if (!base) throw new AppError('TOOL_BAD_REQUEST', 'SearXNG needs the URL of an instance: set searxng_url on the component or SEARXNG_BASE_URL');
@@ -28,6 +25,7 @@ export const searxngSearch: ToolExecutor = async ({ params, args, env, signal })
     params: { q: query, format: 'json', categories: 'general', language: 'auto', safesearch: '1', pageno: '1' },
     signal,
     service: 'SearXNG',
+    env,
     ...(own ? { guard: { env } } : {}),
     // SearXNG answers 403 when JSON output is off, the usual first-time setup problem.
     explain: (status, body) =>
@@ -38,7 +36,5 @@ export const searxngSearch: ToolExecutor = async ({ params, args, env, signal })
   const results = (res as { results?: unknown } | null)?.results;
   if (!Array.isArray(results)) throw new AppError('TOOL_UNAVAILABLE', 'SearXNG answered without a results list');
   const top = (results as Array<Record<string, unknown>>).slice(0, topN);
-  const docs = top.map((r) => ({ title: String(r.title ?? ''), url: String(r.url ?? ''), content: String(r.content ?? '') }));
-  const f = formatDocuments(docs);
-  return { text: f.text, outputs: { formalized_content: f.text, json: top }, reference: { chunks: f.chunks, doc_aggs: f.docAggs } };
-};
+  return { hits: top.map((r) => ({ title: String(r.title ?? ''), url: String(r.url ?? ''), snippet: String(r.content ?? '') })), json: top };
+});

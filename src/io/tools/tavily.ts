@@ -2,16 +2,17 @@
  * Tavily clients (search and extract) against Tavily's HTTP API; the base URL is configurable so
  * tests (and self-hosted proxies) can stand in for it.
  */
-import { SECRET_MARKER } from '../../core/dsl/secrets';
 import { AppError } from '../../errors';
-import { formatDocuments } from './format';
-import { postJson } from './http';
-import type { ToolExecutor } from './executor';
+import type { ToolExecution, ToolExecutor } from './executor';
+import { requireCredential, searchExecutor, serviceBase } from './search';
+import { fetchJson } from './webHttp';
 
-function apiKey(params: Record<string, unknown>, env: Record<string, string | undefined>): string {
-  const key = typeof params.api_key === 'string' && params.api_key && params.api_key !== SECRET_MARKER ? params.api_key : env.TAVILY_API_KEY;
-  if (!key) throw new AppError('TOOL_AUTH', 'Tavily needs an API key: set api_key on the component or TAVILY_API_KEY');
-  return key;
+/** POST a JSON body to Tavily with the key as a bearer token. */
+async function tavily(x: ToolExecution, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const key = requireCredential(x, 'Tavily', 'api_key', ['TAVILY_API_KEY']);
+  const base = serviceBase(x.env, ['TAVILY_BASE_URL'], 'https://api.tavily.com');
+  const res = await fetchJson(`${base}${path}`, { json: body, headers: { authorization: `Bearer ${key}` }, signal: x.signal, env: x.env, service: 'Tavily', timeoutMs: 60_000, secrets: [key] });
+  return (res ?? {}) as Record<string, unknown>;
 }
 
 function list(v: unknown): string[] {
@@ -20,10 +21,8 @@ function list(v: unknown): string[] {
   return [];
 }
 
-export const tavilySearch: ToolExecutor = async ({ params, args, env, signal }) => {
-  const query = String(args.query ?? '').trim();
-  if (!query) return { text: '', outputs: { formalized_content: '', json: [] } };
-  const base = (env.TAVILY_BASE_URL ?? 'https://api.tavily.com').replace(/\/$/, '');
+export const tavilySearch = searchExecutor(async (x, query) => {
+  const { params, args } = x;
   const body = {
     query,
     search_depth: args.search_depth ?? params.search_depth ?? 'basic',
@@ -36,30 +35,28 @@ export const tavilySearch: ToolExecutor = async ({ params, args, env, signal }) 
     include_domains: list(args.include_domains ?? params.include_domains),
     exclude_domains: list(args.exclude_domains ?? params.exclude_domains),
   };
-  const res = (await postJson(`${base}/search`, body, { headers: { authorization: `Bearer ${apiKey(params, env)}` }, signal, service: 'Tavily' })) as {
-    results?: Array<Record<string, unknown>>;
-  };
-  const docs = (res.results ?? []).map((r) => ({
+  const results = ((await tavily(x, '/search', body)).results ?? []) as Array<Record<string, unknown>>;
+  const hits = results.map((r) => ({
     title: String(r.title ?? ''),
     url: String(r.url ?? ''),
-    content: String(r.raw_content || r.content || ''),
+    snippet: String(r.raw_content || r.content || ''),
     score: typeof r.score === 'number' ? r.score : 1,
   }));
-  const f = formatDocuments(docs);
-  return { text: f.text, outputs: { formalized_content: f.text, json: f.json }, reference: { chunks: f.chunks, doc_aggs: f.docAggs } };
-};
+  // RAGFlow's json output is the results as cited: title, url, content, score.
+  return { hits };
+});
 
-export const tavilyExtract: ToolExecutor = async ({ params, args, env, signal }) => {
+export const tavilyExtract: ToolExecutor = async (x) => {
+  const { params, args } = x;
   const urls = list(args.urls ?? params.urls);
   if (urls.length === 0) throw new AppError('TOOL_BAD_REQUEST', 'TavilyExtract needs at least one URL');
-  const base = (env.TAVILY_BASE_URL ?? 'https://api.tavily.com').replace(/\/$/, '');
   const body = {
     urls,
     extract_depth: args.extract_depth ?? params.extract_depth ?? 'basic',
     format: args.format ?? params.format ?? 'markdown',
     include_images: false,
   };
-  const res = (await postJson(`${base}/extract`, body, { headers: { authorization: `Bearer ${apiKey(params, env)}` }, signal, service: 'Tavily' })) as {
+  const res = (await tavily(x, '/extract', body)) as {
     results?: Array<Record<string, unknown>>;
     failed_results?: Array<Record<string, unknown>>;
   };

@@ -1,7 +1,12 @@
 /**
- * HTTP for the web-search clients (SearXNG, DuckDuckGo, Wikipedia): GET with a query string or
- * POST with a form, the body read as text. Failures map onto the error registry the way Tavily's
- * `postJson` maps them, so that a refused or malformed request is not retried and an outage is.
+ * HTTP for the tool clients (search engines, finance and utility APIs): GET with a query string,
+ * POST with a form or a JSON body, the answer read as text. Every request goes through the network
+ * guard (`src/io/net`): the host is checked and pinned, redirects are followed by hand and each hop
+ * re-checked, the body is size-capped. A URL from the operator's settings (`<TOOL>_BASE_URL`) is
+ * trusted as the operator's choice — its own host and port pass even when internal (a proxy, a
+ * stand-in) — while a URL from a component's params or a model (`guard`) must pass
+ * NETWORK_ALLOW_HOSTS like any other tenant-chosen destination. Failures map onto the error
+ * registry: a refused or malformed request is not retried, an outage or a rate limit is.
  */
 import { AppError } from '../../errors';
 import { guardedFetch } from '../net';
@@ -10,8 +15,10 @@ import { guardedFetch } from '../net';
 export const USER_AGENT = 'agent-canvas/0.1 (RAGFlow-compatible agent canvases; web search tool)';
 
 export interface WebRequest {
-  /** Query string parameters (GET) or form fields (POST). */
+  /** Query string parameters (GET) or form fields (POST without `json`). */
   params?: Record<string, string>;
+  /** A JSON body (sent with POST); `params` then stay in the query string. */
+  json?: unknown;
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   signal: AbortSignal;
@@ -19,16 +26,27 @@ export interface WebRequest {
   service: string;
   timeoutMs?: number;
   /** Turns a non-2xx answer into an error of its own (e.g. a hint on how to fix it); else the default mapping. */
-  explain?: (status: number, body: string) => AppError | undefined;
+  explain?: (status: number, body: string, headers: Record<string, string | string[] | undefined>) => AppError | undefined;
   /**
-   * Set when the URL comes from a component's params (the tenant), not from the operator's
-   * settings: the request goes through the network guard (no private or metadata addresses
-   * unless NETWORK_ALLOW_HOSTS allows them; redirects checked too), whose settings are in `env`.
+   * Set when the URL comes from a component's params or a model (the tenant), not from the
+   * operator's settings: its host must pass the network guard on its own (no private or metadata
+   * addresses unless NETWORK_ALLOW_HOSTS allows them), whose settings are in `env`.
    */
   guard?: { env: Record<string, string | undefined> };
+  /** The worker's settings (NETWORK_ALLOW_HOSTS for redirects of an operator's URL). */
+  env?: Record<string, string | undefined>;
+  /** Largest answer accepted (default 10 MiB). */
+  maxBytes?: number;
+  /** An http(s) proxy to go through (it passes the guard too). */
+  proxy?: string;
+  /**
+   * Credentials the request carries in its URL or body (an API key in a query string): blanked
+   * out of every error message, which could otherwise quote the URL or an echoing service.
+   */
+  secrets?: string[];
 }
 
-/** The error for an HTTP status: 401/403 refused credentials, other 4xx bad requests (429 aside), the rest worth retrying. */
+/** The error for an HTTP status: 401/403 refused credentials, other 4xx bad requests (408/429 aside), the rest worth retrying. */
 export function statusError(service: string, status: number, body: string): AppError {
   const detail = `${service} answered HTTP ${status}: ${body.replace(/\s+/g, ' ').trim().slice(0, 300)}`;
   if (status === 401 || status === 403) return new AppError('TOOL_AUTH', detail, { status });
@@ -36,41 +54,56 @@ export function statusError(service: string, status: number, body: string): AppE
   return new AppError('TOOL_UNAVAILABLE', detail, { status });
 }
 
+/** NETWORK_ALLOW_HOSTS plus the operator's own host and port (`host:port`, IPv6 in brackets). */
+export function trusting(url: string, env: Record<string, string | undefined> | undefined, service: string): Record<string, string | undefined> {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new AppError('TOOL_BAD_REQUEST', `${service}: "${url}" is not a valid URL`);
+  }
+  const port = u.port || (u.protocol === 'https:' ? '443' : '80');
+  const own = `${u.hostname}:${port}`;
+  const list = env?.NETWORK_ALLOW_HOSTS?.trim();
+  return { ...env, NETWORK_ALLOW_HOSTS: list ? `${list},${own}` : own };
+}
+
 /** Makes the request and returns the status and body of a 2xx answer; throws an AppError otherwise. */
-export async function fetchText(url: string, req: WebRequest): Promise<{ status: number; text: string }> {
-  const signal = AbortSignal.any([req.signal, AbortSignal.timeout(req.timeoutMs ?? 30_000)]);
-  const method = req.method ?? 'GET';
+export async function fetchText(url: string, req: WebRequest): Promise<{ status: number; text: string; url: string }> {
+  const method = req.method ?? (req.json !== undefined ? 'POST' : 'GET');
   const query = new URLSearchParams(req.params ?? {});
-  const target = method === 'GET' && req.params ? `${url}${url.includes('?') ? '&' : '?'}${query}` : url;
+  const form = method === 'POST' && req.json === undefined;
+  const target = !form && req.params ? `${url}${url.includes('?') ? '&' : '?'}${query}` : url;
   const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...req.headers };
-  if (method === 'POST') headers['content-type'] = 'application/x-www-form-urlencoded';
-  if (req.guard) {
+  let body: string | undefined;
+  if (req.json !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(req.json);
+  } else if (form) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = query.toString();
+  }
+  try {
+    const env = req.guard ? req.guard.env : trusting(url, req.env, req.service);
     const res = await guardedFetch(
       target,
-      { method, headers, ...(method === 'POST' ? { body: query.toString() } : {}) },
-      { env: req.guard.env, service: req.service, signal: req.signal, timeoutMs: req.timeoutMs ?? 30_000 },
+      { method, headers, ...(body !== undefined ? { body } : {}) },
+      { env, service: req.service, signal: req.signal, timeoutMs: req.timeoutMs ?? 30_000, ...(req.maxBytes ? { maxBytes: req.maxBytes } : {}), ...(req.proxy ? { proxy: req.proxy } : {}) },
     );
     const text = res.body.toString('utf8');
-    if (res.status < 200 || res.status >= 300) throw req.explain?.(res.status, text) ?? statusError(req.service, res.status, text);
-    return { status: res.status, text };
-  }
-  let res: Response;
-  let text: string;
-  try {
-    res = await fetch(target, { method, headers, ...(method === 'POST' ? { body: query.toString() } : {}), signal });
-    text = await res.text();
+    if (res.status < 200 || res.status >= 300) throw req.explain?.(res.status, text, res.headers) ?? statusError(req.service, res.status, text);
+    return { status: res.status, text, url: res.url };
   } catch (err) {
-    // A cancelled activity must surface as the cancellation, not as a tool failure.
-    if (req.signal.aborted) throw err;
-    if (!URL.canParse(url)) throw new AppError('TOOL_BAD_REQUEST', `${req.service}: "${url}" is not a valid URL`);
-    const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-    throw new AppError(
-      'TOOL_UNAVAILABLE',
-      `Could not reach ${req.service} at ${new URL(url).origin}: ${err instanceof Error ? err.message : String(err)}${cause}`,
-    );
+    throw withoutSecrets(err, req.secrets);
   }
-  if (!res.ok) throw req.explain?.(res.status, text) ?? statusError(req.service, res.status, text);
-  return { status: res.status, text };
+}
+
+/** The error with the given secrets (and their URL-encoded forms) blanked out of its message. */
+export function withoutSecrets(err: unknown, secrets: readonly string[] | undefined): unknown {
+  const hidden = (secrets ?? []).filter((s) => s.length >= 4).flatMap((s) => [s, encodeURIComponent(s), new URLSearchParams({ s }).toString().slice(2)]);
+  if (!(err instanceof AppError) || hidden.length === 0 || !hidden.some((s) => err.message.includes(s))) return err;
+  const message = hidden.reduce((t, s) => t.split(s).join('[REDACTED]'), err.message);
+  return new AppError(err.code, message, err.details);
 }
 
 /** `fetchText`, parsed as JSON (an answer that is not JSON is an outage: proxies and error pages). */

@@ -5,8 +5,7 @@
  * summary). Disambiguation pages are skipped, as RAGFlow skips them.
  */
 import { AppError } from '../../errors';
-import { formatDocuments } from './format';
-import type { ToolExecutor } from './executor';
+import { searchExecutor } from './search';
 import { fetchJson, positiveInt, trimBase } from './webHttp';
 
 /** MediaWiki returns at most 20 introductions per request. */
@@ -39,8 +38,8 @@ function languageCode(v: unknown): string {
 }
 
 /** MediaWiki reports bad parameters and throttling as `{error}` in an HTTP 200 answer. */
-async function api(url: string, params: Record<string, string>, signal: AbortSignal): Promise<Record<string, unknown>> {
-  const res = (await fetchJson(url, { params: { ...params, format: 'json', formatversion: '2', utf8: '1' }, signal, service: 'Wikipedia' })) as Record<
+async function api(url: string, params: Record<string, string>, signal: AbortSignal, env: Record<string, string | undefined>): Promise<Record<string, unknown>> {
+  const res = (await fetchJson(url, { params: { ...params, format: 'json', formatversion: '2', utf8: '1' }, signal, env, service: 'Wikipedia' })) as Record<
     string,
     unknown
   > | null;
@@ -55,14 +54,12 @@ async function api(url: string, params: Record<string, string>, signal: AbortSig
   return res ?? {};
 }
 
-export const wikipediaSearch: ToolExecutor = async ({ params, args, env, signal }) => {
-  const query = String(args.query ?? '').trim();
-  if (!query) return { text: '', outputs: { formalized_content: '', json: [] } };
+export const wikipediaSearch = searchExecutor(async ({ params, env, signal }, query) => {
   const base = trimBase((env.WIKIPEDIA_BASE_URL || 'https://{lang}.wikipedia.org').replaceAll('{lang}', languageCode(params.language)));
   const endpoint = `${base}/w/api.php`;
   const topN = Math.min(positiveInt(params.top_n, 10), MAX_RESULTS);
 
-  const found = await api(endpoint, { action: 'query', list: 'search', srsearch: query, srlimit: String(topN), srprop: '' }, signal);
+  const found = await api(endpoint, { action: 'query', list: 'search', srsearch: query, srlimit: String(topN), srprop: '' }, signal, env);
   const hits = (((found.query as { search?: SearchHit[] } | undefined)?.search ?? []) as SearchHit[])
     .filter((h) => typeof h.pageid === 'number')
     .slice(0, topN);
@@ -84,6 +81,7 @@ export const wikipediaSearch: ToolExecutor = async ({ params, args, env, signal 
         pageids: ids.join('|'),
       },
       signal,
+      env,
     );
     for (const p of ((read.query as { pages?: PageInfo[] } | undefined)?.pages ?? []) as PageInfo[]) if (typeof p.pageid === 'number') pages.set(p.pageid, p);
   }
@@ -97,6 +95,5 @@ export const wikipediaSearch: ToolExecutor = async ({ params, args, env, signal 
       url: p.fullurl ?? `${base}/wiki/${encodeURIComponent((p.title ?? '').replace(/ /g, '_'))}`,
       summary: (p.extract ?? '').trim(),
     }));
-  const f = formatDocuments(json.map((p) => ({ title: p.title, url: p.url, content: p.summary })));
-  return { text: f.text, outputs: { formalized_content: f.text, json }, reference: { chunks: f.chunks, doc_aggs: f.docAggs } };
-};
+  return { hits: json.map((p) => ({ title: p.title, url: p.url, snippet: p.summary })), json };
+});
