@@ -14,6 +14,10 @@ export interface RecordedRequest {
   query: Record<string, string>;
   /** Form fields of a urlencoded body. */
   form: Record<string, string>;
+  /** A JSON body, parsed (undefined for other bodies). */
+  json?: unknown;
+  /** The raw body. */
+  body: string;
   headers: IncomingHttpHeaders;
 }
 
@@ -21,6 +25,8 @@ export interface Answer {
   status: number;
   body: string;
   contentType?: string;
+  /** Extra response headers (Set-Cookie, Location, X-RateLimit-Remaining...). */
+  headers?: Record<string, string | string[]>;
 }
 
 export type Route = (req: RecordedRequest) => Answer;
@@ -42,13 +48,20 @@ export interface StandIn {
 
 /** The search term of a request, whatever the protocol calls it. */
 export function searchTerm(req: RecordedRequest): string | undefined {
-  return req.query.q ?? req.query.srsearch ?? req.form.q;
+  const body = (req.json ?? {}) as { query?: unknown };
+  return req.query.q ?? req.query.srsearch ?? req.form.q ?? (typeof body.query === 'string' ? body.query : undefined);
 }
 
 export const json = (value: unknown, status = 200): Answer => ({ status, body: JSON.stringify(value), contentType: 'application/json' });
 export const html = (body: string, status = 200): Answer => ({ status, body, contentType: 'text/html; charset=utf-8' });
 
-export async function startStandIn(route: Route): Promise<StandIn> {
+export interface StandInOptions {
+  /** The term `failFor`, `delayFor` and `requestsFor` match (default: {@link searchTerm}). */
+  term?: (req: RecordedRequest) => string | undefined;
+}
+
+export async function startStandIn(route: Route, opts: StandInOptions = {}): Promise<StandIn> {
+  const termOf = opts.term ?? searchTerm;
   const scripted = new Map<string, number[]>();
   const delays = new Map<string, number>();
   const requests: RecordedRequest[] = [];
@@ -58,15 +71,25 @@ export async function startStandIn(route: Route): Promise<StandIn> {
     req.on('end', () => {
       const u = new URL(req.url ?? '/', 'http://stand-in');
       const isForm = String(req.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded');
+      let parsed: unknown;
+      if (String(req.headers['content-type'] ?? '').includes('json') && raw) {
+        try {
+          parsed = JSON.parse(raw);
+        } catch {
+          parsed = undefined;
+        }
+      }
       const rec: RecordedRequest = {
         method: req.method ?? 'GET',
         path: u.pathname,
         query: Object.fromEntries(u.searchParams),
         form: isForm ? Object.fromEntries(new URLSearchParams(raw)) : {},
+        json: parsed,
+        body: raw,
         headers: req.headers,
       };
       requests.push(rec);
-      const term = searchTerm(rec);
+      const term = termOf(rec);
       const failure = term === undefined ? undefined : scripted.get(term)?.shift();
       let answer: Answer;
       try {
@@ -74,7 +97,7 @@ export async function startStandIn(route: Route): Promise<StandIn> {
       } catch (err) {
         answer = { status: 500, body: `stand-in error: ${err instanceof Error ? err.message : String(err)}`, contentType: 'text/plain' };
       }
-      const send = () => void res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain' }).end(answer.body);
+      const send = () => void res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain', ...answer.headers }).end(answer.body);
       const delay = term === undefined ? 0 : (delays.get(term) ?? 0);
       if (delay > 0) setTimeout(send, delay);
       else send();
@@ -86,7 +109,7 @@ export async function startStandIn(route: Route): Promise<StandIn> {
     requests,
     failFor: (term, statuses) => void scripted.set(term, [...statuses]),
     delayFor: (term, ms) => void delays.set(term, ms),
-    requestsFor: (term) => requests.filter((r) => searchTerm(r) === term),
+    requestsFor: (term) => requests.filter((r) => termOf(r) === term),
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -13,8 +13,8 @@ import type { ToolExecutor } from './executor';
 import { queryOf, textParam } from './search';
 import { fetchText } from './webHttp';
 
-/** Elements that are never content. */
-const NOISE = ['script', 'style', 'noscript', 'iframe', 'template', 'svg', 'canvas', 'object', 'embed'];
+/** Elements that are never content (the head's title and metadata included). */
+const NOISE = ['head', 'script', 'style', 'noscript', 'iframe', 'template', 'svg', 'canvas', 'object', 'embed'];
 
 export function cleanHtml(html: string): string {
   let out = html.replace(/<!--[\s\S]*?-->/g, '');
