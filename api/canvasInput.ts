@@ -23,5 +23,6 @@ export function acceptCanvas(value: unknown, base: PathSegment[] = ['dsl']): Acc
   // engine tolerates them so that canvases stored before this check keep running.
   const problems = result.ok ? result.referenceProblems : result.problems;
   if (!result.ok || problems.length > 0) throw new AppError('DSL_INVALID', describeProblems('Invalid DSL', problems), { problems });
-  return { dsl: input.dsl as Record<string, unknown>, compiled: result.canvas, meta: input.meta, warnings: result.warnings };
+  // Stored as the compiler read it (empty values of the wrong kind as their defaults).
+  return { dsl: result.source as Record<string, unknown>, compiled: result.canvas, meta: input.meta, warnings: result.warnings };
 }

@@ -142,6 +142,7 @@ function onListed(p: AgentParams, ctx: ComponentContext, memo: AgentMemo, outcom
 export const Agent: ComponentDef<AgentParams> = {
   name: 'Agent',
   params: AgentParams,
+  legacyParams: { llm_enabled_tools: 'tools' },
   role: 'plain',
   execution: 'activity',
   streamsContent: (p) => structuredSchema(p.outputs) === null,

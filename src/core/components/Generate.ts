@@ -68,6 +68,7 @@ function legacyVars(p: GenerateParams, ctx: ComponentContext): Record<string, st
 export const Generate: ComponentDef<GenerateParams> = {
   name: 'Generate',
   params: GenerateParams as unknown as z.ZodType<GenerateParams>,
+  legacyParams: { prompt: 'sys_prompt' },
   role: 'plain',
   execution: 'activity',
   streamsContent: (p) => structuredSchema(p.outputs) === null,

@@ -33,6 +33,8 @@ export function chosenContent(p: MessageParams): string {
 export const Message: ComponentDef<MessageParams> = {
   name: 'Message',
   params: MessageParams,
+  // v0.x's `messages` (read as `content` by src/core/dsl/normalize.ts).
+  legacyParams: { messages: 'content' },
   role: 'message',
   execution: 'inline',
   outputNames: () => ['content', 'downloads'],

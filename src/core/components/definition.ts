@@ -210,6 +210,11 @@ export interface ComponentDef<P extends ExecutionParams = ExecutionParams> {
    * `executionParamsShape` wrap each field the same way).
    */
   readonly params: z.ZodType<P>;
+  /**
+   * Older spellings of params the schema still reads, old name → current name (Generate's
+   * `prompt` → `sys_prompt`): validation reports a problem where the canvas wrote it.
+   */
+  readonly legacyParams?: Readonly<Record<string, string>>;
   readonly role: ComponentRole;
   /** `inline` runs in workflow code; `activity` asks for calls. */
   readonly execution: 'inline' | 'activity';

@@ -78,9 +78,13 @@ export const DEFAULT_GLOBALS: Readonly<Record<string, unknown>> = Object.freeze(
   'sys.date': '',
 });
 
-/** True when `value` looks like RAGFlow's export form (`{title?, dsl: {components}}`). */
+/**
+ * True when `value` is RAGFlow's export form (`{title?, dsl: {components}}`): it has no
+ * `components` of its own, and a `dsl` or the export's metadata. A broken or missing `dsl` is
+ * still the export form, so its problems are reported under `$.dsl`.
+ */
 export function isExportForm(value: unknown): value is { dsl: unknown } {
-  if (typeof value !== 'object' || value === null) return false;
-  const dsl = (value as { dsl?: unknown }).dsl;
-  return typeof dsl === 'object' && dsl !== null && 'components' in dsl;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const has = (key: string) => Object.prototype.hasOwnProperty.call(value, key);
+  return !has('components') && ['dsl', 'title', 'canvas_type', 'avatar'].some(has);
 }

@@ -3,11 +3,11 @@
  * problem found, each with its JSON path. Pure: runs in the API (to reject bad canvases) and in
  * the workflow (to rebuild the canvas from its input).
  */
-import type { z } from 'zod';
 import { componentDef, componentNames, type AnyComponentDef } from '../components/registry';
 import { scanParamRefs } from '../components/common';
 import type { CanvasView, ExecutionParams, ParamRef } from '../components/definition';
 import { formatJsonPath, type PathSegment } from '../dsl/jsonPath';
+import { legacyPathMap, parseLenient, type LenientIssue } from '../dsl/lenientParse';
 import { CanvasDslSchema, DEFAULT_GLOBALS, type CanvasDsl } from '../dsl/schema';
 import type { Problem } from '../../errors';
 import type { CompiledCanvas, CompiledNode } from './compiled';
@@ -21,6 +21,7 @@ const LOOP_ITEM_OF: Readonly<Record<string, string>> = { Iteration: 'IterationIt
 /** Each loop has exactly one item of its kind; items and ExitLoops sit inside the right loop. */
 function checkLoops(
   nodes: Record<string, CompiledNode>,
+  failed: ReadonlyMap<string, FailedComponent>,
   at: (id: string, ...rest: PathSegment[]) => string,
 ): { starts: Record<string, string>; problems: Problem[] } {
   const starts: Record<string, string> = {};
@@ -29,10 +30,22 @@ function checkLoops(
     if (node.role === 'container') {
       const kind = LOOP_ITEM_OF[node.type];
       const items = Object.values(nodes).filter((n) => n.parentId === node.id && n.type === kind);
-      if (items.length !== 1)
-        problems.push({ path: at(node.id), message: `${node.type} "${node.id}" needs exactly one ${kind} with parent_id "${node.id}", found ${items.length}` });
-      else starts[node.id] = items[0]!.id;
+      // An item whose own params are invalid is reported there, not again here.
+      const invalidItem = [...failed.values()].some((f) => f.parentId === node.id && f.type === kind);
+      if (items.length !== 1 && !(items.length === 0 && invalidItem)) {
+        const orphans = Object.values(nodes).filter((n) => n.type === kind && (!n.parentId || !nodes[n.parentId]));
+        const hint =
+          items.length === 0 && orphans.length > 0
+            ? ` (${orphans.map((o) => `${kind} "${o.id}" has ${o.parentId ? `parent_id "${o.parentId}"` : 'no parent_id'}`).join(', ')})`
+            : '';
+        problems.push({
+          path: at(node.id),
+          message: `${node.type} "${node.id}" needs exactly one ${kind} with parent_id "${node.id}", found ${items.length}${hint}`,
+        });
+      } else if (items.length === 1) starts[node.id] = items[0]!.id;
     } else if (node.role === 'loopItem' || node.role === 'exitLoop') {
+      // A loop whose own params are invalid is reported there, not again at its items.
+      if (node.parentId && failed.has(node.parentId)) continue;
       const parent = node.parentId ? nodes[node.parentId] : undefined;
       const wanted = node.type === 'IterationItem' ? ['Iteration'] : node.type === 'LoopItem' ? ['Loop'] : ['Loop'];
       if (!parent || !wanted.includes(parent.type))
@@ -48,13 +61,50 @@ function checkLoops(
  * that do not exist and outputs a component never declares (they read as ""); the API refuses to
  * save those (api/canvasInput.ts), while stored canvases and workflow histories keep compiling.
  */
-export type CompileResult = { ok: true; canvas: CompiledCanvas; warnings: Problem[]; referenceProblems: Problem[] } | { ok: false; problems: Problem[] };
+export type CompileResult =
+  | {
+      ok: true;
+      canvas: CompiledCanvas;
+      warnings: Problem[];
+      referenceProblems: Problem[];
+      /**
+       * The DSL as given with the empty values of the wrong kind read as their defaults
+       * (src/core/dsl/lenientParse.ts): what to store, so that every later reader of the stored
+       * params sees what the compiler saw. The input itself when nothing needed that.
+       */
+      source: unknown;
+    }
+  | { ok: false; problems: Problem[] };
 
-function zodProblems(error: z.ZodError, base: PathSegment[], root: string): Problem[] {
-  return error.issues.map((issue) => ({
-    path: formatJsonPath([...base, ...(issue.path as PathSegment[])], root),
-    message: issue.message,
-  }));
+function issueProblems(issues: LenientIssue[], base: PathSegment[], root: string): Problem[] {
+  const seen = new Set<string>();
+  const out: Problem[] = [];
+  for (const issue of issues) {
+    const problem = { path: formatJsonPath([...base, ...issue.path], root), message: issue.message };
+    // A value an old spelling feeds to two fields is reported once, where the canvas wrote it.
+    const key = `${problem.path}\n${problem.message}`;
+    if (!seen.has(key)) out.push(problem);
+    seen.add(key);
+  }
+  return out;
+}
+
+/** A component whose params did not validate: its consequences elsewhere are not reported again. */
+interface FailedComponent {
+  type: string;
+  parentId: string | null;
+}
+
+/** Params read leniently and stored repaired: where in the DSL, and the repaired value. */
+interface ParamsRepair {
+  path: PathSegment[];
+  value: unknown;
+}
+
+function setAt(root: unknown, path: readonly PathSegment[], value: unknown): void {
+  let cur = root as Record<PathSegment, unknown>;
+  for (const seg of path.slice(0, -1)) cur = cur[seg] as Record<PathSegment, unknown>;
+  cur[path[path.length - 1]!] = value;
 }
 
 function displayNames(dsl: CanvasDsl): Map<string, string> {
@@ -96,19 +146,24 @@ function envDefaults(dsl: CanvasDsl): Record<string, unknown> {
 interface Checked {
   nodes: Record<string, CompiledNode>;
   problems: Problem[];
+  failed: Map<string, FailedComponent>;
+  repairs: ParamsRepair[];
 }
 
 function checkComponents(dsl: CanvasDsl, base: PathSegment[], root: string): Checked {
   const problems: Problem[] = [];
   const nodes: Record<string, CompiledNode> = {};
+  const failed = new Map<string, FailedComponent>();
+  const repairs: ParamsRepair[] = [];
   const names = displayNames(dsl);
   const ids = new Set(Object.keys(dsl.components));
   const at = (...segs: PathSegment[]) => formatJsonPath([...base, 'components', ...segs], root);
 
   const checkParams = (def: AnyComponentDef, raw: unknown, path: PathSegment[]): ExecutionParams | null => {
-    const parsed = def.params.safeParse(raw);
+    const parsed = parseLenient(def.params, raw, legacyPathMap(raw, def.legacyParams));
+    if (parsed.repaired) repairs.push({ path: ['components', ...path], value: parsed.value });
     if (!parsed.success) {
-      problems.push(...zodProblems(parsed.error, [...base, 'components', ...path], root));
+      problems.push(...issueProblems(parsed.issues, [...base, 'components', ...path], root));
       return null;
     }
     return parsed.data;
@@ -121,7 +176,10 @@ function checkComponents(dsl: CanvasDsl, base: PathSegment[], root: string): Che
       problems.push({ path: at(id, 'obj', 'component_name'), message: `unknown component "${name}" (known: ${componentNames().join(', ')})` });
       continue;
     }
+    // Paths the definition reports after its own renames, mapped to the spelling the canvas uses.
+    const toRaw = legacyPathMap(comp.obj.params, def.legacyParams);
     const params = checkParams(def, comp.obj.params, [id, 'obj', 'params']);
+    if (!params) failed.set(id, { type: name, parentId: comp.parent_id || null });
     comp.downstream.forEach((d, i) => {
       if (!ids.has(d)) problems.push({ path: at(id, 'downstream', i), message: `downstream component "${d}" does not exist` });
     });
@@ -139,7 +197,7 @@ function checkComponents(dsl: CanvasDsl, base: PathSegment[], root: string): Che
       seen.add(key);
       if (r.ref.kind === 'component' && !ids.has(r.ref.componentId)) {
         problems.push({
-          path: at(id, 'obj', 'params', ...r.path),
+          path: at(id, 'obj', 'params', ...toRaw(r.path)),
           message: `reference {${r.ref.expr}} points to component "${r.ref.componentId}", which does not exist`,
         });
       }
@@ -149,13 +207,13 @@ function checkComponents(dsl: CanvasDsl, base: PathSegment[], root: string): Che
     for (const nested of def.nested?.(params) ?? []) {
       const nestedDef = componentDef(nested.componentName);
       if (!nestedDef) {
-        problems.push({ path: at(id, 'obj', 'params', ...nested.path, 'component_name'), message: `unknown component "${nested.componentName}"` });
+        problems.push({ path: at(id, 'obj', 'params', ...toRaw(nested.path), 'component_name'), message: `unknown component "${nested.componentName}"` });
         continue;
       }
-      checkParams(nestedDef, nested.params, [id, 'obj', 'params', ...nested.path, 'params']);
+      checkParams(nestedDef, nested.params, [id, 'obj', 'params', ...toRaw(nested.path), 'params']);
     }
     for (const t of def.targets?.(params) ?? []) {
-      if (!ids.has(t.target)) problems.push({ path: at(id, 'obj', 'params', ...t.path), message: `target component "${t.target}" does not exist` });
+      if (!ids.has(t.target)) problems.push({ path: at(id, 'obj', 'params', ...toRaw(t.path)), message: `target component "${t.target}" does not exist` });
     }
     params.exception_goto.forEach((g, i) => {
       if (!ids.has(g)) problems.push({ path: at(id, 'obj', 'params', 'exception_goto', i), message: `exception_goto component "${g}" does not exist` });
@@ -167,7 +225,7 @@ function checkComponents(dsl: CanvasDsl, base: PathSegment[], root: string): Che
       params,
       downstream: comp.downstream,
       upstream: comp.upstream,
-      parentId: comp.parent_id ?? null,
+      parentId: comp.parent_id || null,
       displayName: names.get(id) ?? '',
       role: def.role,
     };
@@ -180,7 +238,7 @@ function checkComponents(dsl: CanvasDsl, base: PathSegment[], root: string): Che
       message: `"begin" must be a Begin component, not "${dsl.components.begin.obj.component_name}"`,
     });
   }
-  return { nodes, problems };
+  return { nodes, problems, failed, repairs };
 }
 
 /** Producers whose content the engine may stream into a downstream Message or Answer. */
@@ -245,16 +303,24 @@ export function compileCanvas(input: unknown, options: CompileOptions = {}): Com
   // Depth and refused text first: nothing recursive may walk a document that fails them.
   const documentProblems = findDocumentProblems(input, base);
   if (documentProblems.length > 0) return { ok: false, problems: documentProblems };
-  const parsed = CanvasDslSchema.safeParse(input);
-  if (!parsed.success) return { ok: false, problems: zodProblems(parsed.error, base, root) };
+  const parsed = parseLenient(CanvasDslSchema, input);
+  if (!parsed.success) return { ok: false, problems: issueProblems(parsed.issues, base, root) };
   const dsl = parsed.data;
-  const { nodes, problems } = checkComponents(dsl, base, root);
+  const { nodes, problems, failed, repairs } = checkComponents(dsl, base, root);
   problems.push(...findCycleProblems(dsl, nodes, base));
-  const loops = checkLoops(nodes, (id, ...rest) => formatJsonPath([...base, 'components', id, ...rest], root));
+  const loops = checkLoops(nodes, failed, (id, ...rest) => formatJsonPath([...base, 'components', id, ...rest], root));
   problems.push(...loops.problems);
   if (problems.length > 0) return { ok: false, problems };
+  let source = parsed.value;
+  if (repairs.length > 0) {
+    source = JSON.parse(JSON.stringify(source)) as unknown;
+    for (const r of repairs) setAt(source, r.path, r.value);
+    // The parsed DSL carries the repaired params too (it holds them raw).
+    for (const id of Object.keys(dsl.components)) dsl.components[id]!.obj.params = (source as CanvasDsl).components[id]!.obj.params;
+  }
   return {
     ok: true,
+    source,
     warnings: findUnreachable(dsl, nodes, base),
     referenceProblems: findReferenceProblems(dsl, nodes, base),
     canvas: {
