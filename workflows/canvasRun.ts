@@ -2,19 +2,13 @@
  * One canvas run as a Temporal workflow. It only drives the pure engine (workflows/workflowCarrier.ts):
  * everything the run decides is in the engine; everything it touches is in activities.
  */
-import { continueAsNew, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
-import type { Activities } from '../activities/activityTypes';
+import { continueAsNew, upsertSearchAttributes } from '@temporalio/workflow';
 import { CANCELED_MESSAGE, compileCanvas, rejectRun, sessionAfter, startRun, type StepResult } from '../src/core/engine';
 import { ZERO_USAGE } from '../src/core/engine/state';
 import { describeProblems } from '../src/errors';
 import { RUN_STATUS_KEY } from '../src/core/searchAttributes';
 import type { CanvasRunInput, CanvasRunResult } from './definitions';
-import { resumedStep, runInWorkflow } from './workflowCarrier';
-
-const bookkeeping = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
+import { finalizeRun, resumedStep, runInWorkflow } from './workflowCarrier';
 
 export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult> {
   const compiled = compileCanvas(input.dsl);
@@ -22,7 +16,7 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
     const error = describeProblems('The canvas is invalid', compiled.problems);
     const result: CanvasRunResult = { status: 'failed', content: '', outputs: null, usage: { ...ZERO_USAGE }, error };
     upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: 'failed' }]);
-    await bookkeeping.finalizeRun({
+    await finalizeRun({
       runId: input.runId,
       sessionId: input.sessionId,
       messageId: input.messageId,
@@ -75,7 +69,7 @@ async function finalize(input: CanvasRunInput, step: StepResult): Promise<Canvas
     usage: state.usage,
     error: state.status === 'finished' ? null : state.error,
   };
-  await bookkeeping.finalizeRun({
+  await finalizeRun({
     runId: input.runId,
     sessionId: input.sessionId,
     messageId: input.messageId,

@@ -10,7 +10,7 @@ import { compileCanvas, startRun, type StepResult } from '../src/core/engine';
 import { subAgentDsl, subAgentOutcome, subAgentStart } from '../src/core/engine/subAgentCanvas';
 import { describeProblems } from '../src/errors';
 import type { SubAgentRunInput } from './children';
-import { resumedStep, runInWorkflow } from './workflowCarrier';
+import { finalizeRun, resumedStep, runInWorkflow } from './workflowCarrier';
 
 const bookkeeping = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
@@ -38,7 +38,7 @@ export async function subAgentRun(input: SubAgentRunInput): Promise<SubAgentResu
     recordedStatus: input.checkpoint ? input.checkpoint.state.status : null,
     finalize: async (step) => {
       const s = step.state;
-      await bookkeeping.finalizeRun({
+      await finalizeRun({
         runId,
         sessionId: null,
         messageId: runId,

@@ -10,12 +10,15 @@ import {
   CancellationScope,
   condition,
   isCancellation,
+  patched,
+  proxyActivities,
   proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/activityTypes';
+import type { FinalizeRunInput } from '../activities/runs';
 import { cancelRun, checkPauseInputs, progressOf, type CompiledCanvas, type InputsSubmission, type StepResult } from '../src/core/engine';
 import { historyFull, runLoop, type PauseOutcome, type RunCarrier } from '../src/core/engine/loop';
 import { describeFieldProblems } from '../src/core/components/forms';
@@ -30,6 +33,29 @@ const local = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
+
+const bookkeeping = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+const localBookkeeping = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+/** The patch under which a run is closed by a local activity (histories before it close with an activity). */
+export const FINALIZE_LOCAL_PATCH = 'finalize-run-local-activity';
+
+/**
+ * Closes a run (its row, its session, its last events): a local activity, run inside the
+ * workflow task that ends the run, so the workflow completes in that same task instead of
+ * scheduling an activity and waiting for one more task after it (measured: one workflow task
+ * and one activity round trip less per run, bench/orchestration.ts). Runs recorded before the
+ * patch replay their activity.
+ */
+export function finalizeRun(input: FinalizeRunInput): Promise<void> {
+  return patched(FINALIZE_LOCAL_PATCH) ? localBookkeeping.finalizeRun(input) : bookkeeping.finalizeRun(input);
+}
 
 export interface WorkflowRunOptions<R> {
   runId: string;

@@ -176,6 +176,14 @@ async function main(): Promise<void> {
         'Message:m': { name: 'Message', params: { content: ['{LLM:a@content}'] } },
       }),
     },
+    // The run closed by a local activity inside its last workflow task (FINALIZE_LOCAL_PATCH).
+    'finalize-local': {
+      canvas: dsl({
+        begin: { name: 'Begin', downstream: ['LLM:a'] },
+        'LLM:a': { name: 'LLM', params: { ...model, sys_prompt: 'Announced.' }, downstream: ['Message:m'] },
+        'Message:m': { name: 'Message', params: { content: ['{LLM:a@content}'] } },
+      }),
+    },
   };
   const only = process.argv.slice(2);
   const save = (name: string, workflowId: string, runId?: string) => {
