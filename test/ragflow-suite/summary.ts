@@ -1,0 +1,197 @@
+/**
+ * Reads pytest's JUnit XML and writes the REST suite's summary: counts per resource and per file,
+ * and failures grouped by their first error line (ids and numbers that differ per test folded).
+ */
+import { fileOf } from './resources';
+
+export type Outcome = 'passed' | 'failed' | 'error' | 'skipped';
+
+export interface TestResult {
+  classname: string;
+  name: string;
+  outcome: Outcome;
+  /** First line of the failure or error message. */
+  message: string;
+}
+
+const ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'", '&amp;': '&' };
+
+function unescapeXml(s: string): string {
+  return s.replace(/&(lt|gt|quot|apos|amp|#(\d+)|#x([0-9a-fA-F]+));/g, (m, _n, dec?: string, hex?: string) =>
+    dec ? String.fromCodePoint(Number(dec)) : hex ? String.fromCodePoint(parseInt(hex, 16)) : (ENTITIES[m] ?? m),
+  );
+}
+
+function attr(tag: string, name: string): string {
+  const m = new RegExp(`\\s${name}="([^"]*)"`).exec(tag);
+  return m ? unescapeXml(m[1]!) : '';
+}
+
+/** The test cases of a pytest JUnit XML file. */
+export function readJunit(xml: string): TestResult[] {
+  const results: TestResult[] = [];
+  const re = /<testcase\b([^>]*?)(\/>|>([\s\S]*?)<\/testcase>)/g;
+  for (let m = re.exec(xml); m; m = re.exec(xml)) {
+    const head = m[1]!;
+    const body = m[3] ?? '';
+    const failure = /<failure\b([^>]*)>([\s\S]*?)<\/failure>|<failure\b([^>]*)\/>/.exec(body);
+    const error = /<error\b([^>]*)>([\s\S]*?)<\/error>|<error\b([^>]*)\/>/.exec(body);
+    const skipped = /<skipped\b/.test(body);
+    let outcome: Outcome = 'passed';
+    let message = '';
+    const firstLine = (tagAttrs: string, text: string) => {
+      const msg = attr(` ${tagAttrs}`, 'message') || unescapeXml(text);
+      return firstMeaningfulLine(msg);
+    };
+    if (failure) {
+      outcome = 'failed';
+      message = firstLine(failure[1] ?? failure[3] ?? '', failure[2] ?? '');
+    } else if (error) {
+      outcome = 'error';
+      message = firstLine(error[1] ?? error[3] ?? '', error[2] ?? '');
+    } else if (skipped) outcome = 'skipped';
+    results.push({ classname: attr(head, 'classname'), name: attr(head, 'name'), outcome, message });
+  }
+  return results;
+}
+
+function firstMeaningfulLine(message: string): string {
+  const lines = message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  return lines[0] ?? '(no message)';
+}
+
+/** Folds what differs between tests failing for one cause: ids, numbers in ids, long values. */
+export function normalizeCause(message: string): string {
+  return message
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<uuid>')
+    .replace(/\b[0-9a-f]{16,}\b/gi, '<id>')
+    .replace(/\b(tmp|pytest-of-\w+)\/[^\s'"]+/g, '<path>')
+    .replace(/0x[0-9a-f]+/gi, '0x…')
+    .slice(0, 220);
+}
+
+export interface Counts {
+  collected: number;
+  passed: number;
+  failed: number;
+  errors: number;
+  skipped: number;
+}
+
+export interface SummaryData {
+  commit: string;
+  level: string;
+  resources: string[];
+  seconds: number;
+  at: string;
+  total: Counts;
+  byResource: Record<string, Counts>;
+  byFile: Record<string, Counts>;
+  causes: Array<{ cause: string; count: number; examples: string[] }>;
+}
+
+export type Summary = SummaryData;
+
+const empty = (): Counts => ({ collected: 0, passed: 0, failed: 0, errors: 0, skipped: 0 });
+
+function add(c: Counts, outcome: Outcome): void {
+  c.collected++;
+  if (outcome === 'passed') c.passed++;
+  else if (outcome === 'failed') c.failed++;
+  else if (outcome === 'error') c.errors++;
+  else c.skipped++;
+}
+
+export function summarize(
+  results: TestResult[],
+  ctx: {
+    commit: string;
+    level: string;
+    resources: string[];
+    seconds: number;
+    resourceOf: (classname: string) => string;
+    excluded: Array<{ paths: string[]; reason: string }>;
+    deselected: string[];
+    previous: SummaryData | null;
+  },
+): { data: SummaryData; markdown: string } {
+  const total = empty();
+  const byResource: Record<string, Counts> = {};
+  const byFile: Record<string, Counts> = {};
+  const causes = new Map<string, { count: number; examples: string[] }>();
+  for (const r of results) {
+    add(total, r.outcome);
+    add((byResource[ctx.resourceOf(r.classname)] ??= empty()), r.outcome);
+    add((byFile[fileOf(r.classname)] ??= empty()), r.outcome);
+    if (r.outcome === 'failed' || r.outcome === 'error') {
+      const cause = `${r.outcome === 'error' ? '[error] ' : ''}${normalizeCause(r.message)}`;
+      const entry = causes.get(cause) ?? { count: 0, examples: [] };
+      entry.count++;
+      if (entry.examples.length < 3) entry.examples.push(`${r.classname.split('.').slice(-1)[0]}::${r.name}`);
+      causes.set(cause, entry);
+    }
+  }
+  const data: SummaryData = {
+    commit: ctx.commit,
+    level: ctx.level,
+    resources: ctx.resources,
+    seconds: ctx.seconds,
+    at: new Date().toISOString(),
+    total,
+    byResource,
+    byFile,
+    causes: [...causes.entries()].map(([cause, v]) => ({ cause, ...v })).sort((a, b) => b.count - a.count),
+  };
+  return { data, markdown: markdownOf(data, ctx) };
+}
+
+function pct(c: Counts): string {
+  return c.collected ? `${((100 * c.passed) / c.collected).toFixed(1)}%` : '–';
+}
+
+function delta(now: number, before: number | undefined): string {
+  if (before === undefined || now === before) return String(now);
+  return `${now} (${now > before ? '+' : ''}${now - before})`;
+}
+
+function row(name: string, c: Counts, p: Counts | undefined): string {
+  return `| ${name} | ${delta(c.collected, p?.collected)} | ${delta(c.passed, p?.passed)} | ${delta(c.failed, p?.failed)} | ${delta(c.errors, p?.errors)} | ${c.skipped} | ${pct(c)} |`;
+}
+
+function markdownOf(d: SummaryData, ctx: { excluded: Array<{ paths: string[]; reason: string }>; deselected: string[]; previous: SummaryData | null }): string {
+  const p = ctx.previous;
+  const lines = [
+    `# RAGFlow REST suite against agent-canvas`,
+    '',
+    `RAGFlow commit ${d.commit.slice(0, 12)}, level ${d.level}, ${d.at}, ${d.seconds} s.${p ? ` Changes in parentheses are against the previous run (${p.at}).` : ''}`,
+    '',
+    '| resource | collected | passed | failed | errors | skipped | pass rate |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...Object.entries(d.byResource)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, c]) => row(name, c, p?.byResource[name])),
+    row('**total**', d.total, p?.total),
+    '',
+    '## Per file',
+    '',
+    '| file | collected | passed | failed | errors | skipped | pass rate |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...Object.entries(d.byFile)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, c]) => row(name, c, p?.byFile[name])),
+    '',
+    `## Failures and errors by first error line (${d.causes.length} causes)`,
+    '',
+    ...d.causes.map((c) => `- **${c.count}** × \`${c.cause.replace(/`/g, "'")}\`  \n  e.g. ${c.examples.join(', ')}`),
+    '',
+    '## Not run',
+    '',
+    ...ctx.excluded.map((e) => `- ${e.reason}: ${e.paths.join(', ')}`),
+    ...ctx.deselected.map((id) => `- deselected: ${id}`),
+    '',
+  ];
+  return lines.join('\n');
+}
