@@ -1,0 +1,265 @@
+/**
+ * RAGFlow's tool catalog in real runs on the Temporal dev server, against one local stand-in for
+ * all their services: each tool as a canvas node (outputs RAGFlow names, citations in
+ * `message_end`), all of them as tools of one Agent driven by the scripted model's function
+ * calls, a rate limit retried per `max_retries` and a refused key not retried, and a canvas in
+ * the style of RAGFlow's stock research template (Agent with TavilySearch and YahooFinance tools,
+ * Switch, YahooFinance node, CodeExec, Message) end to end.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchRun, type LaunchDeps } from '../../api/services/runLauncher';
+import { openStore } from '../../src/io/store/store';
+import type { Store } from '../../src/io/store/contract';
+import { DEFAULT_RUN_SETTINGS, type CanvasRunResult } from '../../workflows/definitions';
+import { dsl } from '../helpers/canvasKit';
+import { startScriptedLlm, type RecordedCall, type Reply, type ScriptedLlm } from '../helpers/scriptedLlm';
+import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from '../helpers/temporal';
+import { startToolServices, type ToolServices } from '../helpers/toolServices';
+import { startWebSearchServer, type WebSearchServer } from '../helpers/webSearchServer';
+
+let store: Store;
+let llm: ScriptedLlm;
+let svc: ToolServices;
+let tavily: WebSearchServer;
+let temporal: TemporalHandles;
+let worker: RunningWorker;
+let deps: LaunchDeps;
+const tenantId = 'tenant-tool-catalog';
+
+beforeAll(async () => {
+  [store, llm, svc, tavily, temporal] = await Promise.all([openStore({}), startScriptedLlm(), startToolServices(), startWebSearchServer(), connectTemporal()]);
+  await store.tenants.ensure(tenantId, 'tool catalog tests');
+  const env = {
+    ...svc.env,
+    TAVILY_BASE_URL: tavily.url,
+    TAVILY_API_KEY: 'tvly-test',
+    SERPAPI_API_KEY: 'serp-key',
+    QUERIT_API_KEY: 'querit-key',
+    // Crawler's pages are the model's or the canvas's choice: the stand-in on loopback must be allowed.
+    NETWORK_ALLOW_HOSTS: '127.0.0.1',
+  };
+  worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url, env });
+  deps = { store, client: temporal.client, taskQueue: worker.taskQueue, settings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000 } };
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await Promise.all([temporal?.close(), llm?.stop(), svc?.stop(), tavily?.stop(), store?.close()]);
+});
+
+async function run(title: string, canvas: Record<string, unknown>, query: string) {
+  const saved = await store.canvases.create({ tenantId, title: `${title} ${Date.now()}`, dsl: canvas });
+  const launched = await launchRun(deps, { tenantId, canvas: saved, sessionId: null, query, inputs: null, files: [], userId: 'u1', session: null });
+  const result = (await temporal.client.workflow.getHandle(launched.workflowId).result()) as CanvasRunResult;
+  const events = await store.events.list(launched.runId, null, 10_000);
+  const finished = (id: string) => events.find((e) => e.event === 'node_finished' && e.data.component_id === id)?.data as { outputs: Record<string, unknown> } | undefined;
+  const reference = events.find((e) => e.event === 'message_end')?.data.reference as { chunks: Record<string, { url: string }> } | undefined;
+  return { result, events, finished, reference, history: JSON.stringify(await temporal.client.workflow.getHandle(launched.workflowId).fetchHistory()) };
+}
+
+function script(marker: string, replies: Reply[]): RecordedCall[] {
+  const seen: RecordedCall[] = [];
+  llm.when((call) => {
+    if (!call.body.messages.some((m) => typeof m.content === 'string' && m.content.includes(marker))) return undefined;
+    seen.push(call);
+    return replies[seen.length - 1] ?? { content: `no more scripted replies for ${marker}` };
+  });
+  return seen;
+}
+const tc = (id: string, name: string, args: unknown) => ({ id, name, arguments: JSON.stringify(args) });
+
+/** [component, params, query, output to show, text the output must hold, whether it cites]. */
+const NODES: Array<[string, Record<string, unknown>, string, string, string, boolean]> = [
+  ['Bing', { api_key: 'bing-key', top_n: 2 }, 'bing node', 'formalized_content', 'Bing snippet 2 about bing node.', true],
+  ['Google', { api_key: 'serp-key', num: 2 }, 'google node', 'formalized_content', 'Google snippet 2 about google node.', true],
+  ['GoogleScholar', { top_n: 2 }, 'scholar node', 'formalized_content', 'Scholar abstract 2 on scholar node.', true],
+  ['ArXiv', { top_n: 2 }, 'arxiv node', 'formalized_content', 'Abstract 2: we study arxiv node.', true],
+  ['PubMed', { top_n: 2 }, 'pubmed node', 'formalized_content', 'Authors: Marie Curie, Louis Pasteur', true],
+  ['GitHub', { top_n: 2 }, 'github node', 'formalized_content', 'Repository 2 for github node', true],
+  ['BGPT', { top_n: 2 }, 'bgpt node', 'formalized_content', 'Results: Effect 2 observed.', true],
+  ['KeenableSearch', { top_n: 2 }, 'keenable node', 'formalized_content', 'Keenable text 2 about keenable node.', true],
+  ['QueritSearch', { count: 2 }, 'querit node', 'formalized_content', 'Querit snippet 2.', true],
+  ['YahooFinance', { info: false, news: false, balance_sheet: true }, 'MSFT', 'report', '| Total Assets | 364980000000 |', false],
+  ['DeepL', { auth_key: 'deepl-key', target_lang: 'DE' }, '你好世界', 'formalized_content', '[DE] 你好世界', false],
+  ['QWeather', { web_apikey: 'qw-key', type: 'airquality' }, 'Shanghai', 'formalized_content', '"aqi":"42"', false],
+  ['TuShare', { token: 'tushare-token', keyword: 'moutai' }, 'news please', 'content', 'MOUTAI announces dividend.', false],
+  ['Jin10', { secret_key: 'jin10-key' }, 'flash please', 'content', 'Flash 1 (category 1)', false],
+];
+
+describe('the catalog as canvas nodes', () => {
+  it.each(NODES)('%s runs as a node with its RAGFlow outputs', async (name, params, query, output, expected, cites) => {
+    const id = `${name}:node`;
+    const r = await run(`${name} node`, dsl({ begin: { name: 'Begin', downstream: [id] }, [id]: { name, params, downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: [`{${id}@${output}}`] } } }), query);
+    expect(r.result.status, JSON.stringify(r.result.error)).toBe('finished');
+    expect(String(r.finished(id)!.outputs[output])).toContain(expected);
+    expect(r.result.content).toContain(expected);
+    if (cites) expect(Object.keys(r.reference?.chunks ?? {}).length).toBeGreaterThan(0);
+  });
+
+  it('Crawler reads a page (through the guard) as markdown', async () => {
+    const r = await run('crawler node', dsl({ begin: { name: 'Begin', downstream: ['Crawler:c'] }, 'Crawler:c': { name: 'Crawler', downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: ['{Crawler:c@formalized_content}'] } } }), `${svc.url}/pages/article`);
+    expect(r.result.content).toContain('Temporal keeps [state](https://temporal.io).');
+  });
+
+  it('keys from params never reach workflow history', async () => {
+    const r = await run('key hygiene', dsl({ begin: { name: 'Begin', downstream: ['DeepL:d'] }, 'DeepL:d': { name: 'DeepL', params: { auth_key: 'deepl-secret-key-123' } } }), 'secret test');
+    expect(r.result.status).toBe('finished');
+    expect(r.history).not.toContain('deepl-secret-key-123');
+    expect(JSON.stringify(r.events)).not.toContain('deepl-secret-key-123');
+  });
+});
+
+describe('the catalog as Agent tools', () => {
+  it('offers each tool with its RAGFlow function name, runs the parallel calls and cites the search results', async () => {
+    const tools = [
+      ['ArXiv', {}, 'arxiv_search_0', { query: 'agent arxiv' }],
+      ['PubMed', {}, 'pubmed_search_1', { query: 'agent pubmed' }],
+      ['GitHub', {}, 'github_search_2', { query: 'agent github' }],
+      ['Google', { api_key: 'serp-key' }, 'google_search_3', { q: 'agent google' }],
+      ['Bing', { api_key: 'bing-key' }, 'bing_search_4', { query: 'agent bing' }],
+      ['GoogleScholar', {}, 'google_scholar_search_5', { query: 'agent scholar' }],
+      ['BGPT', {}, 'bgpt_search_6', { query: 'agent bgpt' }],
+      ['KeenableSearch', {}, 'keenable_search_7', { query: 'agent keenable', site: 'docs.example' }],
+      ['QueritSearch', {}, 'querit_search_8', { query: 'agent querit' }],
+      ['YahooFinance', { info: true, news: false }, 'yahoo_finance_9', { stock_code: 'TSLA' }],
+      ['DeepL', { auth_key: 'deepl-key' }, 'deepl_translate_10', { query: '谢谢' }],
+      ['QWeather', { web_apikey: 'qw-key' }, 'qweather_11', { query: 'Chengdu' }],
+      ['Crawler', {}, 'web_crawler_12', { query: `${svc.url}/pages/article` }],
+      ['AkShare', {}, 'akshare_stock_news_13', { query: '600519' }],
+    ] as const;
+    const calls = script('MARK-catalog-agent', [{ toolCalls: tools.map(([, , fn, args], i) => tc(`c${i}`, fn, args)) }, { content: 'Done [ID:0].' }]);
+    const canvas = dsl({
+      begin: { name: 'Begin', downstream: ['Agent:a'] },
+      'Agent:a': {
+        name: 'Agent',
+        params: { llm_id: 'scripted@OpenAI', sys_prompt: 'MARK-catalog-agent Research.', tools: tools.map(([name, params]) => ({ component_name: name, name, params })) },
+        downstream: ['Message:m'],
+      },
+      'Message:m': { name: 'Message', params: { content: ['{Agent:a@content}'] } },
+    });
+    const r = await run('catalog agent', canvas, 'research everything');
+    expect(r.result).toMatchObject({ status: 'finished', content: 'Done [ID:0].' });
+    const offered = (calls[0]!.body.tools as Array<{ function: { name: string; parameters: { properties: Record<string, unknown> } } }>).map((t) => t.function);
+    expect(offered.map((f) => f.name)).toEqual(tools.map(([, , fn]) => fn));
+    expect(Object.keys(offered[3]!.parameters.properties)).toEqual(['q', 'start', 'num']);
+    expect(Object.keys(offered[7]!.parameters.properties)).toEqual(['query', 'site']);
+
+    const results = calls[1]!.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+    const expected = [
+      'Abstract 1: we study agent arxiv.',
+      'Journal: Journal of Stand-ins',
+      'Repository 1 for agent github',
+      'Google snippet 2 about agent google.',
+      'Bing snippet 1 about agent bing.',
+      'Scholar abstract 1 on agent scholar.',
+      'Methods: Randomized controlled trial',
+      'agent keenable on docs.example 1',
+      'Querit snippet 1.',
+      '| symbol | TSLA |',
+      '[EN-GB] 谢谢',
+      '"temp":"6"',
+      '# Durable workflows',
+      'Error: AkShare cannot run in this build',
+    ];
+    expected.forEach((text, i) => expect(results[i], tools[i]![0]).toContain(text));
+    const cited = Object.values(r.reference!.chunks).map((c) => c.url);
+    expect(cited).toEqual(expect.arrayContaining(['http://arxiv.org/pdf/2411.00001v1', 'https://pubmed.ncbi.nlm.nih.gov/39000001', 'https://web.bing.example/agent%20bing/1', 'https://google.example/agent%20google/1']));
+  });
+});
+
+describe('the catalog failing', () => {
+  it("retries a service's rate limit as max_retries allows, then fails with its message", async () => {
+    const r = await run('yahoo ratelimit', dsl({ begin: { name: 'Begin', downstream: ['YahooFinance:y'] }, 'YahooFinance:y': { name: 'YahooFinance', params: { stock_code: 'RATELIMIT', max_retries: 1, delay_after_error: 0 } } }), 'x');
+    expect(r.result.status).toBe('failed');
+    expect(r.result.error).toMatch(/YahooFinance answered HTTP 429/);
+    expect(svc.requestsFor('RATELIMIT').filter((q) => q.path.startsWith('/yahoo/v10/'))).toHaveLength(2);
+  });
+
+  it('does not retry a refused key', async () => {
+    const r = await run('bing bad key', dsl({ begin: { name: 'Begin', downstream: ['Bing:b'] }, 'Bing:b': { name: 'Bing', params: { api_key: 'bad-key', max_retries: 3, delay_after_error: 0 } } }), 'refused key');
+    expect(r.result.status).toBe('failed');
+    expect(r.result.error).toMatch(/invalid subscription key/);
+    expect(svc.requestsFor('refused key')).toHaveLength(1);
+  });
+});
+
+describe("a canvas in the style of RAGFlow's stock research template", () => {
+  // The annual balance sheet comes first in the report; its first column is the latest year.
+  const SCRIPT = [
+    'def main(input_text: str) -> dict:',
+    '    rows = ["| Indicator | Latest |", "|---|---|"]',
+    '    for name in ["Total Assets", "Total Debt", "Working Capital"]:',
+    '        for line in input_text.splitlines():',
+    '            if line.startswith("| " + name + " |"):',
+    '                value = float(line.split("|")[2])',
+    '                rows.append(f"| {name} (USD) | {value:,.0f} |")',
+    '                break',
+    '    return {"md_table": "\\n".join(rows)}',
+    '',
+  ].join('\n');
+
+  function stockCanvas(marker: string): Record<string, unknown> {
+    return dsl({
+      begin: { name: 'Begin', params: { mode: 'conversational', prologue: 'Hi!' }, downstream: ['Agent:ManyToesBrush'] },
+      'Agent:ManyToesBrush': {
+        name: 'Agent',
+        params: {
+          llm_id: 'scripted@OpenAI',
+          sys_prompt: `${marker} Extract the stock code from the question; answer only the code or "Not Found".`,
+          prompts: [{ role: 'user', content: '{sys.query}' }],
+          max_rounds: 3,
+          tools: [
+            { component_name: 'TavilySearch', name: 'TavilySearch', params: { api_key: '', max_results: 5, query: 'sys.query', include_raw_content: true } },
+            { component_name: 'YahooFinance', name: 'YahooFinance', params: { info: true, news: true, stock_code: 'sys.query' } },
+          ],
+        },
+        downstream: ['Switch:FluffyCoinsSell'],
+      },
+      'Switch:FluffyCoinsSell': {
+        name: 'Switch',
+        params: {
+          conditions: [{ items: [{ cpn_id: 'Agent:ManyToesBrush@content', operator: 'not contains', value: 'Not Found' }], logical_operator: 'and', to: ['YahooFinance:QuickAdsDig'] }],
+          end_cpn_ids: ['Message:TwentyBanksLeave'],
+        },
+        downstream: ['YahooFinance:QuickAdsDig', 'Message:TwentyBanksLeave'],
+      },
+      'YahooFinance:QuickAdsDig': {
+        name: 'YahooFinance',
+        params: { balance_sheet: true, cash_flow_statement: false, financials: false, history: false, info: false, news: false, outputs: { report: { type: 'string', value: '' } }, stock_code: 'sys.query' },
+        downstream: ['CodeExec:LightSheepTrade'],
+      },
+      'CodeExec:LightSheepTrade': {
+        name: 'CodeExec',
+        params: { arguments: { input_text: 'YahooFinance:QuickAdsDig@report' }, lang: 'python', outputs: { md_table: { type: 'String', value: '' } }, script: SCRIPT },
+        downstream: ['Message:OliveLawsArgue'],
+      },
+      'Message:OliveLawsArgue': { name: 'Message', params: { content: ['Company financial statements:\n\n{CodeExec:LightSheepTrade@md_table}\n\nCode: {Agent:ManyToesBrush@content}'] } },
+      'Message:TwentyBanksLeave': { name: 'Message', params: { content: ['Your query is not supported.'] } },
+    });
+  }
+
+  it('extracts the code with Tavily and YahooFinance tool calls, then reads the balance sheet and tabulates it', async () => {
+    const calls = script('MARK-stock-found', [
+      { toolCalls: [tc('t', 'tavily_search_0', { query: 'Apple stock ticker' }), tc('y', 'yahoo_finance_1', { stock_code: 'AAPL' })] },
+      { content: 'AAPL' },
+    ]);
+    const r = await run('stock research', stockCanvas('MARK-stock-found'), "How is Apple's balance sheet?");
+    expect(r.result.status, JSON.stringify(r.result.error)).toBe('finished');
+    const toolResults = calls[1]!.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+    expect(toolResults[0]).toContain('Finding 1 about Apple stock ticker.');
+    expect(toolResults[1]).toContain('| symbol | AAPL |');
+    // The node's stock_code is the bare `sys.query`, as in the template: the question resolves through Yahoo's search.
+    expect(svc.requestsFor("How is Apple's balance sheet?").map((q) => q.path)).toContain('/yahoo/v1/finance/search');
+    expect(r.finished('YahooFinance:QuickAdsDig')!.outputs.report).toContain('| Total Assets | 364980000000 | 352583000000 |');
+    expect(r.finished('CodeExec:LightSheepTrade')!.outputs.md_table).toBe('| Indicator | Latest |\n|---|---|\n| Total Assets (USD) | 364,980,000,000 |\n| Total Debt (USD) | 106,629,000,000 |\n| Working Capital (USD) | -23,405,000,000 |');
+    expect(r.result.content).toContain('| Total Assets (USD) | 364,980,000,000 |');
+    expect(r.result.content).toContain('Code: AAPL');
+    expect(Object.values(r.reference?.chunks ?? {}).map((c) => c.url)).toContain('https://example.test/Apple%20stock%20ticker/1');
+  });
+
+  it('takes the else branch when the model finds no stock', async () => {
+    script('MARK-stock-none', [{ content: 'Not Found' }]);
+    const r = await run('stock research none', stockCanvas('MARK-stock-none'), 'How is the weather?');
+    expect(r.result).toMatchObject({ status: 'finished', content: 'Your query is not supported.' });
+  });
+});
