@@ -85,4 +85,17 @@ export default tseslint.config(
   },
   { files: ['src/io/**', 'server/**', 'api/**', 'activities/**'], ignores: ['**/*.test.ts'], rules: { 'no-restricted-imports': forbid(noTestKit) } },
   { files: ['test/**', 'src/**/*.test.ts', 'bench/**'], rules: { '@typescript-eslint/no-non-null-assertion': 'off' } },
+  // The run view (web/): plain browser ES modules, no type information, browser globals only.
+  {
+    files: ['web/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      parserOptions: { projectService: false },
+      globals: Object.fromEntries(
+        ['window', 'document', 'location', 'sessionStorage', 'fetch', 'Node', 'TextDecoder', 'URLSearchParams', 'requestAnimationFrame', 'console']
+          .concat(['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'AbortController'])
+          .map((g) => [g, 'readonly']),
+      ),
+    },
+  },
 );

@@ -16,15 +16,18 @@ import { completionsPlugin } from './plugins/completions';
 import { demoModelPlugin } from './plugins/demoModel';
 import { healthPlugin } from './plugins/health';
 import { datasetsPlugin } from './plugins/datasets';
+import { docsPlugin } from './plugins/docs';
 import { documentsPlugin } from './plugins/documents';
 import { mcpServersPlugin } from './plugins/mcpServers';
 import { retrievalPlugin } from './plugins/retrieval';
 import { metaPlugin } from './plugins/meta';
 import { openAiPlugin } from './plugins/openai';
 import { runsPlugin } from './plugins/runs';
+import { runsIndexPlugin } from './plugins/runsIndex';
 import { sessionsPlugin } from './plugins/sessions';
 import { sessionReleasePlugin } from './plugins/sessionRelease';
 import { tasksPlugin } from './plugins/tasks';
+import { uiPlugin } from './plugins/ui';
 import { webhookPlugin } from './plugins/webhook';
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
@@ -64,6 +67,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     completionsPlugin,
     tasksPlugin,
     runsPlugin,
+    runsIndexPlugin,
     openAiPlugin,
     mcpServersPlugin,
     datasetsPlugin,
@@ -71,9 +75,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     retrievalPlugin,
     webhookPlugin,
     apiKeysPlugin,
+    uiPlugin,
   ];
   for (const plugin of plugins) await app.register(async (scope) => plugin(scope, deps));
   await app.register(async (scope) => sessionReleasePlugin(scope, deps));
+  await app.register(async (scope) => docsPlugin(scope));
   if (deps.demoModel) await app.register(async (scope) => demoModelPlugin(scope));
   return app;
 }

@@ -35,4 +35,6 @@ export interface AppDeps {
   mcp?: { policy: McpPolicy };
   /** Datasets' search backend and embedding settings; absent: the store with offline embeddings. */
   knowledge?: KnowledgeDeps;
+  /** The Temporal UI's base URL, for the run view's deep links (TEMPORAL_UI_URL, or the dev server's UI). */
+  temporalUiUrl?: string | null;
 }

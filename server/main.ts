@@ -15,6 +15,8 @@ import { knowledgeDeps } from '../src/io/knowledge/deps';
 import { buildApp } from '../api/app';
 import { startRunReconciler } from '../api/services/runReconciler';
 import { DEMO_MODEL_PATH } from '../api/plugins/demoModel';
+import { DOCS_PATH } from '../api/plugins/docs';
+import { UI_PATH } from '../api/plugins/ui';
 import { loadApiKeySecret, provisionApiKey } from './boot/apiKey';
 import { loadExamples, readExamples } from './boot/examples';
 import { politeClose } from './boot/httpDrain';
@@ -107,6 +109,7 @@ async function main(): Promise<void> {
       bodyLimit: config.maxBodyBytes,
       runInputLimits: config.runInputLimits,
       templates: () => readExamples(root),
+      temporalUiUrl: temporalServer.uiUrl ?? process.env.TEMPORAL_UI_URL ?? null,
       probes: worker ? { worker: async () => void (worker!.getState() === 'RUNNING' || Promise.reject(new Error(`worker is ${worker!.getState()}`))) } : {},
     });
     closeHttp = politeClose(app);
@@ -119,8 +122,9 @@ async function main(): Promise<void> {
   say('');
   say('agent-canvas is running');
   if (app) {
+    say(`  Run view       ${base}${UI_PATH}   (sign in with the API key below)`);
     say(`  API            ${base}/api/v1   (health: ${base}/health)`);
-    say(`  OpenAPI        ${base}/api/v1/openapi.json`);
+    say(`  OpenAPI        ${base}/api/v1/openapi.json   (browse: ${base}${DOCS_PATH})`);
   }
   say(`  Temporal       ${temporalServer.address}${temporalServer.uiUrl ? `   UI: ${temporalServer.uiUrl}` : ''}`);
   say(`  Store          ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${path.join(config.dataDir, 'pglite')}`}`);

@@ -30,6 +30,7 @@ function runView(run: RunRecord, progress: RunProgress | null, children: RunReco
     canvas_id: run.canvas_id,
     session_id: run.session_id,
     workflow_id: run.workflow_id,
+    canvas_version_id: run.canvas_version_id,
     parent_run_id: run.parent_run_id,
     // Sub-agents this run called: each a run (and child workflow) of its own.
     children: children.map((c) => ({ task_id: c.id, workflow_id: c.workflow_id, status: c.status })),

@@ -1,0 +1,108 @@
+/**
+ * The tenant's runs as a collection (our routes, HTTP statuses): `GET /api/v1/runs` lists them
+ * newest first with filters and paging; `POST /api/v1/runs` starts a run of a canvas and answers
+ * at once with its id (202), the run then followed on `GET /api/v1/runs/{id}/events`. A start
+ * takes a session turn as the completion route does (a new session unless one is named), so the
+ * conversation and the session's one-run-at-a-time rule are the same whichever route started it.
+ */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { AppError } from '../../src/errors';
+import type { RunRecordStatus } from '../../src/io/store/contract';
+import type { AppDeps } from '../deps';
+import { pageParams } from '../paging';
+import { launchDeps } from '../services/completion';
+import { checkLaunchSizes } from '../services/runLauncher';
+import { listRuns, RUN_STATUSES } from '../services/runList';
+import { checkBeginInputs, createSession, startTurn } from '../services/sessions';
+
+const ListQuery = z.object({
+  page: z.string().optional(),
+  page_size: z.string().optional(),
+  canvas_id: z.string().optional(),
+  session_id: z.string().optional(),
+  /** One status or several, comma-separated. */
+  status: z.string().optional(),
+});
+
+const StartBody = z.object({
+  agent_id: z.string().min(1),
+  query: z.string().optional(),
+  /** Begin's inputs: field key → value (or RAGFlow's `{value, type}` objects). */
+  inputs: z.record(z.string(), z.unknown()).optional(),
+  /** Continue this session (its next turn); absent: a new session. */
+  session_id: z.string().min(1).optional(),
+  user_id: z.string().min(1).optional(),
+});
+
+function statusesOf(raw: string | undefined): RunRecordStatus[] | undefined {
+  if (!raw) return undefined;
+  const wanted = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = wanted.filter((s) => !(RUN_STATUSES as readonly string[]).includes(s));
+  if (bad.length > 0) {
+    const message = `must be one or more of ${RUN_STATUSES.join(', ')} (comma-separated), got ${bad.map((b) => JSON.stringify(b)).join(', ')}`;
+    throw new AppError('BAD_REQUEST', `status ${message}`, { problems: [{ path: '$.query.status', message }] });
+  }
+  return wanted as RunRecordStatus[];
+}
+
+export async function runsIndexPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { store } = deps;
+
+  app.get(
+    '/api/v1/runs',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'The tenant’s runs, newest first: filter by canvas_id, status (comma-separated) and session_id; page and page_size',
+        querystring: ListQuery,
+      },
+    },
+    async (request) => {
+      const q = request.query as z.infer<typeof ListQuery>;
+      const paging = pageParams(q, 'create_time');
+      const { items, total } = await listRuns(store.db, request.tenantId, {
+        page: paging.page,
+        pageSize: Math.min(paging.pageSize, 200),
+        ...(q.canvas_id ? { canvasId: q.canvas_id } : {}),
+        ...(q.session_id ? { sessionId: q.session_id } : {}),
+        statuses: statusesOf(q.status),
+      });
+      return { items, total, page: paging.page, page_size: Math.min(paging.pageSize, 200) };
+    },
+  );
+
+  app.post(
+    '/api/v1/runs',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'Start a run of a canvas (a session turn) with a query and Begin inputs; 202 with its id, followed on /runs/{id}/events',
+        body: StartBody,
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as z.infer<typeof StartBody>;
+      const canvas = await store.canvases.get(request.tenantId, body.agent_id);
+      if (!canvas) throw new AppError('NOT_FOUND', `No canvas ${body.agent_id}`, { problems: [{ path: '$.body.agent_id', message: 'no such canvas' }] });
+      const inputs = body.inputs ?? null;
+      const query = body.query ?? '';
+      const launch = launchDeps(deps);
+      // Refused before a session is made for it.
+      checkLaunchSizes(launch, { query, inputs, files: [], canvas });
+      checkBeginInputs(canvas, inputs);
+      const userId = body.user_id ?? request.tenantId;
+      let session = body.session_id ? await store.sessions.get(request.tenantId, canvas.id, body.session_id) : null;
+      if (body.session_id && !session)
+        throw new AppError('NOT_FOUND', `No session ${body.session_id} of this canvas`, {
+          problems: [{ path: '$.body.session_id', message: 'no such session' }],
+        });
+      session ??= await createSession(launch, { tenantId: request.tenantId, canvas, name: query.slice(0, 250), userId, withPrologue: false });
+      const run = await startTurn(launch, { tenantId: request.tenantId, canvas, session, query, inputs, files: [], userId });
+      return reply.status(202).send({ id: run.runId, task_id: run.runId, session_id: session.id, workflow_id: run.workflowId, status: 'running' });
+    },
+  );
+}

@@ -1,0 +1,213 @@
+/**
+ * The run view in a real headless Chromium against the real app (Fastify, store, Temporal worker,
+ * scripted model): sign in, list runs, start one and watch its nodes turn done in order, inspect a
+ * node, answer a UserFillUp form (a bad value refused next to its field), cancel a streaming model
+ * call, model output shown as text, another tenant seeing nothing, and screenshots.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startHarness, type Harness } from '../helpers/appHarness';
+import { dsl } from '../helpers/canvasKit';
+import { launchBrowser, screenshot, signIn, type Browser } from './browser';
+
+let h: Harness;
+let browser: Browser;
+const model = { llm_id: 'scripted@OpenAI' };
+const example = JSON.parse(readFileSync(path.resolve(__dirname, '../../examples/chat_assistant.json'), 'utf8')) as Record<string, unknown>;
+
+beforeAll(async () => {
+  [h, browser] = await Promise.all([startHarness(), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+});
+
+async function createAgent(title: string, canvas: unknown, key = h.key): Promise<string> {
+  const res = (await api(h, 'POST', '/api/v1/agents', { body: { title: `${title} ${Date.now()}`, dsl: canvas }, key })).body as {
+    code: number;
+    data: { id: string };
+  };
+  expect(res.code, JSON.stringify(res)).toBe(0);
+  return res.data.id;
+}
+
+async function startRun(agentId: string, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await api(h, 'POST', '/api/v1/runs', { body: { agent_id: agentId, query: 'go', ...body } });
+  expect(res.status, res.text).toBe(202);
+  return (res.body as { task_id: string }).task_id;
+}
+
+const nodeState = (page: Page, id: string) => page.locator(`svg.graph [data-node="${id}"]`).getAttribute('data-state');
+const waitNode = (page: Page, id: string, state: string) => page.locator(`svg.graph [data-node="${id}"][data-state="${state}"]`).waitFor({ timeout: 30_000 });
+const runStatus = (page: Page) => page.locator('[data-role=run-status]').textContent();
+
+/** Records, in the page, the order in which nodes first turn `done` (before any page script runs). */
+async function recordDoneOrder(page: Page): Promise<void> {
+  await page.addInitScript({
+    content: `window.__done = [];
+      new MutationObserver((records) => {
+        for (const r of records) {
+          const id = r.target.getAttribute('data-node');
+          if (id && r.target.getAttribute('data-state') === 'done' && !window.__done.includes(id)) window.__done.push(id);
+        }
+      }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-state'] });`,
+  });
+}
+
+describe('run view', () => {
+  it('lists runs, starts a run of an example canvas, shows its nodes turning done in order and a node’s outputs', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    h.llm.whenPromptIncludes('concise, friendly assistant', { until: gate, then: { content: 'Durable hello from the scripted model.', delayMs: 20 } });
+    const agentId = await createAgent('Chat assistant', example);
+    const { page, errors } = await browser.page();
+    await recordDoneOrder(page);
+    await signIn(page, h.base, h.key);
+
+    await page.locator('[data-role=start-run]').click();
+    await page.locator('[data-role=canvas]').selectOption(agentId);
+    await page.locator('[data-role=query]').fill('Say hello');
+    await page.locator('form.start button[type=submit]').click();
+    await page.waitForURL(/#\/runs\/[0-9a-f]{32}$/);
+    const runId = page.url().split('/').at(-1)!;
+
+    // Live: Begin is done while the model call is held, the LLM node running.
+    await waitNode(page, 'begin', 'done');
+    await waitNode(page, 'LLM:Assistant', 'running');
+    expect(await nodeState(page, 'Message:Reply')).not.toBe('done');
+    release();
+    await waitNode(page, 'Message:Reply', 'done');
+    await expect.poll(() => runStatus(page)).toBe('finished');
+    expect(await page.evaluate(() => (globalThis as unknown as { __done: string[] }).__done)).toEqual(['begin', 'LLM:Assistant', 'Message:Reply']);
+    await expect.poll(() => page.locator('[data-role=reply]').textContent()).toBe('Durable hello from the scripted model.');
+
+    await page.locator('svg.graph [data-node="LLM:Assistant"]').click();
+    const outputs = page.locator('[data-panel-node="LLM:Assistant"] pre.outputs');
+    await expect.poll(() => outputs.textContent()).toContain('Durable hello from the scripted model.');
+    await screenshot(page, 'run-view');
+
+    // The runs list shows it (newest first) with its canvas, status, duration and tokens.
+    await page.goto(`${h.base}/ui/#/runs`);
+    const row = page.locator(`tr[data-run="${runId}"]`);
+    await row.waitFor();
+    expect(await row.getAttribute('data-status')).toBe('finished');
+    expect(await row.textContent()).toContain('Chat assistant');
+    expect(await page.locator('tbody tr').first().getAttribute('data-run')).toBe(runId);
+    await screenshot(page, 'runs-list');
+    expect(errors).toEqual([]);
+  });
+
+  it('shows a paused run’s form; a bad value gets the API’s error next to its field; a good one resumes the run to its end', async () => {
+    const agentId = await createAgent(
+      'form',
+      dsl({
+        begin: { name: 'Begin', downstream: ['UserFillUp:ask'] },
+        'UserFillUp:ask': {
+          name: 'UserFillUp',
+          params: { tips: 'How many seats?', inputs: { seats: { name: 'Seats', type: 'integer', optional: false }, note: { type: 'line', optional: true } } },
+          downstream: ['Message:ok'],
+        },
+        'Message:ok': { name: 'Message', params: { content: ['Booked {UserFillUp:ask@seats} seats.'] } },
+      }),
+    );
+    const runId = await startRun(agentId);
+    const { page, errors } = await browser.page();
+    await signIn(page, h.base, h.key);
+    await page.goto(`${h.base}/ui/#/runs/${runId}`);
+    const form = page.locator('[data-role=fill-up]');
+    await form.waitFor({ timeout: 30_000 });
+    expect(await form.textContent()).toContain('How many seats?');
+    await waitNode(page, 'UserFillUp:ask', 'paused');
+    expect(await runStatus(page)).toBe('paused');
+
+    await page.locator('[data-field=seats]').fill('two');
+    await form.locator('button[type=submit]').click();
+    const fieldError = page.locator('[data-error-for=seats]');
+    await expect.poll(() => fieldError.textContent()).toContain('must be a number');
+    expect(await runStatus(page)).toBe('paused');
+
+    await page.locator('[data-field=seats]').fill('3');
+    await form.locator('button[type=submit]').click();
+    await waitNode(page, 'Message:ok', 'done');
+    await expect.poll(() => runStatus(page)).toBe('finished');
+    expect(await page.locator('[data-role=reply]').textContent()).toBe('Booked 3 seats.');
+    expect(await page.locator('[data-role=fill-up]').count()).toBe(0);
+    // The refused submission is the one failed request.
+    expect(errors.filter((e) => !e.includes('status of 400'))).toEqual([]);
+  });
+
+  it('cancels from the page: the model stream is cut (the model server sees the connection closed)', async () => {
+    h.llm.whenPromptIncludes('Talk forever.', { hang: true, content: 'and on and on ' });
+    const agentId = await createAgent(
+      'cancel',
+      dsl({
+        begin: { name: 'Begin', downstream: ['LLM:talk'] },
+        'LLM:talk': { name: 'LLM', params: { ...model, sys_prompt: 'Talk forever.' }, downstream: ['Message:m'] },
+        'Message:m': { name: 'Message', params: { content: ['{LLM:talk@content}'] } },
+      }),
+    );
+    const calls = h.llm.calls.length;
+    const runId = await startRun(agentId);
+    const { page } = await browser.page();
+    await signIn(page, h.base, h.key);
+    await page.goto(`${h.base}/ui/#/runs/${runId}`);
+    await h.llm.waitForCalls(calls + 1);
+    await expect.poll(() => page.locator('[data-role=reply]').textContent(), { timeout: 30_000 }).toContain('and on');
+    await page.locator('[data-role=cancel]').click();
+    await h.llm.waitForAbort(20_000);
+    await expect.poll(() => runStatus(page), { timeout: 30_000 }).toBe('canceled');
+    expect(h.llm.calls.slice(calls).some((c) => c.aborted)).toBe(true);
+  });
+
+  it('renders a model answer with <script> and <img onerror> as text', async () => {
+    const hostile = 'Hi <script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> bye';
+    h.llm.whenPromptIncludes('Be hostile.', { content: hostile });
+    const agentId = await createAgent(
+      'xss',
+      dsl({
+        begin: { name: 'Begin', downstream: ['LLM:h'] },
+        'LLM:h': { name: 'LLM', params: { ...model, sys_prompt: 'Be hostile.' }, downstream: ['Message:m'] },
+        'Message:m': { name: 'Message', params: { content: ['{LLM:h@content}'] } },
+      }),
+    );
+    const runId = await startRun(agentId);
+    const { page } = await browser.page();
+    await signIn(page, h.base, h.key);
+    await page.goto(`${h.base}/ui/#/runs/${runId}`);
+    await expect.poll(() => runStatus(page), { timeout: 30_000 }).toBe('finished');
+    await page.locator('svg.graph [data-node="LLM:h"]').click();
+    await expect.poll(() => page.locator('[data-role=reply]').textContent()).toBe(hostile);
+    expect(await page.locator('[data-panel-node="LLM:h"] pre.outputs').textContent()).toContain('<img src=\\"x\\" onerror');
+    expect(await page.locator('main script, main img').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  });
+
+  it('shows another tenant none of the first tenant’s runs', async () => {
+    const mine = (await api(h, 'GET', '/api/v1/runs?page_size=100')).body as { items: Array<{ id: string }>; total: number };
+    expect(mine.total).toBeGreaterThan(0);
+    const { page } = await browser.page();
+    await signIn(page, h.base, h.otherKey);
+    await page.locator('[data-role=no-runs]').waitFor();
+    expect(await page.locator('tbody tr[data-run]').count()).toBe(0);
+    await page.goto(`${h.base}/ui/#/runs/${mine.items[0]!.id}`);
+    await expect.poll(() => page.locator('[data-role=page-error]').textContent()).toContain('No run');
+    const theirs = (await api(h, 'GET', '/api/v1/runs', { key: h.otherKey })).body as { items: unknown[]; total: number };
+    expect(theirs).toMatchObject({ items: [], total: 0 });
+  });
+
+  it('serves the page with a strict Content-Security-Policy, and the OpenAPI docs at /api/v1/docs', async () => {
+    const page = await fetch(`${h.base}/ui/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self';/);
+    expect(page.headers.get('content-security-policy')).not.toMatch(/unsafe/);
+    expect(await page.text()).not.toMatch(/<script>/);
+    const docs = await fetch(`${h.base}/api/v1/docs`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('swagger');
+    const spec = (await (await fetch(`${h.base}/api/v1/docs/json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(spec.paths)).toContain('/api/v1/runs');
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * Canvases: the tenant's list, one canvas read-only (its graph, versions, and the validator's
+ * verdict with each problem's path), and importing a RAGFlow export from a file — checked by the
+ * API's validator first, so problems are listed by path before anything is saved.
+ */
+import { ApiError, get, post } from './api.js';
+import { h, pre, replace, when } from './dom.js';
+import { drawGraph, layoutCanvas } from './graph.js';
+
+function problemsList(problems) {
+  return h('ul', { class: 'problems', 'data-role': 'problems' }, ...problems.map((p) => h('li', {}, h('code', {}, p.path ?? ''), ' ', p.message ?? '')));
+}
+
+async function validate(dsl) {
+  try {
+    const res = await post('/api/v1/canvases/validate', { dsl });
+    return { ok: true, res };
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 400)
+      return { ok: false, problems: err.problems.length ? err.problems : [{ path: '', message: err.message }] };
+    throw err;
+  }
+}
+
+function importForm(onDone) {
+  const file = h('input', { type: 'file', accept: '.json,application/json', 'data-role': 'import-file' });
+  const title = h('input', { name: 'title', placeholder: 'title (default: the export’s)' });
+  const out = h('div', { 'data-role': 'import-result' });
+  const el = h('form', { class: 'import' }, h('h3', {}, 'Import a RAGFlow export'), file, title, h('button', { type: 'submit' }, 'Import'), out);
+  el.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    replace(out);
+    const f = file.files?.[0];
+    if (!f) return replace(out, h('div', { class: 'error-box' }, 'Choose a JSON file.'));
+    let parsed;
+    try {
+      parsed = JSON.parse(await f.text());
+    } catch (err) {
+      return replace(out, h('div', { class: 'error-box' }, `Not JSON: ${err.message}`));
+    }
+    try {
+      const checked = await validate(parsed);
+      if (!checked.ok) return replace(out, h('div', { class: 'error-box' }, 'The canvas is not valid:'), problemsList(checked.problems));
+      const name = title.value.trim() || parsed.title || checked.res.title || f.name.replace(/\.json$/, '');
+      const created = await post('/api/v1/agents', { title: name, dsl: parsed, ...(parsed.description ? { description: parsed.description } : {}) });
+      onDone(created.id);
+    } catch (err) {
+      replace(out, h('div', { class: 'error-box' }, err.message), err.problems?.length ? problemsList(err.problems) : null);
+    }
+  });
+  return el;
+}
+
+export async function canvasesPage(main) {
+  const list = await get('/api/v1/agents?page_size=100&orderby=update_time');
+  const rows = (list.canvas ?? []).map((c) =>
+    h(
+      'tr',
+      { 'data-canvas': c.id },
+      h('td', {}, h('a', { href: `#/canvases/${encodeURIComponent(c.id)}` }, c.title)),
+      h('td', {}, c.description ?? ''),
+      h('td', {}, when(c.update_time)),
+      h(
+        'td',
+        {},
+        h('a', { href: `#/runs?canvas_id=${encodeURIComponent(c.id)}` }, 'runs'),
+        ' · ',
+        h('a', { href: `#/start/${encodeURIComponent(c.id)}` }, 'start'),
+      ),
+    ),
+  );
+  replace(
+    main,
+    h('h2', {}, 'Canvases'),
+    h(
+      'table',
+      { class: 'runs' },
+      h('thead', {}, h('tr', {}, h('th', {}, 'Title'), h('th', {}, 'Description'), h('th', {}, 'Updated'), h('th', {}, ''))),
+      h('tbody', {}, ...rows),
+    ),
+    importForm((id) => (location.hash = `#/canvases/${encodeURIComponent(id)}`)),
+  );
+}
+
+export async function canvasPage(main, id, versionId) {
+  const agent = await get(`/api/v1/agents/${encodeURIComponent(id)}`);
+  const versions = await get(`/api/v1/agents/${encodeURIComponent(id)}/versions`).catch(() => []);
+  const version = versionId ? await get(`/api/v1/agents/${encodeURIComponent(id)}/versions/${encodeURIComponent(versionId)}`) : null;
+  const dsl = version?.dsl ?? agent.dsl;
+  const graphBox = h('div', { class: 'graph-box' });
+  const detail = h('aside', { class: 'side' }, h('p', { class: 'muted' }, 'Click a node to see its parameters.'));
+  const graph = drawGraph(layoutCanvas(dsl), (nodeId) => {
+    const c = dsl.components?.[nodeId];
+    replace(
+      detail,
+      h('h3', {}, h('code', {}, nodeId)),
+      h('div', {}, c?.obj?.component_name ?? ''),
+      h('h4', {}, 'Parameters'),
+      pre(c?.obj?.params ?? {}),
+      h('h4', {}, 'Downstream'),
+      pre(c?.downstream ?? []),
+    );
+    graph.paint(() => 'waiting', nodeId);
+  });
+  graph.paint(() => 'waiting', null);
+  replace(graphBox, graph.svg);
+  const verdict = h('div', { 'data-role': 'validation' }, 'Checking…');
+  validate(dsl)
+    .then((v) =>
+      replace(
+        verdict,
+        v.ok
+          ? h(
+              'div',
+              { class: 'ok-box' },
+              `Valid: ${v.res.components.length} components${v.res.streaming.length ? `, streams into ${v.res.streaming.join(', ')}` : ''}.`,
+            )
+          : h('div', {}, h('div', { class: 'error-box' }, 'Problems:'), problemsList(v.problems)),
+      ),
+    )
+    .catch((err) => replace(verdict, h('div', { class: 'error-box' }, err.message)));
+  const versionList = h(
+    'ul',
+    { class: 'versions' },
+    ...(Array.isArray(versions) ? versions : []).map((v) =>
+      h(
+        'li',
+        {},
+        h('a', { href: `#/canvases/${encodeURIComponent(id)}/versions/${encodeURIComponent(v.id)}` }, v.title || v.id),
+        ` · ${when(v.update_time)}`,
+        v.id === versionId ? ' (shown)' : '',
+      ),
+    ),
+  );
+  replace(
+    main,
+    h(
+      'div',
+      { class: 'page-head' },
+      h('h2', {}, agent.title, version ? ` — version ${versionId.slice(0, 8)}` : ''),
+      h('a', { href: `#/start/${encodeURIComponent(id)}`, class: 'button primary' }, 'Start a run'),
+      h('a', { href: `#/runs?canvas_id=${encodeURIComponent(id)}`, class: 'button' }, 'Runs'),
+    ),
+    agent.description ? h('p', {}, agent.description) : null,
+    h('div', { class: 'run-body' }, h('div', { class: 'graph-col' }, graphBox), detail),
+    h('h3', {}, 'Validation'),
+    verdict,
+    h('h3', {}, 'Versions'),
+    versionList,
+  );
+}

@@ -1,0 +1,110 @@
+/**
+ * A form rendered from field specs (UserFillUp's `user_inputs`, Begin's `inputs`): one control per
+ * field type — line, paragraph, options, integer/number/float, boolean, object, file. Values go to
+ * the API as typed; the API's checks decide (the same ones every client gets), and each problem
+ * it names (`$.inputs.<field>`) is shown next to its field.
+ */
+import { h } from './dom.js';
+
+function optionValue(o) {
+  return o !== null && typeof o === 'object' && 'value' in o ? o.value : o;
+}
+function optionLabel(o) {
+  return o !== null && typeof o === 'object' ? String(o.label ?? o.value) : String(o);
+}
+
+function control(key, spec) {
+  const type = String(spec.type || 'line').toLowerCase();
+  const id = `field-${key}`;
+  const common = { id, name: key, 'data-field': key };
+  const init = spec.value === undefined || spec.value === null ? '' : spec.value;
+  switch (type) {
+    case 'paragraph':
+    case 'text':
+      return h('textarea', { ...common, rows: 4 }, String(init));
+    case 'object':
+      return h('textarea', { ...common, rows: 4, placeholder: '{ "json": "object" }', class: 'mono' }, typeof init === 'string' ? init : JSON.stringify(init));
+    case 'options': {
+      const sel = h('select', common, h('option', { value: '' }, '— choose —'));
+      for (const o of spec.options ?? []) sel.append(h('option', { value: String(optionValue(o)) }, optionLabel(o)));
+      sel.value = String(init);
+      return sel;
+    }
+    case 'boolean': {
+      const sel = h('select', common, h('option', { value: '' }, '—'), h('option', { value: 'true' }, 'true'), h('option', { value: 'false' }, 'false'));
+      sel.value = init === '' ? '' : String(init);
+      return sel;
+    }
+    case 'integer':
+    case 'number':
+    case 'float':
+      // Text, not type=number: what the person typed reaches the API, which says what is wrong.
+      return h('input', { ...common, type: 'text', inputmode: 'decimal', value: String(init) });
+    default:
+      return h('input', { ...common, type: 'text', value: String(init) });
+  }
+}
+
+function valueOf(el, spec) {
+  const raw = el.value;
+  if (raw === '') return undefined;
+  const type = String(spec.type || 'line').toLowerCase();
+  if (type === 'boolean') return raw === 'true';
+  if (type === 'options') {
+    const o = (spec.options ?? []).map(optionValue).find((v) => String(v) === raw);
+    return o === undefined ? raw : o;
+  }
+  return raw;
+}
+
+/** `{el, values(), showProblems(problems) → unmatched messages, clear()}` for `fields`. */
+export function buildForm(fields) {
+  const rows = new Map();
+  const el = h('div', { class: 'form' });
+  for (const [key, spec] of Object.entries(fields ?? {})) {
+    const input = control(key, spec);
+    const error = h('div', { class: 'field-error', id: `error-${key}`, role: 'alert', 'data-error-for': key });
+    const label = `${spec.name || key}${spec.optional ? '' : ' *'}`;
+    el.append(
+      h(
+        'label',
+        { class: 'field', for: `field-${key}` },
+        h('span', { class: 'field-name' }, label),
+        h('span', { class: 'field-type' }, spec.type || 'line'),
+        input,
+        error,
+      ),
+    );
+    rows.set(key, { input, error, spec });
+  }
+  return {
+    el,
+    values() {
+      const out = {};
+      for (const [key, r] of rows) {
+        const v = valueOf(r.input, r.spec);
+        if (v !== undefined) out[key] = v;
+      }
+      return out;
+    },
+    clear() {
+      for (const r of rows.values()) {
+        r.error.textContent = '';
+        r.input.removeAttribute('aria-invalid');
+      }
+    },
+    /** Shows each problem next to its field; returns the messages no field took. */
+    showProblems(problems) {
+      const rest = [];
+      for (const p of problems ?? []) {
+        const m = /^\$\.(?:body\.)?inputs\.(.+)$/.exec(String(p.path ?? ''));
+        const r = m ? rows.get(m[1]) : undefined;
+        if (r) {
+          r.error.textContent = `${r.spec.name || m[1]} ${p.message}`;
+          r.input.setAttribute('aria-invalid', 'true');
+        } else rest.push(`${p.path ?? ''} ${p.message ?? ''}`.trim());
+      }
+      return rest;
+    },
+  };
+}

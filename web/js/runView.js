@@ -1,0 +1,201 @@
+/**
+ * One run, live: its canvas graph coloured by node state from the run's event stream (resumed
+ * with Last-Event-ID after a dropped connection), a node's details on click, the reply as it
+ * streams, the form a paused run waits for, and the actions — cancel, open in the Temporal UI.
+ */
+import { ApiError, followEvents, get, post } from './api.js';
+import { badge, duration, h, pre, replace, tokens, when } from './dom.js';
+import { buildForm } from './form.js';
+import { drawGraph, layoutCanvas, legend } from './graph.js';
+import { nodePanel } from './nodePanel.js';
+import { applyEvent, newRunModel, nodeState } from './runState.js';
+import { uiConfig } from './config.js';
+
+const ENDED = new Set(['finished', 'failed', 'canceled']);
+
+async function canvasOf(run) {
+  try {
+    const agent = await get(`/api/v1/agents/${encodeURIComponent(run.canvas_id)}`);
+    let dsl = agent.dsl;
+    if (run.canvas_version_id) {
+      const version = await get(`/api/v1/agents/${encodeURIComponent(run.canvas_id)}/versions/${encodeURIComponent(run.canvas_version_id)}`).catch(() => null);
+      if (version?.dsl) dsl = version.dsl;
+    }
+    return { title: agent.title, dsl };
+  } catch {
+    // The canvas was deleted: the graph is drawn from the nodes the events name.
+    return { title: null, dsl: null };
+  }
+}
+
+function temporalLink(config, workflowId) {
+  if (!config?.temporal_ui_url) return null;
+  const base = config.temporal_ui_url.replace(/\/$/, '');
+  const href = `${base}/namespaces/${encodeURIComponent(config.temporal_namespace ?? 'default')}/workflows/${encodeURIComponent(workflowId)}`;
+  return h('a', { href, target: '_blank', rel: 'noopener noreferrer', class: 'button', 'data-role': 'temporal-link' }, 'Open in Temporal UI');
+}
+
+export async function runPage(main, runId) {
+  const controller = new AbortController();
+  const run = await get(`/api/v1/runs/${encodeURIComponent(runId)}`);
+  const [canvas, config] = await Promise.all([canvasOf(run), uiConfig()]);
+  const model = newRunModel();
+  let progress = run.nodes ?? {};
+  let selected = null;
+  let formFor = null;
+  let form = null;
+
+  const head = h('div', { class: 'run-head' });
+  const graphBox = h('div', { class: 'graph-box' });
+  const side = h('aside', { class: 'side' });
+  const formBox = h('div', { class: 'form-box', 'data-role': 'pause-form' });
+  const reply = h('div', { class: 'stream', 'data-role': 'reply' });
+  const outcome = h('div', { class: 'outcome' });
+  const conn = h('span', { class: 'conn', 'data-role': 'connection' }, 'connecting…');
+  replace(
+    main,
+    head,
+    h('div', { class: 'run-body' }, h('div', { class: 'graph-col' }, graphBox, legend()), side),
+    formBox,
+    h('section', {}, h('h3', {}, 'Reply'), reply, outcome),
+  );
+
+  let graph = null;
+  const drawn = () => {
+    const dsl = canvas.dsl ?? {
+      components: Object.fromEntries(model.started.map((id) => [id, { obj: { component_name: model.nodes[id].type }, downstream: [] }])),
+    };
+    graph = drawGraph(layoutCanvas(dsl), (id) => {
+      selected = id;
+      render();
+    });
+    replace(graphBox, graph.svg);
+  };
+  drawn();
+
+  const cancel = h('button', { type: 'button', class: 'danger', 'data-role': 'cancel' }, 'Cancel run');
+  cancel.addEventListener('click', async () => {
+    cancel.disabled = true;
+    try {
+      await post(`/api/v1/runs/${encodeURIComponent(runId)}/cancel`);
+      cancel.textContent = 'Canceling…';
+    } catch (err) {
+      cancel.disabled = false;
+      outcome.append(h('div', { class: 'error-box' }, err.message));
+    }
+  });
+
+  function renderHead() {
+    const elapsed = model.elapsed !== null ? model.elapsed * 1000 : Date.now() - run.create_time;
+    replace(
+      head,
+      h('h2', {}, 'Run ', h('code', {}, runId), ' ', h('span', { 'data-role': 'run-status' }, badge(model.status))),
+      h(
+        'div',
+        { class: 'facts-row' },
+        h('span', {}, 'Canvas: ', h('a', { href: `#/canvases/${encodeURIComponent(run.canvas_id)}` }, canvas.title ?? run.canvas_id)),
+        h('span', {}, `Started ${when(run.create_time)}`),
+        h('span', {}, `Duration ${duration(elapsed)}`),
+        h('span', {}, `Tokens ${tokens(model.usage)}`),
+        run.session_id ? h('a', { href: `#/runs?session_id=${encodeURIComponent(run.session_id)}` }, 'session’s runs') : null,
+        run.parent_run_id ? h('a', { href: `#/runs/${encodeURIComponent(run.parent_run_id)}` }, 'parent run') : null,
+        conn,
+      ),
+      h('div', { class: 'actions' }, ENDED.has(model.status) ? null : cancel, temporalLink(config, run.workflow_id)),
+    );
+  }
+
+  function renderForm() {
+    if (model.status !== 'paused' || !model.pending) {
+      if (formFor) replace(formBox);
+      formFor = null;
+      return;
+    }
+    if (formFor === model.pending) return;
+    formFor = model.pending;
+    form = buildForm(model.pending.inputs);
+    const general = h('div', { class: 'error-box', hidden: true, 'data-role': 'form-error' });
+    const submit = h('button', { type: 'submit', class: 'primary' }, 'Submit and resume');
+    const el = h(
+      'form',
+      { class: 'pause', 'data-role': 'fill-up' },
+      h('h3', {}, 'This run waits for input'),
+      model.pending.tips ? h('p', { class: 'tips' }, model.pending.tips) : null,
+      form.el,
+      general,
+      submit,
+    );
+    el.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      form.clear();
+      general.hidden = true;
+      submit.disabled = true;
+      try {
+        await post(`/api/v1/runs/${encodeURIComponent(runId)}/inputs`, { inputs: form.values() });
+        submit.textContent = 'Submitted — resuming…';
+      } catch (err) {
+        submit.disabled = false;
+        const rest = err instanceof ApiError ? form.showProblems(err.problems) : [];
+        if (rest.length > 0 || !(err instanceof ApiError) || err.problems.length === 0) {
+          general.hidden = false;
+          general.textContent = rest.length > 0 ? rest.join('; ') : err.message;
+        }
+      }
+    });
+    replace(formBox, el);
+  }
+
+  function render() {
+    renderHead();
+    graph?.paint((id) => nodeState(model, id), selected);
+    if (selected) replace(side, nodePanel(selected, model.nodes[selected], nodeState(model, selected), progress[selected]));
+    else replace(side, h('p', { class: 'muted' }, 'Click a node to see its inputs, outputs, tool calls and timing.'));
+    renderForm();
+    reply.textContent = model.text;
+    replace(
+      outcome,
+      model.status === 'failed' ? h('div', { class: 'error-box', 'data-role': 'run-error' }, model.error ?? run.error ?? 'failed') : null,
+      model.status === 'finished' && model.outputs !== null && typeof model.outputs === 'object'
+        ? h('details', {}, h('summary', {}, 'Outputs'), pre(model.outputs))
+        : null,
+    );
+  }
+
+  let frame = 0;
+  const schedule = () => {
+    if (!frame) frame = requestAnimationFrame(() => ((frame = 0), render()));
+  };
+  let refresh = null;
+  const refreshProgress = () => {
+    clearTimeout(refresh);
+    refresh = setTimeout(async () => {
+      const fresh = await get(`/api/v1/runs/${encodeURIComponent(runId)}`).catch(() => null);
+      if (!fresh) return;
+      progress = fresh.nodes ?? progress;
+      if (model.status === 'paused') model.pausedIds = fresh.pending_inputs?.component_ids ?? [];
+      schedule();
+    }, 300);
+  };
+
+  render();
+  const onEvent = (e) => {
+    const before = model.started.length;
+    applyEvent(model, e);
+    if (!canvas.dsl && model.started.length !== before) drawn();
+    if (['user_inputs', 'node_finished', 'workflow_finished', 'run_failed', 'run_canceled'].includes(e.event)) refreshProgress();
+    schedule();
+  };
+  const tick = setInterval(() => ENDED.has(model.status) || renderHead(), 1000);
+  followEvents(runId, {
+    onEvent,
+    onConnection: (state) => (conn.textContent = state === 'live' ? '● live' : state === 'ended' ? 'stream ended' : 'reconnecting…'),
+    signal: controller.signal,
+  })
+    .catch((err) => outcome.append(h('div', { class: 'error-box' }, `Event stream: ${err.message}`)))
+    .finally(() => clearInterval(tick));
+  return () => {
+    controller.abort();
+    clearInterval(tick);
+    clearTimeout(refresh);
+  };
+}
