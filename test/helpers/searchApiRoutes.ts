@@ -13,10 +13,21 @@ const xml = (body: string, status = 200): Answer => ({ status, body, contentType
 
 export function bing(req: RecordedRequest, path: string): Answer {
   const key = req.headers['ocp-apim-subscription-key'];
-  if (!key) return json({ error: { code: '401', message: 'Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API.' } }, 401);
-  if (key === 'bad-key') return json({ error: { code: '401', message: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.' } }, 401);
+  if (!key)
+    return json(
+      {
+        error: { code: '401', message: 'Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API.' },
+      },
+      401,
+    );
+  if (key === 'bad-key')
+    return json(
+      { error: { code: '401', message: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.' } },
+      401,
+    );
   const q = req.query.q ?? '';
-  if (q === 'ratelimit') return { ...json({ error: { code: '429', message: 'Rate limit is exceeded. Try again in 1 seconds.' } }, 429), headers: { 'retry-after': '1' } };
+  if (q === 'ratelimit')
+    return { ...json({ error: { code: '429', message: 'Rate limit is exceeded. Try again in 1 seconds.' } }, 429), headers: { 'retry-after': '1' } };
   const n = Number(req.query.count ?? 10);
   if (path === '/v7.0/news/search')
     return json({
@@ -107,30 +118,55 @@ export function pubmed(req: RecordedRequest, path: string): Answer {
     const term = req.query.term ?? '';
     if (!term.trim()) return json({ header: { type: 'esearch', version: '0.3' }, esearchresult: { ERROR: 'Empty term and query_key - nothing todo' } });
     const ids = term === 'nothing' ? [] : ['39000001', '39000002'].slice(0, Number(req.query.retmax ?? 20));
-    return json({ header: { type: 'esearch', version: '0.3' }, esearchresult: { count: String(ids.length), retmax: String(ids.length), retstart: '0', idlist: ids, querytranslation: term } });
+    return json({
+      header: { type: 'esearch', version: '0.3' },
+      esearchresult: { count: String(ids.length), retmax: String(ids.length), retstart: '0', idlist: ids, querytranslation: term },
+    });
   }
   if (path !== '/efetch.fcgi') return json({ error: 'unknown' }, 404);
-  const articles = (req.query.id ?? '').split(',').map(
-    (id, i) =>
-      `<PubmedArticle><MedlineCitation Status="MEDLINE" Owner="NLM"><PMID Version="1">${id}</PMID><Article PubModel="Print">` +
-      `<Journal><JournalIssue CitedMedium="Internet"><Volume>${12 + i}</Volume><Issue>3</Issue></JournalIssue><Title>Journal of Stand-ins</Title></Journal>` +
-      `<ArticleTitle>Study <i>${i + 1}</i> of gut flora.</ArticleTitle><Pagination><MedlinePgn>100-110</MedlinePgn></Pagination>` +
-      `<Abstract><AbstractText Label="BACKGROUND">Background ${i + 1} of the study.</AbstractText><AbstractText Label="RESULTS">Results.</AbstractText></Abstract>` +
-      `<AuthorList CompleteYN="Y"><Author ValidYN="Y"><LastName>Curie</LastName><ForeName>Marie</ForeName></Author><Author ValidYN="Y"><LastName>Pasteur</LastName><ForeName>Louis</ForeName></Author></AuthorList>` +
-      `</Article></MedlineCitation><PubmedData><ArticleIdList><ArticleId IdType="pubmed">${id}</ArticleId><ArticleId IdType="doi">10.1000/standin.${id}</ArticleId></ArticleIdList></PubmedData></PubmedArticle>`,
-  );
-  return { status: 200, contentType: 'text/xml; charset=UTF-8', body: `<?xml version="1.0" ?>\n<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, 1st January 2024//EN" "https://dtd.nlm.nih.gov/ncbi/pubmed/out/pubmed_240101.dtd">\n<PubmedArticleSet>${articles.join('')}</PubmedArticleSet>` };
+  const articles = (req.query.id ?? '')
+    .split(',')
+    .map(
+      (id, i) =>
+        `<PubmedArticle><MedlineCitation Status="MEDLINE" Owner="NLM"><PMID Version="1">${id}</PMID><Article PubModel="Print">` +
+        `<Journal><JournalIssue CitedMedium="Internet"><Volume>${12 + i}</Volume><Issue>3</Issue></JournalIssue><Title>Journal of Stand-ins</Title></Journal>` +
+        `<ArticleTitle>Study <i>${i + 1}</i> of gut flora.</ArticleTitle><Pagination><MedlinePgn>100-110</MedlinePgn></Pagination>` +
+        `<Abstract><AbstractText Label="BACKGROUND">Background ${i + 1} of the study.</AbstractText><AbstractText Label="RESULTS">Results.</AbstractText></Abstract>` +
+        `<AuthorList CompleteYN="Y"><Author ValidYN="Y"><LastName>Curie</LastName><ForeName>Marie</ForeName></Author><Author ValidYN="Y"><LastName>Pasteur</LastName><ForeName>Louis</ForeName></Author></AuthorList>` +
+        `</Article></MedlineCitation><PubmedData><ArticleIdList><ArticleId IdType="pubmed">${id}</ArticleId><ArticleId IdType="doi">10.1000/standin.${id}</ArticleId></ArticleIdList></PubmedData></PubmedArticle>`,
+    );
+  return {
+    status: 200,
+    contentType: 'text/xml; charset=UTF-8',
+    body: `<?xml version="1.0" ?>\n<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, 1st January 2024//EN" "https://dtd.nlm.nih.gov/ncbi/pubmed/out/pubmed_240101.dtd">\n<PubmedArticleSet>${articles.join('')}</PubmedArticleSet>`,
+  };
 }
 
 export function github(req: RecordedRequest): Answer {
   const q = req.query.q ?? '';
-  if (req.headers.authorization === 'Bearer bad-key') return json({ message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' }, 401);
+  if (req.headers.authorization === 'Bearer bad-key')
+    return json({ message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' }, 401);
   if (q === 'ratelimit')
     return {
-      ...json({ message: "API rate limit exceeded for 127.0.0.1. (But here's the good news: Authenticated requests get a higher rate limit.)", documentation_url: 'https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting' }, 403),
+      ...json(
+        {
+          message: "API rate limit exceeded for 127.0.0.1. (But here's the good news: Authenticated requests get a higher rate limit.)",
+          documentation_url: 'https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting',
+        },
+        403,
+      ),
       headers: { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1900000000' },
     };
-  if (q.startsWith('in:')) return json({ message: 'Validation Failed', errors: [{ resource: 'Search', field: 'q', code: 'missing' }], documentation_url: 'https://docs.github.com/v3/search', status: '422' }, 422);
+  if (q.startsWith('in:'))
+    return json(
+      {
+        message: 'Validation Failed',
+        errors: [{ resource: 'Search', field: 'q', code: 'missing' }],
+        documentation_url: 'https://docs.github.com/v3/search',
+        status: '422',
+      },
+      422,
+    );
   const n = Math.min(Number(req.query.per_page ?? 30), 3);
   return json({
     total_count: n,
@@ -177,7 +213,12 @@ export function keenable(req: RecordedRequest, path: string): Answer {
   if (body.query === 'ratelimit') return json({ detail: 'Rate limit exceeded' }, 429);
   const site = body.site ?? 'keenable.example';
   return json({
-    results: [1, 2, 3].map((i) => ({ title: `${body.query} on ${site} ${i}`, url: `https://${site}/${slug(body.query ?? '')}/${i}`, snippet: `Keenable  text\n${i} about ${body.query}.`, description: '' })),
+    results: [1, 2, 3].map((i) => ({
+      title: `${body.query} on ${site} ${i}`,
+      url: `https://${site}/${slug(body.query ?? '')}/${i}`,
+      snippet: `Keenable  text\n${i} about ${body.query}.`,
+      description: '',
+    })),
   });
 }
 
@@ -186,13 +227,23 @@ export function querit(req: RecordedRequest, path: string): Answer {
   const body = (req.json ?? {}) as { query?: string; count?: number; urls?: string[] };
   if (body.query === 'ratelimit') return json({ error_code: 429, error_msg: 'too many requests' }, 429);
   if (path === '/v1/contents')
-    return json({ results: (body.urls ?? []).map((u) => ({ url: u, title: `Page ${u}`, content: `# Content of ${u}` })), statuses: (body.urls ?? []).map((u) => ({ url: u, status: 'success' })) });
+    return json({
+      results: (body.urls ?? []).map((u) => ({ url: u, title: `Page ${u}`, content: `# Content of ${u}` })),
+      statuses: (body.urls ?? []).map((u) => ({ url: u, status: 'success' })),
+    });
   return json({
     took: '12ms',
     error_code: 200,
     error_msg: '',
     search_id: 'sid-1',
     query_context: { query: body.query },
-    results: { result: Array.from({ length: Math.min(body.count ?? 10, 2) }, (_, i) => ({ url: `https://querit.example/${slug(body.query ?? '')}/${i + 1}`, title: `${body.query} querit ${i + 1}`, snippet: `Querit snippet ${i + 1}.`, page_age: '2026-11-01' })) },
+    results: {
+      result: Array.from({ length: Math.min(body.count ?? 10, 2) }, (_, i) => ({
+        url: `https://querit.example/${slug(body.query ?? '')}/${i + 1}`,
+        title: `${body.query} querit ${i + 1}`,
+        snippet: `Querit snippet ${i + 1}.`,
+        page_age: '2026-11-01',
+      })),
+    },
   });
 }

@@ -11,7 +11,10 @@ import { deepl, jin10, pages, qweather, qweatherGeo, tushare, yahoo, yahooCookie
 /** The term of a request: the query whatever the service calls it. */
 export function termOf(req: RecordedRequest): string | undefined {
   const body = (req.json ?? {}) as { query?: unknown; text?: unknown };
-  const yahooSymbol = req.path.startsWith('/yahoo/v') && !req.path.endsWith('/search') && !req.path.endsWith('/getcrumb') ? decodeURIComponent(req.path.split('/').pop() ?? '') : undefined;
+  const yahooSymbol =
+    req.path.startsWith('/yahoo/v') && !req.path.endsWith('/search') && !req.path.endsWith('/getcrumb')
+      ? decodeURIComponent(req.path.split('/').pop() ?? '')
+      : undefined;
   return (
     req.query.q ??
     req.query.search_query ??

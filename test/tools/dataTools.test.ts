@@ -36,7 +36,10 @@ async function refused(p: Promise<unknown>, code: string, retryable: boolean, ..
 
 describe('YahooFinance', () => {
   it('gets a cookie and a crumb, then writes the sections the params select as markdown', async () => {
-    const r = await call(yahooFinance, { params: { info: true, history: true, financials: true, balance_sheet: true, news: true }, args: { stock_code: 'aapl' } });
+    const r = await call(yahooFinance, {
+      params: { info: true, history: true, financials: true, balance_sheet: true, news: true },
+      args: { stock_code: 'aapl' },
+    });
     const report = r.outputs.report as string;
     expect(r.text).toBe(report);
     expect(report).toMatch(/^# Information:\n\| {2}\| 0 \|/);
@@ -57,7 +60,9 @@ describe('YahooFinance', () => {
   it('resolves a company name through search; an unknown symbol is a bad request, a 429 is retryable', async () => {
     const r = await call(yahooFinance, { params: { info: true, news: false }, args: { stock_code: 'Apple Inc' } });
     expect(r.text).toContain('| symbol | AAPL |');
-    expect((await refused(call(yahooFinance, { args: { stock_code: 'NOPE' } }), 'TOOL_BAD_REQUEST', false)).message).toMatch(/Quote not found for symbol: NOPE/);
+    expect((await refused(call(yahooFinance, { args: { stock_code: 'NOPE' } }), 'TOOL_BAD_REQUEST', false)).message).toMatch(
+      /Quote not found for symbol: NOPE/,
+    );
     await refused(call(yahooFinance, { args: { stock_code: 'RATELIMIT' } }), 'TOOL_UNAVAILABLE', true);
   });
 });
@@ -88,7 +93,9 @@ describe('QWeather', () => {
     expect(svc.requestsFor('Beijing')[0]).toMatchObject({ path: '/qweather-geo/v2/city/lookup', query: { key: 'qw-key' } });
     expect(svc.requests.some((q) => q.path === '/qweather/v7/weather/now' && q.query.location === '101010100' && q.query.lang === 'en')).toBe(true);
     expect((await call(qweather, { params: { ...params, time_period: '3d' }, args: { query: 'Beijing' } })).text.split('\n')).toHaveLength(3);
-    expect((await call(qweather, { params: { ...params, type: 'indices' }, args: { query: 'Beijing' } })).text).toBe('2026-11-24\nSport: Fair, Dress warmly.\nDressing: Cold, Wear a coat.');
+    expect((await call(qweather, { params: { ...params, type: 'indices' }, args: { query: 'Beijing' } })).text).toBe(
+      '2026-11-24\nSport: Fair, Dress warmly.\nDressing: Cold, Wear a coat.',
+    );
     expect((await call(qweather, { params: { ...params, type: 'airquality' }, args: { query: 'Beijing' } })).text).toContain('"aqi":"42"');
   });
 
@@ -101,7 +108,10 @@ describe('QWeather', () => {
 
 describe('TuShare and Jin10', () => {
   it("TuShare: posts RAGFlow's news request; keeps the flashes mentioning the keyword", async () => {
-    const r = await call(tushareNews, { params: { token: 'tushare-token', src: 'eastmoney', start_date: '2026-11-24 09:00:00', end_date: '2026-11-24 10:00:00' }, args: { query: 'moutai' } });
+    const r = await call(tushareNews, {
+      params: { token: 'tushare-token', src: 'eastmoney', start_date: '2026-11-24 09:00:00', end_date: '2026-11-24 10:00:00' },
+      args: { query: 'moutai' },
+    });
     expect(svc.requests.at(-1)!.json).toEqual({
       api_name: 'news',
       token: 'tushare-token',
@@ -141,7 +151,9 @@ describe('Crawler', () => {
 
   it('goes through the network guard: a loopback page without NETWORK_ALLOW_HOSTS, a redirect to metadata, a non-http URL are refused', async () => {
     expect((await refused(call(crawl, { args: { query: `${svc.url}/pages/article` } }), 'TOOL_BAD_REQUEST', false)).message).toMatch(/NETWORK_ALLOW_HOSTS/);
-    expect((await refused(call(crawl, { env: allow(), args: { query: `${svc.url}/pages/to-metadata` } }), 'TOOL_BAD_REQUEST', false)).message).toMatch(/redirect to http:\/\/169\.254\.169\.254/);
+    expect((await refused(call(crawl, { env: allow(), args: { query: `${svc.url}/pages/to-metadata` } }), 'TOOL_BAD_REQUEST', false)).message).toMatch(
+      /redirect to http:\/\/169\.254\.169\.254/,
+    );
     await refused(call(crawl, { env: allow(), args: { query: 'file:///etc/passwd' } }), 'TOOL_BAD_REQUEST', false);
   });
 });

@@ -58,7 +58,9 @@ describe('Bing (Web Search API v7)', () => {
     const e = await refused(call(bingSearch, { params: { api_key: 'bad-key' }, args: { query: 'x' } }), 'TOOL_AUTH', false, 'bad-key');
     expect(e.message).toMatch(/invalid subscription key/);
     await refused(call(bingSearch, { params: { api_key: 'bing-key' }, args: { query: 'ratelimit' } }), 'TOOL_UNAVAILABLE', true, 'bing-key');
-    expect((await failure(call(bingSearch, { params: { api_key: 'YOUR_API_KEY (obtained from https://www.microsoft.com)' }, args: { query: 'x' } }))).message).toMatch(/BING_API_KEY/);
+    expect(
+      (await failure(call(bingSearch, { params: { api_key: 'YOUR_API_KEY (obtained from https://www.microsoft.com)' }, args: { query: 'x' } }))).message,
+    ).toMatch(/BING_API_KEY/);
   });
 });
 
@@ -78,7 +80,12 @@ describe('Google (SerpApi)', () => {
   it("treats SerpApi's no-results answer as no results, a bad key as TOOL_AUTH and an exhausted account as retryable", async () => {
     expect(await call(googleSearch, { params: { api_key: 'serp-key' }, args: { q: 'nothing' } })).toMatchObject({ text: '', outputs: { json: [] } });
     await refused(call(googleSearch, { params: { api_key: 'bad-key' }, args: { q: 'x' } }), 'TOOL_AUTH', false, 'bad-key');
-    const e = await refused(call(googleSearch, { env: { ...svc.env, SERPAPI_API_KEY: 'serp-env-key' }, args: { q: 'ratelimit' } }), 'TOOL_UNAVAILABLE', true, 'serp-env-key');
+    const e = await refused(
+      call(googleSearch, { env: { ...svc.env, SERPAPI_API_KEY: 'serp-env-key' }, args: { q: 'ratelimit' } }),
+      'TOOL_UNAVAILABLE',
+      true,
+      'serp-env-key',
+    );
     expect(e.message).toMatch(/run out of searches/);
   });
 });
@@ -89,7 +96,14 @@ describe('GoogleScholar (SerpApi google_scholar)', () => {
       params: { api_key: 'serp-key', top_n: 5, sort_by: 'date', year_low: 2020, year_high: 2024, patents: false },
       args: { query: 'protein folding' },
     });
-    expect(svc.requestsFor('protein folding')[0]!.query).toMatchObject({ engine: 'google_scholar', num: '5', scisbd: '1', as_ylo: '2020', as_yhi: '2024', as_sdt: '0' });
+    expect(svc.requestsFor('protein folding')[0]!.query).toMatchObject({
+      engine: 'google_scholar',
+      num: '5',
+      scisbd: '1',
+      as_ylo: '2020',
+      as_yhi: '2024',
+      as_sdt: '0',
+    });
     expect(r.text).toContain('author: A Author,B Author');
     expect(r.text).toContain('Abstract: Scholar abstract 1 on protein folding.');
   });
@@ -98,9 +112,17 @@ describe('GoogleScholar (SerpApi google_scholar)', () => {
 describe('ArXiv (Atom API)', () => {
   it('queries with sortBy and max_results and cites the PDFs with their abstracts', async () => {
     const r = await call(arxivSearch, { params: { top_n: 2, sort_by: 'relevance' }, args: { query: 'graph neural networks' } });
-    expect(svc.requestsFor('graph neural networks')[0]).toMatchObject({ path: '/arxiv/api/query', query: { sortBy: 'relevance', sortOrder: 'descending', max_results: '2' } });
+    expect(svc.requestsFor('graph neural networks')[0]).toMatchObject({
+      path: '/arxiv/api/query',
+      query: { sortBy: 'relevance', sortOrder: 'descending', max_results: '2' },
+    });
     expect(r.outputs.json).toEqual([
-      expect.objectContaining({ title: 'graph neural networks paper 1', url: 'http://arxiv.org/pdf/2411.00001v1', authors: ['Ada Author', 'Bo Author'], summary: 'Abstract 1: we study graph neural networks.' }),
+      expect.objectContaining({
+        title: 'graph neural networks paper 1',
+        url: 'http://arxiv.org/pdf/2411.00001v1',
+        authors: ['Ada Author', 'Bo Author'],
+        summary: 'Abstract 1: we study graph neural networks.',
+      }),
       expect.objectContaining({ title: 'graph neural networks paper 2' }),
     ]);
     expect(urls(r).sort()).toEqual(['http://arxiv.org/pdf/2411.00001v1', 'http://arxiv.org/pdf/2411.00002v1']);
@@ -117,7 +139,10 @@ describe('PubMed (E-utilities)', () => {
     const r = await call(pubmedSearch, { params: { top_n: 2, email: 'me@example.org' }, args: { query: 'gut microbiome' } });
     const [search] = svc.requestsFor('gut microbiome');
     expect(search).toMatchObject({ path: '/pubmed/esearch.fcgi', query: { db: 'pubmed', term: 'gut microbiome', retmax: '2', email: 'me@example.org' } });
-    expect(svc.requests.find((q) => q.path === '/pubmed/efetch.fcgi' && q.query.id === '39000001,39000002')?.query).toMatchObject({ db: 'pubmed', retmode: 'xml' });
+    expect(svc.requests.find((q) => q.path === '/pubmed/efetch.fcgi' && q.query.id === '39000001,39000002')?.query).toMatchObject({
+      db: 'pubmed',
+      retmode: 'xml',
+    });
     expect(r.text).toContain(
       'Title: Study 1 of gut flora.\nAuthors: Marie Curie, Louis Pasteur\nJournal: Journal of Stand-ins\nVolume: 12\nIssue: 3\nPages: 100-110\nDOI: 10.1000/standin.39000001\nAbstract: Background 1 of the study.',
     );
@@ -134,7 +159,10 @@ describe('PubMed (E-utilities)', () => {
 describe('GitHub (repository search)', () => {
   it('searches repositories by stars and cites description and stars', async () => {
     const r = await call(githubSearch, { params: { top_n: 2 }, args: { query: 'workflow engine' } });
-    expect(svc.requestsFor('workflow engine')[0]).toMatchObject({ path: '/github/search/repositories', query: { sort: 'stars', order: 'desc', per_page: '2' } });
+    expect(svc.requestsFor('workflow engine')[0]).toMatchObject({
+      path: '/github/search/repositories',
+      query: { sort: 'stars', order: 'desc', per_page: '2' },
+    });
     expect(r.text).toContain('Repository 1 for workflow engine\n stars:500');
   });
 

@@ -66,7 +66,26 @@ describe("RAGFlow's tool catalog", () => {
   it('Bing (RAGFlow v0.x) loads too, and every new tool has an executor (activities/tools.ts dispatches to RAGFLOW_TOOL_EXECUTORS)', () => {
     expect(problems('Bing', {})).toEqual([]);
     expect(NEW_TOOLS.sort()).toEqual(
-      ['AkShare', 'ArXiv', 'BGPT', 'Bing', 'Crawler', 'DeepL', 'GitHub', 'Google', 'GoogleScholar', 'Jin10', 'KeenableSearch', 'PubMed', 'QWeather', 'QueritContents', 'QueritSearch', 'TuShare', 'WenCai', 'YahooFinance'].sort(),
+      [
+        'AkShare',
+        'ArXiv',
+        'BGPT',
+        'Bing',
+        'Crawler',
+        'DeepL',
+        'GitHub',
+        'Google',
+        'GoogleScholar',
+        'Jin10',
+        'KeenableSearch',
+        'PubMed',
+        'QWeather',
+        'QueritContents',
+        'QueritSearch',
+        'TuShare',
+        'WenCai',
+        'YahooFinance',
+      ].sort(),
     );
   });
 

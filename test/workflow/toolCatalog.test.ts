@@ -52,7 +52,8 @@ async function run(title: string, canvas: Record<string, unknown>, query: string
   const launched = await launchRun(deps, { tenantId, canvas: saved, sessionId: null, query, inputs: null, files: [], userId: 'u1', session: null });
   const result = (await temporal.client.workflow.getHandle(launched.workflowId).result()) as CanvasRunResult;
   const events = await store.events.list(launched.runId, null, 10_000);
-  const finished = (id: string) => events.find((e) => e.event === 'node_finished' && e.data.component_id === id)?.data as { outputs: Record<string, unknown> } | undefined;
+  const finished = (id: string) =>
+    events.find((e) => e.event === 'node_finished' && e.data.component_id === id)?.data as { outputs: Record<string, unknown> } | undefined;
   const reference = events.find((e) => e.event === 'message_end')?.data.reference as { chunks: Record<string, { url: string }> } | undefined;
   return { result, events, finished, reference, history: JSON.stringify(await temporal.client.workflow.getHandle(launched.workflowId).fetchHistory()) };
 }
@@ -89,7 +90,15 @@ const NODES: Array<[string, Record<string, unknown>, string, string, string, boo
 describe('the catalog as canvas nodes', () => {
   it.each(NODES)('%s runs as a node with its RAGFlow outputs', async (name, params, query, output, expected, cites) => {
     const id = `${name}:node`;
-    const r = await run(`${name} node`, dsl({ begin: { name: 'Begin', downstream: [id] }, [id]: { name, params, downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: [`{${id}@${output}}`] } } }), query);
+    const r = await run(
+      `${name} node`,
+      dsl({
+        begin: { name: 'Begin', downstream: [id] },
+        [id]: { name, params, downstream: ['Message:m'] },
+        'Message:m': { name: 'Message', params: { content: [`{${id}@${output}}`] } },
+      }),
+      query,
+    );
     expect(r.result.status, JSON.stringify(r.result.error)).toBe('finished');
     expect(String(r.finished(id)!.outputs[output])).toContain(expected);
     expect(r.result.content).toContain(expected);
@@ -97,12 +106,24 @@ describe('the catalog as canvas nodes', () => {
   });
 
   it('Crawler reads a page (through the guard) as markdown', async () => {
-    const r = await run('crawler node', dsl({ begin: { name: 'Begin', downstream: ['Crawler:c'] }, 'Crawler:c': { name: 'Crawler', downstream: ['Message:m'] }, 'Message:m': { name: 'Message', params: { content: ['{Crawler:c@formalized_content}'] } } }), `${svc.url}/pages/article`);
+    const r = await run(
+      'crawler node',
+      dsl({
+        begin: { name: 'Begin', downstream: ['Crawler:c'] },
+        'Crawler:c': { name: 'Crawler', downstream: ['Message:m'] },
+        'Message:m': { name: 'Message', params: { content: ['{Crawler:c@formalized_content}'] } },
+      }),
+      `${svc.url}/pages/article`,
+    );
     expect(r.result.content).toContain('Temporal keeps [state](https://temporal.io).');
   });
 
   it('keys from params never reach workflow history', async () => {
-    const r = await run('key hygiene', dsl({ begin: { name: 'Begin', downstream: ['DeepL:d'] }, 'DeepL:d': { name: 'DeepL', params: { auth_key: 'deepl-secret-key-123' } } }), 'secret test');
+    const r = await run(
+      'key hygiene',
+      dsl({ begin: { name: 'Begin', downstream: ['DeepL:d'] }, 'DeepL:d': { name: 'DeepL', params: { auth_key: 'deepl-secret-key-123' } } }),
+      'secret test',
+    );
     expect(r.result.status).toBe('finished');
     expect(r.history).not.toContain('deepl-secret-key-123');
     expect(JSON.stringify(r.events)).not.toContain('deepl-secret-key-123');
@@ -132,7 +153,11 @@ describe('the catalog as Agent tools', () => {
       begin: { name: 'Begin', downstream: ['Agent:a'] },
       'Agent:a': {
         name: 'Agent',
-        params: { llm_id: 'scripted@OpenAI', sys_prompt: 'MARK-catalog-agent Research.', tools: tools.map(([name, params]) => ({ component_name: name, name, params })) },
+        params: {
+          llm_id: 'scripted@OpenAI',
+          sys_prompt: 'MARK-catalog-agent Research.',
+          tools: tools.map(([name, params]) => ({ component_name: name, name, params })),
+        },
         downstream: ['Message:m'],
       },
       'Message:m': { name: 'Message', params: { content: ['{Agent:a@content}'] } },
@@ -163,20 +188,41 @@ describe('the catalog as Agent tools', () => {
     ];
     expected.forEach((text, i) => expect(results[i], tools[i]![0]).toContain(text));
     const cited = Object.values(r.reference!.chunks).map((c) => c.url);
-    expect(cited).toEqual(expect.arrayContaining(['http://arxiv.org/pdf/2411.00001v1', 'https://pubmed.ncbi.nlm.nih.gov/39000001', 'https://web.bing.example/agent%20bing/1', 'https://google.example/agent%20google/1']));
+    expect(cited).toEqual(
+      expect.arrayContaining([
+        'http://arxiv.org/pdf/2411.00001v1',
+        'https://pubmed.ncbi.nlm.nih.gov/39000001',
+        'https://web.bing.example/agent%20bing/1',
+        'https://google.example/agent%20google/1',
+      ]),
+    );
   });
 });
 
 describe('the catalog failing', () => {
   it("retries a service's rate limit as max_retries allows, then fails with its message", async () => {
-    const r = await run('yahoo ratelimit', dsl({ begin: { name: 'Begin', downstream: ['YahooFinance:y'] }, 'YahooFinance:y': { name: 'YahooFinance', params: { stock_code: 'RATELIMIT', max_retries: 1, delay_after_error: 0 } } }), 'x');
+    const r = await run(
+      'yahoo ratelimit',
+      dsl({
+        begin: { name: 'Begin', downstream: ['YahooFinance:y'] },
+        'YahooFinance:y': { name: 'YahooFinance', params: { stock_code: 'RATELIMIT', max_retries: 1, delay_after_error: 0 } },
+      }),
+      'x',
+    );
     expect(r.result.status).toBe('failed');
     expect(r.result.error).toMatch(/YahooFinance answered HTTP 429/);
     expect(svc.requestsFor('RATELIMIT').filter((q) => q.path.startsWith('/yahoo/v10/'))).toHaveLength(2);
   });
 
   it('does not retry a refused key', async () => {
-    const r = await run('bing bad key', dsl({ begin: { name: 'Begin', downstream: ['Bing:b'] }, 'Bing:b': { name: 'Bing', params: { api_key: 'bad-key', max_retries: 3, delay_after_error: 0 } } }), 'refused key');
+    const r = await run(
+      'bing bad key',
+      dsl({
+        begin: { name: 'Begin', downstream: ['Bing:b'] },
+        'Bing:b': { name: 'Bing', params: { api_key: 'bad-key', max_retries: 3, delay_after_error: 0 } },
+      }),
+      'refused key',
+    );
     expect(r.result.status).toBe('failed');
     expect(r.result.error).toMatch(/invalid subscription key/);
     expect(svc.requestsFor('refused key')).toHaveLength(1);
@@ -218,22 +264,45 @@ describe("a canvas in the style of RAGFlow's stock research template", () => {
       'Switch:FluffyCoinsSell': {
         name: 'Switch',
         params: {
-          conditions: [{ items: [{ cpn_id: 'Agent:ManyToesBrush@content', operator: 'not contains', value: 'Not Found' }], logical_operator: 'and', to: ['YahooFinance:QuickAdsDig'] }],
+          conditions: [
+            {
+              items: [{ cpn_id: 'Agent:ManyToesBrush@content', operator: 'not contains', value: 'Not Found' }],
+              logical_operator: 'and',
+              to: ['YahooFinance:QuickAdsDig'],
+            },
+          ],
           end_cpn_ids: ['Message:TwentyBanksLeave'],
         },
         downstream: ['YahooFinance:QuickAdsDig', 'Message:TwentyBanksLeave'],
       },
       'YahooFinance:QuickAdsDig': {
         name: 'YahooFinance',
-        params: { balance_sheet: true, cash_flow_statement: false, financials: false, history: false, info: false, news: false, outputs: { report: { type: 'string', value: '' } }, stock_code: 'sys.query' },
+        params: {
+          balance_sheet: true,
+          cash_flow_statement: false,
+          financials: false,
+          history: false,
+          info: false,
+          news: false,
+          outputs: { report: { type: 'string', value: '' } },
+          stock_code: 'sys.query',
+        },
         downstream: ['CodeExec:LightSheepTrade'],
       },
       'CodeExec:LightSheepTrade': {
         name: 'CodeExec',
-        params: { arguments: { input_text: 'YahooFinance:QuickAdsDig@report' }, lang: 'python', outputs: { md_table: { type: 'String', value: '' } }, script: SCRIPT },
+        params: {
+          arguments: { input_text: 'YahooFinance:QuickAdsDig@report' },
+          lang: 'python',
+          outputs: { md_table: { type: 'String', value: '' } },
+          script: SCRIPT,
+        },
         downstream: ['Message:OliveLawsArgue'],
       },
-      'Message:OliveLawsArgue': { name: 'Message', params: { content: ['Company financial statements:\n\n{CodeExec:LightSheepTrade@md_table}\n\nCode: {Agent:ManyToesBrush@content}'] } },
+      'Message:OliveLawsArgue': {
+        name: 'Message',
+        params: { content: ['Company financial statements:\n\n{CodeExec:LightSheepTrade@md_table}\n\nCode: {Agent:ManyToesBrush@content}'] },
+      },
       'Message:TwentyBanksLeave': { name: 'Message', params: { content: ['Your query is not supported.'] } },
     });
   }
@@ -251,7 +320,9 @@ describe("a canvas in the style of RAGFlow's stock research template", () => {
     // The node's stock_code is the bare `sys.query`, as in the template: the question resolves through Yahoo's search.
     expect(svc.requestsFor("How is Apple's balance sheet?").map((q) => q.path)).toContain('/yahoo/v1/finance/search');
     expect(r.finished('YahooFinance:QuickAdsDig')!.outputs.report).toContain('| Total Assets | 364980000000 | 352583000000 |');
-    expect(r.finished('CodeExec:LightSheepTrade')!.outputs.md_table).toBe('| Indicator | Latest |\n|---|---|\n| Total Assets (USD) | 364,980,000,000 |\n| Total Debt (USD) | 106,629,000,000 |\n| Working Capital (USD) | -23,405,000,000 |');
+    expect(r.finished('CodeExec:LightSheepTrade')!.outputs.md_table).toBe(
+      '| Indicator | Latest |\n|---|---|\n| Total Assets (USD) | 364,980,000,000 |\n| Total Debt (USD) | 106,629,000,000 |\n| Working Capital (USD) | -23,405,000,000 |',
+    );
     expect(r.result.content).toContain('| Total Assets (USD) | 364,980,000,000 |');
     expect(r.result.content).toContain('Code: AAPL');
     expect(Object.values(r.reference?.chunks ?? {}).map((c) => c.url)).toContain('https://example.test/Apple%20stock%20ticker/1');

@@ -26,7 +26,8 @@ export const ArXiv = searchComponent<ArXivParams>({
     parameters: {
       query: {
         type: 'string',
-        description: 'The search keywords to execute with arXiv. The keywords should be the most important words/terms(includes synonyms) from the original request.',
+        description:
+          'The search keywords to execute with arXiv. The keywords should be the most important words/terms(includes synonyms) from the original request.',
         default: '{sys.query}',
         required: true,
       },

@@ -15,7 +15,10 @@ const BingParams = lazySchema(() =>
     api_key: str(''),
     channel: oneOf('channel', ['Webpages', 'News'], 'Webpages'),
     // A market is `language-COUNTRY` (en-CH); both parts are plain codes.
-    country: z.preprocess((v) => (v == null || v === '' ? 'CH' : v), z.string().regex(/^[A-Za-z]{2}$/, 'country must be a two-letter country code such as CH or US')),
+    country: z.preprocess(
+      (v) => (v == null || v === '' ? 'CH' : v),
+      z.string().regex(/^[A-Za-z]{2}$/, 'country must be a two-letter country code such as CH or US'),
+    ),
     language: z.preprocess(
       (v) => (v == null || v === '' ? 'en' : v),
       z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z]{2,4})?$/, 'language must be a language code such as en or zh-hans'),

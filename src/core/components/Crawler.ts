@@ -12,7 +12,13 @@ const CrawlerParams = lazySchema(() =>
   z.looseObject({
     ...executionParamsShape,
     query: str('{sys.query}'),
-    proxy: z.preprocess((v) => (v === '' || v === undefined ? null : v), z.string().regex(/^https?:\/\/\S+$/i, 'proxy must be an http:// or https:// URL').nullable()),
+    proxy: z.preprocess(
+      (v) => (v === '' || v === undefined ? null : v),
+      z
+        .string()
+        .regex(/^https?:\/\/\S+$/i, 'proxy must be an http:// or https:// URL')
+        .nullable(),
+    ),
     extract_type: oneOf('extract_type', ['html', 'markdown', 'content'], 'markdown'),
   }),
 );
@@ -28,7 +34,12 @@ export const Crawler = searchComponent<CrawlerParams>({
     name: 'web_crawler',
     description: 'This tool can be used to crawl a web page and return its content as HTML, Markdown, or the extracted main text.',
     parameters: {
-      query: { type: 'string', description: 'The absolute URL (including the http:// or https:// scheme) of the web page to crawl.', default: '{sys.query}', required: true },
+      query: {
+        type: 'string',
+        description: 'The absolute URL (including the http:// or https:// scheme) of the web page to crawl.',
+        default: '{sys.query}',
+        required: true,
+      },
     },
   },
   thoughts: (p, ctx) => `Crawling ${paramText(ctx, p.query)}...`,

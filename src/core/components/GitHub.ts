@@ -25,7 +25,8 @@ export const GitHub = searchComponent<GitHubParams>({
     parameters: {
       query: {
         type: 'string',
-        description: 'The search keywords to execute with GitHub. The keywords should be the most important words/terms(includes synonyms) from the original request.',
+        description:
+          'The search keywords to execute with GitHub. The keywords should be the most important words/terms(includes synonyms) from the original request.',
         default: '{sys.query}',
         required: true,
       },

@@ -21,7 +21,10 @@ const GoogleParams = lazySchema(() =>
     num: optionalCount(),
     top_n: optionalCount(),
     api_key: str(''),
-    country: z.preprocess((v) => (v == null || v === '' ? 'cn' : v), z.string().regex(/^[a-z]{2}$/, 'Google Country should be a two-letter country code such as us or cn')),
+    country: z.preprocess(
+      (v) => (v == null || v === '' ? 'cn' : v),
+      z.string().regex(/^[a-z]{2}$/, 'Google Country should be a two-letter country code such as us or cn'),
+    ),
     language: z.preprocess(
       (v) => (v == null || v === '' ? 'en' : v),
       z.string().regex(/^[a-z]{2,3}(-[a-z0-9]{2,8})*$/, 'Google languages should be a language code such as en or zh-cn'),
@@ -47,7 +50,12 @@ export const Google = searchComponent<GoogleParams>({
         required: true,
       },
       start: { type: 'integer', description: 'The result offset, for pagination (0 is the first page, 10 the second...).', default: 0, required: false },
-      num: { type: 'integer', description: 'The maximum number of results to return (default 6). Better omitted unless more results are needed.', default: 6, required: false },
+      num: {
+        type: 'integer',
+        description: 'The maximum number of results to return (default 6). Better omitted unless more results are needed.',
+        default: 6,
+        required: false,
+      },
     },
   },
   inputTexts: (p) => [p.query ?? p.q],

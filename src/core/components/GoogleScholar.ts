@@ -36,7 +36,8 @@ export const GoogleScholar = searchComponent<GoogleScholarParams>({
     parameters: {
       query: {
         type: 'string',
-        description: 'The search keyword to execute with Google Scholar. The keywords should be the most important words/terms(includes synonyms) from the original request.',
+        description:
+          'The search keyword to execute with Google Scholar. The keywords should be the most important words/terms(includes synonyms) from the original request.',
         default: '{sys.query}',
         required: true,
       },

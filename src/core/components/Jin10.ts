@@ -33,7 +33,8 @@ export const Jin10 = searchComponent<Jin10Params>({
   outputs: ['content', 'formalized_content'],
   tool: {
     name: 'jin10',
-    description: "Jin10 (金十数据) financial data: the latest flash news, the economic calendar, commodity and currency symbols or quotes, or news, as this tool's settings select.",
+    description:
+      "Jin10 (金十数据) financial data: the latest flash news, the economic calendar, commodity and currency symbols or quotes, or news, as this tool's settings select.",
     parameters: { query: { type: 'string', description: 'What the data is wanted for (the request in a few words).', default: '{sys.query}', required: true } },
   },
   thoughts: (p) => `Reading Jin10 ${p.type} data...`,

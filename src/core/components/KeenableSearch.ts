@@ -32,7 +32,8 @@ export const KeenableSearch = searchComponent<KeenableSearchParams>({
     parameters: {
       query: {
         type: 'string',
-        description: 'The search keywords to execute with Keenable. The keywords should be the most important words/terms(includes synonyms) from the original request.',
+        description:
+          'The search keywords to execute with Keenable. The keywords should be the most important words/terms(includes synonyms) from the original request.',
         default: '{sys.query}',
         required: true,
       },

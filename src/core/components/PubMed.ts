@@ -27,7 +27,8 @@ export const PubMed = searchComponent<PubMedParams>({
     parameters: {
       query: {
         type: 'string',
-        description: 'The search keywords to execute with PubMed. The keywords should be the most important words/terms(includes synonyms) from the original request.',
+        description:
+          'The search keywords to execute with PubMed. The keywords should be the most important words/terms(includes synonyms) from the original request.',
         default: '{sys.query}',
         required: true,
       },

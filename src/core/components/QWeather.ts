@@ -4,7 +4,39 @@ import { lazySchema } from '../dsl/lazySchema';
 import { executionParamsShape, paramText, str } from './common';
 import { oneOf, searchComponent } from './searchTool';
 
-const LANGS = ['zh', 'zh-hant', 'en', 'de', 'es', 'fr', 'it', 'ja', 'ko', 'ru', 'hi', 'th', 'ar', 'pt', 'bn', 'ms', 'nl', 'el', 'la', 'sv', 'id', 'pl', 'tr', 'cs', 'et', 'vi', 'fil', 'fi', 'he', 'is', 'nb'] as const;
+const LANGS = [
+  'zh',
+  'zh-hant',
+  'en',
+  'de',
+  'es',
+  'fr',
+  'it',
+  'ja',
+  'ko',
+  'ru',
+  'hi',
+  'th',
+  'ar',
+  'pt',
+  'bn',
+  'ms',
+  'nl',
+  'el',
+  'la',
+  'sv',
+  'id',
+  'pl',
+  'tr',
+  'cs',
+  'et',
+  'vi',
+  'fil',
+  'fi',
+  'he',
+  'is',
+  'nb',
+] as const;
 
 const QWeatherParams = lazySchema(() =>
   z.looseObject({
@@ -28,7 +60,14 @@ export const QWeather = searchComponent<QWeatherParams>({
   tool: {
     name: 'qweather',
     description: 'QWeather (和风天气) looks up the current weather, a multi-day forecast, life indices, or air quality for a location using the QWeather API.',
-    parameters: { query: { type: 'string', description: "The location to look up weather for, e.g. a city name like 'Beijing' or '北京'.", default: '{sys.query}', required: true } },
+    parameters: {
+      query: {
+        type: 'string',
+        description: "The location to look up weather for, e.g. a city name like 'Beijing' or '北京'.",
+        default: '{sys.query}',
+        required: true,
+      },
+    },
   },
   thoughts: (p, ctx) => `Looking up the weather for: ${paramText(ctx, p.query)}`,
 });

@@ -10,11 +10,28 @@ const QueritContentsParams = lazySchema(() =>
     api_key: str(''),
     // A list, or text with commas; the model gives them when the node leaves them empty.
     urls: z.preprocess(
-      (v) => (v == null ? [] : typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v),
-      z.array(z.string().regex(/^(https?:\/\/\S+|\{[^}]+\})$/i, 'Querit urls must be absolute HTTP or HTTPS URLs.')).max(10, 'Querit urls must contain between 1 and 10 non-empty strings.'),
+      (v) =>
+        v == null
+          ? []
+          : typeof v === 'string'
+            ? v
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean)
+            : v,
+      z
+        .array(z.string().regex(/^(https?:\/\/\S+|\{[^}]+\})$/i, 'Querit urls must be absolute HTTP or HTTPS URLs.'))
+        .max(10, 'Querit urls must contain between 1 and 10 non-empty strings.'),
     ),
     format: oneOf('format', ['text', 'markdown', 'html'], 'markdown'),
-    crawl_timeout: z.preprocess((v) => (v == null || v === '' ? 10 : v), z.number().int('Querit crawl_timeout must be an integer from 1 to 60.').min(1, 'Querit crawl_timeout must be an integer from 1 to 60.').max(60, 'Querit crawl_timeout must be an integer from 1 to 60.')),
+    crawl_timeout: z.preprocess(
+      (v) => (v == null || v === '' ? 10 : v),
+      z
+        .number()
+        .int('Querit crawl_timeout must be an integer from 1 to 60.')
+        .min(1, 'Querit crawl_timeout must be an integer from 1 to 60.')
+        .max(60, 'Querit crawl_timeout must be an integer from 1 to 60.'),
+    ),
     extras_meta: bool(false),
   }),
 );
@@ -29,8 +46,20 @@ export const QueritContents = searchComponent<QueritContentsParams>({
     name: 'querit_contents',
     description: 'Crawl one or more web pages with Querit and return their contents.',
     parameters: {
-      urls: { type: 'array', description: 'The absolute HTTP or HTTPS URLs to crawl. Supports 1 to 10 URLs.', default: [], items: { type: 'string' }, required: true },
-      format: { type: 'string', description: 'Content format: text, markdown, or html. Defaults to markdown.', enum: ['text', 'markdown', 'html'], default: 'markdown', required: false },
+      urls: {
+        type: 'array',
+        description: 'The absolute HTTP or HTTPS URLs to crawl. Supports 1 to 10 URLs.',
+        default: [],
+        items: { type: 'string' },
+        required: true,
+      },
+      format: {
+        type: 'string',
+        description: 'Content format: text, markdown, or html. Defaults to markdown.',
+        enum: ['text', 'markdown', 'html'],
+        default: 'markdown',
+        required: false,
+      },
       crawl_timeout: { type: 'integer', description: 'Per-page crawl timeout in seconds. Must be between 1 and 60.', default: 10, required: false },
       extras_meta: { type: 'boolean', description: 'Whether to include page metadata in each result.', default: false, required: false },
     },

@@ -14,7 +14,12 @@ const QueritSearchParams = lazySchema(() =>
     count: positiveInt(10),
     chunks_per_doc: z.preprocess(
       (v) => (v === '' || v === undefined ? 3 : v),
-      z.number({ message: 'Querit chunks_per_doc must be an integer from 1 to 3.' }).int().min(1, 'Querit chunks_per_doc must be an integer from 1 to 3.').max(3, 'Querit chunks_per_doc must be an integer from 1 to 3.').nullable(),
+      z
+        .number({ message: 'Querit chunks_per_doc must be an integer from 1 to 3.' })
+        .int()
+        .min(1, 'Querit chunks_per_doc must be an integer from 1 to 3.')
+        .max(3, 'Querit chunks_per_doc must be an integer from 1 to 3.')
+        .nullable(),
     ),
     site_include: strings(),
     site_exclude: strings(),

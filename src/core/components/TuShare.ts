@@ -32,7 +32,9 @@ export const TuShare = searchComponent<TuShareParams>({
   tool: {
     name: 'tushare_news',
     description: 'TuShare returns recent financial news flashes (Chinese market sources such as East Money or Sina) whose content mentions a keyword.',
-    parameters: { query: { type: 'string', description: 'The keyword the news must mention, e.g. a company name or stock code.', default: '{sys.query}', required: true } },
+    parameters: {
+      query: { type: 'string', description: 'The keyword the news must mention, e.g. a company name or stock code.', default: '{sys.query}', required: true },
+    },
   },
   thoughts: (p, ctx) => `Reading TuShare news about ${p.keyword || paramText(ctx, p.query)}...`,
 });

@@ -28,7 +28,13 @@ export function htmlToMarkdown(html: string): string {
 }
 
 export function htmlToText(html: string): string {
-  return convert(cleanHtml(html), { wordwrap: false, selectors: [{ selector: 'a', options: { ignoreHref: true } }, { selector: 'img', format: 'skip' }] }).trim();
+  return convert(cleanHtml(html), {
+    wordwrap: false,
+    selectors: [
+      { selector: 'a', options: { ignoreHref: true } },
+      { selector: 'img', format: 'skip' },
+    ],
+  }).trim();
 }
 
 export const crawl: ToolExecutor = async (x) => {

@@ -14,7 +14,9 @@ export const deeplTranslate: ToolExecutor = async (x) => {
   const text = queryOf(x.args);
   if (!text) return { text: '', outputs: { formalized_content: '' } };
   const key = requireCredential(x, 'DeepL', 'auth_key', ['DEEPL_AUTH_KEY', 'DEEPL_API_KEY']);
-  const base = key.endsWith(':fx') ? serviceBase(x.env, ['DEEPL_FREE_BASE_URL'], 'https://api-free.deepl.com') : serviceBase(x.env, ['DEEPL_BASE_URL'], 'https://api.deepl.com');
+  const base = key.endsWith(':fx')
+    ? serviceBase(x.env, ['DEEPL_FREE_BASE_URL'], 'https://api-free.deepl.com')
+    : serviceBase(x.env, ['DEEPL_BASE_URL'], 'https://api.deepl.com');
   const res = (await fetchJson(`${base}/v2/translate`, {
     json: { text: [text], source_lang: textParam(x.params, 'source_lang') || 'ZH', target_lang: textParam(x.params, 'target_lang') || 'EN-GB' },
     headers: { authorization: `DeepL-Auth-Key ${key}` },

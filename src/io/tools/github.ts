@@ -27,6 +27,10 @@ export const githubSearch = searchExecutor(async (x, query) => {
   })) as { items?: Array<Record<string, unknown>>; message?: string } | null;
   if (!Array.isArray(res?.items)) throw new AppError('TOOL_UNAVAILABLE', `GitHub answered without items: ${res?.message ?? 'no message'}`);
   const items = res.items;
-  const hits = items.map((r) => ({ title: String(r.name ?? ''), url: String(r.html_url ?? ''), snippet: `${String(r.description)}\n stars:${String(r.watchers ?? r.stargazers_count ?? 0)}` }));
+  const hits = items.map((r) => ({
+    title: String(r.name ?? ''),
+    url: String(r.html_url ?? ''),
+    snippet: `${String(r.description)}\n stars:${String(r.watchers ?? r.stargazers_count ?? 0)}`,
+  }));
   return { hits, json: items };
 });

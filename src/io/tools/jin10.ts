@@ -31,7 +31,10 @@ const renamed = (rows: Row[], names: Record<string, string>) => rows.map((r) => 
 
 function table(rows: Row[]): string {
   const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  return markdownTable(['', ...cols], rows.map((r, i) => [i, ...cols.map((c) => (typeof r[c] === 'object' && r[c] !== null ? JSON.stringify(r[c]) : r[c]))]));
+  return markdownTable(
+    ['', ...cols],
+    rows.map((r, i) => [i, ...cols.map((c) => (typeof r[c] === 'object' && r[c] !== null ? JSON.stringify(r[c]) : r[c]))]),
+  );
 }
 
 export const jin10: ToolExecutor = async (x) => {
@@ -45,11 +48,21 @@ export const jin10: ToolExecutor = async (x) => {
     type === 'calendar'
       ? [`/calendar/${p('calendar_datatype', 'data')}`, { category: p('calendar_type', 'cj') }]
       : type === 'symbols'
-        ? [`/${p('symbols_datatype', 'symbols')}`, { type: p('symbols_type', 'GOODS'), ...(p('symbols_datatype', 'symbols') === 'quotes' ? { codes: 'BTCUSD' } : {}) }]
+        ? [
+            `/${p('symbols_datatype', 'symbols')}`,
+            { type: p('symbols_type', 'GOODS'), ...(p('symbols_datatype', 'symbols') === 'quotes' ? { codes: 'BTCUSD' } : {}) },
+          ]
         : type === 'news'
           ? ['/news', filters]
           : ['/flash', { category: p('flash_type', '1'), ...filters }];
-  const res = (await fetchJson(`${base}${path}`, { params, headers: { 'secret-key': key }, signal: x.signal, env: x.env, service: 'Jin10', secrets: [key] })) as {
+  const res = (await fetchJson(`${base}${path}`, {
+    params,
+    headers: { 'secret-key': key },
+    signal: x.signal,
+    env: x.env,
+    service: 'Jin10',
+    secrets: [key],
+  })) as {
     status?: number;
     message?: string;
     data?: unknown;

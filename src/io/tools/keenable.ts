@@ -11,7 +11,8 @@ export const keenableSearch = searchExecutor(async (x, query) => {
   const base = serviceBase(x.env, ['KEENABLE_BASE_URL', 'KEENABLE_API_URL'], 'https://api.keenable.ai');
   const key = credential(x, 'api_key', ['KEENABLE_API_KEY']);
   const mode = textParam(x.params, 'mode') || 'pro';
-  if (mode === 'realtime' && !key) throw new AppError('TOOL_AUTH', "Keenable's realtime mode needs an API key: set api_key on the component or KEENABLE_API_KEY");
+  if (mode === 'realtime' && !key)
+    throw new AppError('TOOL_AUTH', "Keenable's realtime mode needs an API key: set api_key on the component or KEENABLE_API_KEY");
   const site = typeof x.args.site === 'string' ? x.args.site.trim() : '';
   const res = (await fetchJson(`${base}${key ? '/v1/search' : '/v1/search/public'}`, {
     json: { query, mode, ...(site ? { site } : {}) },

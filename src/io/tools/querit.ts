@@ -13,14 +13,23 @@ import { fetchJson } from './webHttp';
 async function querit(x: ToolExecution, path: string, body: unknown, timeoutMs = 30_000): Promise<Record<string, unknown>> {
   const key = requireCredential(x, 'Querit', 'api_key', ['QUERIT_API_KEY']);
   const base = serviceBase(x.env, ['QUERIT_BASE_URL'], 'https://api.querit.ai');
-  const res = await fetchJson(`${base}${path}`, { json: body, headers: { authorization: `Bearer ${key}` }, signal: x.signal, env: x.env, service: 'Querit', timeoutMs, secrets: [key] });
+  const res = await fetchJson(`${base}${path}`, {
+    json: body,
+    headers: { authorization: `Bearer ${key}` },
+    signal: x.signal,
+    env: x.env,
+    service: 'Querit',
+    timeoutMs,
+    secrets: [key],
+  });
   if (typeof res !== 'object' || res === null || Array.isArray(res)) throw new AppError('TOOL_UNAVAILABLE', 'Querit API response must be a JSON object.');
   return res as Record<string, unknown>;
 }
 
 /** The model's value for `name`, else the component's. */
 const pick = (x: ToolExecution, name: string): unknown => (x.args[name] !== undefined ? x.args[name] : x.params[name]);
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String).filter(Boolean) : typeof v === 'string' && v.trim() ? v.split(',').map((s) => s.trim()) : []);
+const strings = (v: unknown): string[] =>
+  Array.isArray(v) ? v.map(String).filter(Boolean) : typeof v === 'string' && v.trim() ? v.split(',').map((s) => s.trim()) : [];
 
 export const queritSearch: ToolExecutor = async (x) => {
   const query = queryOf(x.args);
@@ -40,11 +49,17 @@ export const queritSearch: ToolExecutor = async (x) => {
     ...(countries.length ? { geo: { countries: { include: countries } } } : {}),
     ...(languages.length ? { languages: { include: languages } } : {}),
   };
-  const body = { query, count, ...(chunks !== null && chunks !== undefined ? { chunksPerDoc: Number(chunks) } : {}), ...(Object.keys(filters).length ? { filters } : {}) };
+  const body = {
+    query,
+    count,
+    ...(chunks !== null && chunks !== undefined ? { chunksPerDoc: Number(chunks) } : {}),
+    ...(Object.keys(filters).length ? { filters } : {}),
+  };
   const res = await querit(x, '/v1/search', body);
   const container = res.results ?? {};
   const list = (container as { result?: unknown }).result ?? [];
-  if (typeof container !== 'object' || !Array.isArray(list)) throw new AppError('TOOL_UNAVAILABLE', 'Querit API response field results.result must be an array.');
+  if (typeof container !== 'object' || !Array.isArray(list))
+    throw new AppError('TOOL_UNAVAILABLE', 'Querit API response field results.result must be an array.');
   const hits = (list as Array<Record<string, unknown>>)
     .filter((r) => typeof r === 'object' && r !== null)
     .map((r) => ({ title: String(r.title ?? ''), url: String(r.url ?? ''), snippet: String(r.snippet ?? ''), score: 1 }));

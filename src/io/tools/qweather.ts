@@ -15,8 +15,9 @@ import { fetchJson } from './webHttp';
 const MEANING: Record<string, string> = {
   '204': 'The request was successful, but the region you are querying does not have the data you need at this time.',
   '400': 'Request error, may contain incorrect request parameters or missing mandatory request parameters.',
-  '401': 'Authentication fails, possibly using the wrong KEY, wrong digital signature, wrong type of KEY (e.g. using the SDK\'s KEY to access the Web API).',
-  '402': 'Exceeded the number of accesses or the balance is not enough to support continued access to the service, you can recharge, upgrade the accesses or wait for the accesses to be reset.',
+  '401': "Authentication fails, possibly using the wrong KEY, wrong digital signature, wrong type of KEY (e.g. using the SDK's KEY to access the Web API).",
+  '402':
+    'Exceeded the number of accesses or the balance is not enough to support continued access to the service, you can recharge, upgrade the accesses or wait for the accesses to be reset.',
   '403': 'No access, may be the binding PackageName, BundleID, domain IP address is inconsistent, or the data that requires additional payment.',
   '404': 'The queried data or region does not exist.',
   '429': 'Exceeded the limited QPM (number of accesses per minute), please refer to the QPM description',
@@ -30,7 +31,10 @@ class Answered extends Error {
 }
 
 async function call(x: ToolExecution, url: string, params: Record<string, string>, key: string): Promise<Record<string, unknown>> {
-  const res = (await fetchJson(url, { params: { ...params, key }, signal: x.signal, env: x.env, service: 'QWeather', secrets: [key] })) as Record<string, unknown> | null;
+  const res = (await fetchJson(url, { params: { ...params, key }, signal: x.signal, env: x.env, service: 'QWeather', secrets: [key] })) as Record<
+    string,
+    unknown
+  > | null;
   const code = String(res?.code ?? '');
   if (code === '200') return res!;
   const meaning = MEANING[code] ?? `QWeather API returned code ${code}.`;

@@ -38,7 +38,11 @@ export function emptyAnswer(json: unknown = []): ToolAnswer {
 /** Hits as the tool's answer: formalized content, json and citations. */
 export function searchAnswer({ hits, json }: SearchAnswer): ToolAnswer {
   const f = formatDocuments(hits.map((h) => ({ title: h.title, url: h.url, content: h.snippet, ...(h.score !== undefined ? { score: h.score } : {}) })));
-  return { text: f.text, outputs: { formalized_content: f.text, json: json === undefined ? f.json : json }, reference: { chunks: f.chunks, doc_aggs: f.docAggs } };
+  return {
+    text: f.text,
+    outputs: { formalized_content: f.text, json: json === undefined ? f.json : json },
+    reference: { chunks: f.chunks, doc_aggs: f.docAggs },
+  };
 }
 
 /**

@@ -11,7 +11,15 @@ import { fetchJson } from './webHttp';
 async function tavily(x: ToolExecution, path: string, body: unknown): Promise<Record<string, unknown>> {
   const key = requireCredential(x, 'Tavily', 'api_key', ['TAVILY_API_KEY']);
   const base = serviceBase(x.env, ['TAVILY_BASE_URL'], 'https://api.tavily.com');
-  const res = await fetchJson(`${base}${path}`, { json: body, headers: { authorization: `Bearer ${key}` }, signal: x.signal, env: x.env, service: 'Tavily', timeoutMs: 60_000, secrets: [key] });
+  const res = await fetchJson(`${base}${path}`, {
+    json: body,
+    headers: { authorization: `Bearer ${key}` },
+    signal: x.signal,
+    env: x.env,
+    service: 'Tavily',
+    timeoutMs: 60_000,
+    secrets: [key],
+  });
   return (res ?? {}) as Record<string, unknown>;
 }
 

@@ -20,7 +20,11 @@ export const tushareNews: ToolExecutor = async (x) => {
     json: {
       api_name: 'news',
       token,
-      params: { src: textParam(x.params, 'src') || 'eastmoney', start_date: textParam(x.params, 'start_date') || '2024-01-01 09:00:00', end_date: textParam(x.params, 'end_date') || now() },
+      params: {
+        src: textParam(x.params, 'src') || 'eastmoney',
+        start_date: textParam(x.params, 'start_date') || '2024-01-01 09:00:00',
+        end_date: textParam(x.params, 'end_date') || now(),
+      },
     },
     signal: x.signal,
     env: x.env,
@@ -35,7 +39,18 @@ export const tushareNews: ToolExecutor = async (x) => {
   const fields = res.data?.fields ?? [];
   const at = fields.indexOf('content');
   const keyword = (textParam(x.params, 'keyword') || input).toLowerCase();
-  const rows = (res.data?.items ?? []).filter((r) => at >= 0 && String(r[at] ?? '').toLowerCase().includes(keyword));
-  const content = rows.length ? markdownTable(['', ...fields], rows.map((r, i) => [i, ...r])) : '';
+  const rows = (res.data?.items ?? []).filter(
+    (r) =>
+      at >= 0 &&
+      String(r[at] ?? '')
+        .toLowerCase()
+        .includes(keyword),
+  );
+  const content = rows.length
+    ? markdownTable(
+        ['', ...fields],
+        rows.map((r, i) => [i, ...r]),
+      )
+    : '';
   return { text: content, outputs: { content, formalized_content: content } };
 };

@@ -88,7 +88,14 @@ export async function fetchText(url: string, req: WebRequest): Promise<{ status:
     const res = await guardedFetch(
       target,
       { method, headers, ...(body !== undefined ? { body } : {}) },
-      { env, service: req.service, signal: req.signal, timeoutMs: req.timeoutMs ?? 30_000, ...(req.maxBytes ? { maxBytes: req.maxBytes } : {}), ...(req.proxy ? { proxy: req.proxy } : {}) },
+      {
+        env,
+        service: req.service,
+        signal: req.signal,
+        timeoutMs: req.timeoutMs ?? 30_000,
+        ...(req.maxBytes ? { maxBytes: req.maxBytes } : {}),
+        ...(req.proxy ? { proxy: req.proxy } : {}),
+      },
     );
     const text = res.body.toString('utf8');
     if (res.status < 200 || res.status >= 300) throw req.explain?.(res.status, text, res.headers) ?? statusError(req.service, res.status, text);

@@ -38,7 +38,12 @@ function languageCode(v: unknown): string {
 }
 
 /** MediaWiki reports bad parameters and throttling as `{error}` in an HTTP 200 answer. */
-async function api(url: string, params: Record<string, string>, signal: AbortSignal, env: Record<string, string | undefined>): Promise<Record<string, unknown>> {
+async function api(
+  url: string,
+  params: Record<string, string>,
+  signal: AbortSignal,
+  env: Record<string, string | undefined>,
+): Promise<Record<string, unknown>> {
   const res = (await fetchJson(url, { params: { ...params, format: 'json', formatversion: '2', utf8: '1' }, signal, env, service: 'Wikipedia' })) as Record<
     string,
     unknown

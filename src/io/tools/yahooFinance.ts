@@ -31,12 +31,20 @@ async function session(x: ToolExecution, base: string, fresh = false): Promise<S
   if (cached && !fresh && Date.now() - cached.at < SESSION_MS) return cached;
   const cookieUrl = serviceBase(x.env, ['YAHOOFINANCE_COOKIE_URL'], 'https://fc.yahoo.com');
   // fc.yahoo.com answers 404 and sets the cookie: only the cookie matters.
-  const res = await guardedFetch(cookieUrl, { headers: { 'user-agent': USER_AGENT } }, { env: trusting(cookieUrl, x.env, 'YahooFinance'), service: 'YahooFinance', signal: x.signal, timeoutMs: 30_000, maxRedirects: 0 });
+  const res = await guardedFetch(
+    cookieUrl,
+    { headers: { 'user-agent': USER_AGENT } },
+    { env: trusting(cookieUrl, x.env, 'YahooFinance'), service: 'YahooFinance', signal: x.signal, timeoutMs: 30_000, maxRedirects: 0 },
+  );
   const setCookie = res.headers['set-cookie'] ?? [];
-  const cookie = setCookie.map((c) => c.split(';')[0]!.trim()).filter(Boolean).join('; ');
+  const cookie = setCookie
+    .map((c) => c.split(';')[0]!.trim())
+    .filter(Boolean)
+    .join('; ');
   const { text } = await fetchText(`${base}/v1/test/getcrumb`, { headers: cookie ? { cookie } : {}, signal: x.signal, env: x.env, service: 'YahooFinance' });
   const crumb = text.trim();
-  if (!crumb || crumb.includes('<') || crumb.length > 64) throw new AppError('TOOL_UNAVAILABLE', 'YahooFinance did not hand out a crumb (a consent page or a block); try again later');
+  if (!crumb || crumb.includes('<') || crumb.length > 64)
+    throw new AppError('TOOL_UNAVAILABLE', 'YahooFinance did not hand out a crumb (a consent page or a block); try again later');
   const s = { cookie, crumb, at: Date.now() };
   sessions.set(base, s);
   return s;
@@ -55,7 +63,8 @@ async function yahoo(x: ToolExecution, base: string, path: string, params: Recor
         explain: (status, body) => {
           const detail = /"description"\s*:\s*"([^"]+)"/.exec(body)?.[1];
           // 404 "Quote not found" / "No data found": the symbol, not the service.
-          if (status === 404) return new AppError('TOOL_BAD_REQUEST', `YahooFinance: ${detail ?? 'no data found'} for ${params.symbol ?? path.split('/').pop()}`, { status });
+          if (status === 404)
+            return new AppError('TOOL_BAD_REQUEST', `YahooFinance: ${detail ?? 'no data found'} for ${params.symbol ?? path.split('/').pop()}`, { status });
           return statusError('YahooFinance', status, detail ?? body);
         },
       })) ?? {}) as Json;
@@ -92,23 +101,43 @@ async function info(x: ToolExecution, base: string, symbol: string): Promise<str
     if (!mod || typeof mod !== 'object') continue;
     for (const [k, v] of Object.entries(mod as Json)) if (k !== 'maxAge' && !flat.some(([n]) => n === k)) flat.push([k, plain(v)]);
   }
-  return markdownTable(['', '0'], flat.map(([k, v]) => [k, v]));
+  return markdownTable(
+    ['', '0'],
+    flat.map(([k, v]) => [k, v]),
+  );
 }
 
 async function history(x: ToolExecution, base: string, symbol: string): Promise<string> {
-  const res = await yahoo(x, base, `/v8/finance/chart/${encodeURIComponent(symbol)}`, { range: '1mo', interval: '1d', includePrePost: 'false', events: 'div,splits' });
+  const res = await yahoo(x, base, `/v8/finance/chart/${encodeURIComponent(symbol)}`, {
+    range: '1mo',
+    interval: '1d',
+    includePrePost: 'false',
+    events: 'div,splits',
+  });
   const chart = res.chart as { result?: Json[]; error?: { description?: string } | null } | undefined;
   if (chart?.error) throw new AppError('TOOL_BAD_REQUEST', `YahooFinance: ${chart.error.description ?? 'chart failed'} for ${symbol}`);
   const r = chart?.result?.[0] ?? {};
   const ts = (r.timestamp as number[] | undefined) ?? [];
   const q = ((r.indicators as { quote?: Json[] } | undefined)?.quote?.[0] ?? {}) as Record<string, Array<number | null>>;
-  const events = (r.events ?? {}) as { dividends?: Record<string, { amount: number; date: number }>; splits?: Record<string, { numerator: number; denominator: number; date: number }> };
+  const events = (r.events ?? {}) as {
+    dividends?: Record<string, { amount: number; date: number }>;
+    splits?: Record<string, { numerator: number; denominator: number; date: number }>;
+  };
   const dividend = (t: number) => Object.values(events.dividends ?? {}).find((d) => d.date === t)?.amount ?? 0;
   const split = (t: number) => {
     const s = Object.values(events.splits ?? {}).find((d) => d.date === t);
     return s ? s.numerator / s.denominator : 0;
   };
-  const rows = ts.map((t, i) => [new Date(t * 1000).toISOString().slice(0, 10), q.open?.[i], q.high?.[i], q.low?.[i], q.close?.[i], q.volume?.[i], dividend(t), split(t)]);
+  const rows = ts.map((t, i) => [
+    new Date(t * 1000).toISOString().slice(0, 10),
+    q.open?.[i],
+    q.high?.[i],
+    q.low?.[i],
+    q.close?.[i],
+    q.volume?.[i],
+    dividend(t),
+    split(t),
+  ]);
   return markdownTable(['Date', 'Open', 'High', 'Low', 'Close', 'Volume', 'Dividends', 'Stock Splits'], rows);
 }
 
@@ -155,8 +184,18 @@ async function statement(x: ToolExecution, base: string, symbol: string, keys: r
 async function news(x: ToolExecution, base: string, symbol: string): Promise<string> {
   const res = await yahoo(x, base, '/v1/finance/search', { q: symbol, quotesCount: '0', newsCount: '10', enableFuzzyQuery: 'false' });
   const items = (res.news as Json[] | undefined) ?? [];
-  const rows = items.map((n) => [n.uuid, n.title, n.publisher, n.link, typeof n.providerPublishTime === 'number' ? new Date(n.providerPublishTime * 1000).toISOString() : n.providerPublishTime, n.type]);
-  return markdownTable(['', 'uuid', 'title', 'publisher', 'link', 'providerPublishTime', 'type'], rows.map((r, i) => [i, ...r]));
+  const rows = items.map((n) => [
+    n.uuid,
+    n.title,
+    n.publisher,
+    n.link,
+    typeof n.providerPublishTime === 'number' ? new Date(n.providerPublishTime * 1000).toISOString() : n.providerPublishTime,
+    n.type,
+  ]);
+  return markdownTable(
+    ['', 'uuid', 'title', 'publisher', 'link', 'providerPublishTime', 'type'],
+    rows.map((r, i) => [i, ...r]),
+  );
 }
 
 /** A ticker (AAPL, 600519.SS, ^GSPC, EURUSD=X) as is; a company name through Yahoo's search. */

@@ -78,7 +78,9 @@ export function prettyName(key: string): string {
 function cell(v: unknown): string {
   if (v === null || v === undefined) return 'nan';
   if (typeof v === 'number') return String(v);
-  return String(v).replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+  return String(v)
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n\s*/g, ' ');
 }
 
 /** A markdown table in pandas' layout: header, alignment row, one row per entry. */
