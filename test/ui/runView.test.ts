@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startHarness, type Harness } from '../helpers/appHarness';
+import { api, parseSse, startHarness, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 import { launchBrowser, screenshot, signIn, type Browser } from './browser';
 
@@ -57,6 +57,17 @@ async function recordDoneOrder(page: Page): Promise<void> {
   });
 }
 
+const formCanvas = () =>
+  dsl({
+    begin: { name: 'Begin', downstream: ['UserFillUp:ask'] },
+    'UserFillUp:ask': {
+      name: 'UserFillUp',
+      params: { tips: 'How many seats?', inputs: { seats: { name: 'Seats', type: 'integer', optional: false }, note: { type: 'line', optional: true } } },
+      downstream: ['Message:ok'],
+    },
+    'Message:ok': { name: 'Message', params: { content: ['Booked {UserFillUp:ask@seats} seats.'] } },
+  });
+
 describe('run view', () => {
   it('lists runs, starts a run of an example canvas, shows its nodes turning done in order and a node’s outputs', async () => {
     let release!: () => void;
@@ -101,18 +112,7 @@ describe('run view', () => {
   });
 
   it('shows a paused run’s form; a bad value gets the API’s error next to its field; a good one resumes the run to its end', async () => {
-    const agentId = await createAgent(
-      'form',
-      dsl({
-        begin: { name: 'Begin', downstream: ['UserFillUp:ask'] },
-        'UserFillUp:ask': {
-          name: 'UserFillUp',
-          params: { tips: 'How many seats?', inputs: { seats: { name: 'Seats', type: 'integer', optional: false }, note: { type: 'line', optional: true } } },
-          downstream: ['Message:ok'],
-        },
-        'Message:ok': { name: 'Message', params: { content: ['Booked {UserFillUp:ask@seats} seats.'] } },
-      }),
-    );
+    const agentId = await createAgent('form', formCanvas());
     const runId = await startRun(agentId);
     const { page, errors } = await browser.page();
     await signIn(page, h.base, h.key);
@@ -128,6 +128,7 @@ describe('run view', () => {
     const fieldError = page.locator('[data-error-for=seats]');
     await expect.poll(() => fieldError.textContent()).toContain('must be a number');
     expect(await runStatus(page)).toBe('paused');
+    await screenshot(page, 'run-view-paused');
 
     await page.locator('[data-field=seats]').fill('3');
     await form.locator('button[type=submit]').click();
@@ -162,6 +163,38 @@ describe('run view', () => {
     expect(h.llm.calls.slice(calls).some((c) => c.aborted)).toBe(true);
   });
 
+  it('resumes the event stream with Last-Event-ID after the connection drops: nothing missed, nothing twice', async () => {
+    h.llm.whenPromptIncludes('Count to six.', { content: 'one two three four five six' });
+    const agentId = await createAgent(
+      'resume',
+      dsl({
+        begin: { name: 'Begin', downstream: ['LLM:c'] },
+        'LLM:c': { name: 'LLM', params: { ...model, sys_prompt: 'Count to six.' }, downstream: ['Message:m'] },
+        'Message:m': { name: 'Message', params: { content: ['{LLM:c@content}'] } },
+      }),
+    );
+    const runId = await startRun(agentId);
+    const all = parseSse((await api(h, 'GET', `/api/v1/runs/${runId}/events`)).text).filter((m) => m.json);
+    const cut = all.findIndex((m) => m.json!.event === 'message') + 3;
+    const partial = all.slice(0, cut).map((m) => `id: ${m.id}\ndata:${m.data}\n\n`);
+    // The first connection delivers part of the log and drops (no [DONE]); later ones reach the API.
+    const resumedFrom: Array<string | undefined> = [];
+    const { page } = await browser.page();
+    await page.route(`**/api/v1/runs/${runId}/events`, async (route) => {
+      if (resumedFrom.length === 0 && !route.request().headers()['last-event-id']) {
+        resumedFrom.push(undefined);
+        return route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: partial.join('') });
+      }
+      resumedFrom.push(route.request().headers()['last-event-id']);
+      return route.continue();
+    });
+    await signIn(page, h.base, h.key);
+    await page.goto(`${h.base}/ui/#/runs/${runId}`);
+    await expect.poll(() => runStatus(page), { timeout: 30_000 }).toBe('finished');
+    expect(resumedFrom).toEqual([undefined, all[cut - 1]!.id]);
+    expect(await page.locator('[data-role=reply]').textContent()).toBe('one two three four five six');
+  });
+
   it('renders a model answer with <script> and <img onerror> as text', async () => {
     const hostile = 'Hi <script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> bye';
     h.llm.whenPromptIncludes('Be hostile.', { content: hostile });
@@ -183,6 +216,30 @@ describe('run view', () => {
     expect(await page.locator('[data-panel-node="LLM:h"] pre.outputs').textContent()).toContain('<img src=\\"x\\" onerror');
     expect(await page.locator('main script, main img').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  });
+
+  it('filters and pages the runs list; the open list picks up a run started elsewhere', async () => {
+    const agentId = await createAgent('paused', formCanvas());
+    const { page } = await browser.page();
+    await signIn(page, h.base, h.key);
+    await page.goto(`${h.base}/ui/#/runs?status=paused&canvas_id=${agentId}`);
+    await page.locator('[data-role=no-runs]').waitFor();
+    const runId = await startRun(agentId);
+    await page.locator(`tr[data-run="${runId}"][data-status="paused"]`).waitFor({ timeout: 30_000 });
+
+    const bad = await api(h, 'GET', '/api/v1/runs?status=done');
+    expect(bad.status).toBe(400);
+    expect((bad.body as { errors: Array<{ path: string }> }).errors[0]!.path).toBe('$.query.status');
+    const finished = (await api(h, 'GET', '/api/v1/runs?status=finished,canceled')).body as { items: Array<{ status: string }> };
+    expect(finished.items.length).toBeGreaterThan(0);
+    expect(finished.items.every((r) => r.status === 'finished' || r.status === 'canceled')).toBe(true);
+    const ofCanvas = (await api(h, 'GET', `/api/v1/runs?canvas_id=${agentId}`)).body as { items: Array<{ id: string; started_by: unknown }> };
+    expect(ofCanvas.items.map((r) => r.id)).toEqual([runId]);
+    expect(ofCanvas.items[0]!.started_by).toEqual({ kind: 'user', id: 'tenant-a' });
+    const pageOne = (await api(h, 'GET', '/api/v1/runs?page_size=1')).body as { items: unknown[]; total: number };
+    expect(pageOne.items).toHaveLength(1);
+    expect(pageOne.total).toBeGreaterThan(1);
+    await api(h, 'POST', `/api/v1/runs/${runId}/cancel`);
   });
 
   it('shows another tenant none of the first tenant’s runs', async () => {
