@@ -61,7 +61,7 @@ export const RESOURCES: Record<string, Resource> = {
       ...['test_add_chunk.py', 'test_list_chunks.py', 'test_update_chunk.py', 'test_delete_chunks.py'].map((f) => `${chunkMgmt}/${f}`),
     ],
   },
-  retrieval: { files: ['restful_api/test_retrieval.py', `${chunkMgmt}/test_retrieval_chunks.py`, 'restful_api/test_search_datasets_consistency.py'] },
+  retrieval: { files: ['restful_api/test_retrieval.py', `${chunkMgmt}/test_retrieval_chunks.py`] },
   router: { files: ['restful_api/test_router_contracts.py', `${httpApi}/test_router_errors.py`] },
 };
 
@@ -108,13 +108,14 @@ export const EXCLUDED: Array<{ paths: string[]; reason: string }> = [
       `${httpApi}/test_file_app/`,
     ],
   },
+  {
+    reason: "comparisons of RAGFlow's Python and Go servers (both at fixed ports, 9380 and 9384)",
+    paths: ['restful_api/test_search_datasets_consistency.py'],
+  },
 ];
 
 /** Single tests deselected inside included files (pytest node ids relative to the suite root). */
-export const DESELECTED: string[] = [
-  // Creates a RAGFlow search app (`POST /searches`), a feature outside agent-canvas.
-  'test/testcases/restful_api/test_search_datasets_consistency.py::test_search_datasets_consistency_with_search_id',
-];
+export const DESELECTED: string[] = [];
 
 /** The resource a JUnit classname (`test.testcases.restful_api.test_agents[.TestClass]`) belongs to. */
 export function resourceOf(classname: string): string {

@@ -219,25 +219,27 @@ function runPytest(python: string, args: string[], env: NodeJS.ProcessEnv, logFi
 
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
-  mkdirSync(work, { recursive: true });
+  // Each run has its own folder (several people may measure at once in one checkout).
+  const runDir = path.join(work, 'runs', `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
+  mkdirSync(runDir, { recursive: true });
   const log = (line: string) => console.log(`[ragflow:rest] ${line}`);
 
   const [venv, commit] = await Promise.all([ensureVenv({ name: 'ragflow-rest', packages: PACKAGES, log }), extractSuite()]);
   log(`RAGFlow tests from commit ${commit.slice(0, 12)} in ${path.relative(root, suiteDir)}`);
 
   const external = process.env.RAGFLOW_HOST && process.env.RAGFLOW_API_KEY;
-  const dataDir = mkdtempSync(path.join(work, 'data-'));
+  const dataDir = mkdtempSync(path.join(runDir, 'data-'));
   let server: Server;
   if (external) {
     server = { base: process.env.RAGFLOW_HOST!.replace(/\/$/, ''), apiKey: process.env.RAGFLOW_API_KEY!, stop: async () => {} };
     log(`using the server at ${server.base} (RAGFLOW_HOST)`);
   } else {
     log('starting the server (server/main.ts, demo model, throwaway DATA_DIR)...');
-    server = await startServer(dataDir, path.join(work, 'server.log'));
+    server = await startServer(dataDir, path.join(runDir, 'server.log'));
     log(`server at ${server.base}`);
   }
 
-  const junit = path.join(work, 'junit.xml');
+  const junit = path.join(runDir, 'junit.xml');
   rmSync(junit, { force: true });
   const args = [
     ...pytestTargets(opts.resources),
@@ -263,23 +265,23 @@ async function main(): Promise<void> {
     SILICONFLOW_API_KEY: 'unused',
     PYTHONDONTWRITEBYTECODE: '1',
   };
-  log(`pytest --level ${opts.level} over: ${opts.resources.join(', ')} (log: ${path.relative(root, path.join(work, 'pytest.log'))})`);
+  log(`pytest --level ${opts.level} over: ${opts.resources.join(', ')} (log: ${path.relative(root, path.join(runDir, 'pytest.log'))})`);
   const started = Date.now();
   let code: number;
   try {
-    code = await runPytest(venv.python, args, env, path.join(work, 'pytest.log'), opts.verbose);
+    code = await runPytest(venv.python, args, env, path.join(runDir, 'pytest.log'), opts.verbose);
   } finally {
     await server.stop();
     if (!opts.keepData) rmSync(dataDir, { recursive: true, force: true });
   }
   if (!existsSync(junit)) {
-    console.error(`pytest wrote no results (exit ${code}); see ${path.join(work, 'pytest.log')}`);
+    console.error(`pytest wrote no results (exit ${code}); see ${path.join(runDir, 'pytest.log')}`);
     process.exitCode = 1;
     return;
   }
   // The previous run over the same resources and level, for the changes shown in the summary.
   const key = `${[...opts.resources].sort().join('+')}-${opts.level}`;
-  const previousFile = path.join(work, 'runs', `${key}.json`);
+  const previousFile = path.join(work, 'last', `${key}.json`);
   const previous = existsSync(previousFile) ? (JSON.parse(readFileSync(previousFile, 'utf8')) as Summary) : null;
   const summary = summarize(readJunit(readFileSync(junit, 'utf8')), {
     commit,
@@ -294,13 +296,15 @@ async function main(): Promise<void> {
   const json = JSON.stringify(summary.data, null, 2);
   mkdirSync(path.dirname(previousFile), { recursive: true });
   writeFileSync(previousFile, json);
-  writeFileSync(path.join(work, 'summary.md'), summary.markdown);
-  writeFileSync(path.join(work, 'summary.json'), json);
+  for (const dir of [runDir, work]) {
+    writeFileSync(path.join(dir, 'summary.md'), summary.markdown);
+    writeFileSync(path.join(dir, 'summary.json'), json);
+  }
   // The first full run is kept as the baseline.
   const baseline = path.join(work, `baseline-${opts.level}.json`);
   if (opts.resources.length === Object.keys(RESOURCES).length && opts.pytestArgs.length === 0 && !existsSync(baseline)) writeFileSync(baseline, json);
   console.log(summary.markdown);
-  log(`summary written to ${path.relative(root, path.join(work, 'summary.md'))} (and summary.json)`);
+  log(`summary in ${path.relative(root, path.join(runDir, 'summary.md'))} (also the latest in ${path.relative(root, work)}/summary.md)`);
   // Failing tests are the expected state while the contract is incomplete: exit 0 unless pytest itself broke.
   process.exitCode = code <= 1 ? 0 : code;
 }

@@ -12,6 +12,8 @@ export interface TestResult {
   outcome: Outcome;
   /** First line of the failure or error message. */
   message: string;
+  /** The traceback pytest recorded. */
+  text: string;
 }
 
 const ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'", '&amp;': '&' };
@@ -39,6 +41,7 @@ export function readJunit(xml: string): TestResult[] {
     const skipped = /<skipped\b/.test(body);
     let outcome: Outcome = 'passed';
     let message = '';
+    let text = '';
     const firstLine = (tagAttrs: string, text: string) => {
       const msg = attr(` ${tagAttrs}`, 'message') || unescapeXml(text);
       return firstMeaningfulLine(msg);
@@ -46,11 +49,13 @@ export function readJunit(xml: string): TestResult[] {
     if (failure) {
       outcome = 'failed';
       message = firstLine(failure[1] ?? failure[3] ?? '', failure[2] ?? '');
+      text = unescapeXml(failure[2] ?? '');
     } else if (error) {
       outcome = 'error';
       message = firstLine(error[1] ?? error[3] ?? '', error[2] ?? '');
+      text = unescapeXml(error[2] ?? '');
     } else if (skipped) outcome = 'skipped';
-    results.push({ classname: attr(head, 'classname'), name: attr(head, 'name'), outcome, message });
+    results.push({ classname: attr(head, 'classname'), name: attr(head, 'name'), outcome, message, text });
   }
   return results;
 }
@@ -71,6 +76,36 @@ export function normalizeCause(message: string): string {
     .replace(/\b(tmp|pytest-of-\w+)\/[^\s'"]+/g, '<path>')
     .replace(/0x[0-9a-f]+/gi, '0x…')
     .slice(0, 220);
+}
+
+/**
+ * The cause a failure is grouped under: its first error line, where an asserted response is
+ * reduced to its code and message (and the `assert` line that failed), and a fixture error
+ * names the fixture code it came from (one cause cascades through many tests' setup).
+ */
+export function causeOf(r: TestResult): string {
+  let cause = r.message;
+  const payload = /^AssertionError: .*?[{(]/.test(cause) ? responseOf(cause) : null;
+  if (payload) {
+    const assertLine = /^E\s+(assert .*)$/m.exec(r.text)?.[1];
+    cause = `AssertionError: response ${payload}${assertLine ? ` — ${assertLine}` : ''}`;
+  }
+  const phase = /^failed on (setup|teardown) with/.exec(r.message)?.[1];
+  if (phase) {
+    const frames = [...r.text.matchAll(/^(\S+\.py):(\d+): in (\w+)$/gm)].filter((f) => !f[1]!.includes('site-packages'));
+    const last = frames.at(-1);
+    cause = `[${phase}] ${r.message.replace(/^failed on \w+ with /, '').replace(/^"|"$/g, '')}${last ? ` (in ${last[3]}, ${last[1]!.split('/').pop()}:${last[2]})` : ''}`;
+  } else if (r.outcome === 'error') cause = `[error] ${cause}`;
+  return normalizeCause(cause);
+}
+
+/** `code N: message` of a RAGFlow response shown in an assertion message, or null. */
+function responseOf(line: string): string | null {
+  const code = /['"]code['"]:\s*(-?\d+)/.exec(line)?.[1];
+  if (code === undefined) return null;
+  const message = /['"]message['"]:\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")/.exec(line);
+  const text = message ? (message[1] ?? message[2] ?? '') : '';
+  return code === '0' ? 'code 0 (success)' : `code ${code}${text ? `: ${text}` : ''}`;
 }
 
 export interface Counts {
@@ -127,7 +162,7 @@ export function summarize(
     add((byResource[ctx.resourceOf(r.classname)] ??= empty()), r.outcome);
     add((byFile[fileOf(r.classname)] ??= empty()), r.outcome);
     if (r.outcome === 'failed' || r.outcome === 'error') {
-      const cause = `${r.outcome === 'error' ? '[error] ' : ''}${normalizeCause(r.message)}`;
+      const cause = causeOf(r);
       const entry = causes.get(cause) ?? { count: 0, examples: [] };
       entry.count++;
       if (entry.examples.length < 3) entry.examples.push(`${r.classname.split('.').slice(-1)[0]}::${r.name}`);
