@@ -3,9 +3,11 @@
  * the key (stored as a keyed hash) names the tenant every query is scoped to. Keys are looked up on
  * every request, uncached: a revoked key or a disabled tenant's key is refused from the next request.
  *
- * RAGFlow-compatible routes answer as RAGFlow does: no Authorization header → HTTP 401 with
- * `{code: 401}` (its REST contract tests), an unknown key → `{code: 109, message:
- * "Authentication error: API key is invalid!"}` (its SDK token check). Our routes answer 401.
+ * RAGFlow-compatible routes answer as current RAGFlow does (`login_required` in its
+ * api/apps/__init__.py raising quart_auth's Unauthorized): a missing, empty, malformed or unknown
+ * key all get HTTP 401 `{code: 401, message: "<Unauthorized '401: Unauthorized'>", data: null}`.
+ * The OpenAI-compatible routes answer OpenAI's `{error: {message, type, code}}` with 401, so the
+ * OpenAI SDKs raise their AuthenticationError. Our own routes answer 401 `{code: UNAUTHENTICATED}`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Store } from '../src/io/store/contract';
@@ -21,6 +23,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Set false on routes anyone may call. */
     auth?: boolean;
+    /** Answer errors in OpenAI's `{error: {message, type, code}}` shape, with HTTP statuses. */
+    openai?: boolean;
   }
 }
 
@@ -31,10 +35,19 @@ export function bearerKey(header: string | undefined): string | null {
   return trimmed || null;
 }
 
+/** RAGFlow's answer to any request it cannot authenticate (`repr(quart_auth.Unauthorized())`). */
+export const RAGFLOW_UNAUTHORIZED = { code: 401, message: "<Unauthorized '401: Unauthorized'>", data: null } as const;
+
 function reject(request: FastifyRequest, reply: FastifyReply, missing: boolean): FastifyReply {
-  if (request.routeOptions.config?.ragflow) {
-    if (missing) return reply.status(401).send({ code: 401, message: "<Unauthorized '401: Unauthorized'>" });
-    return reply.status(200).send({ code: 109, message: 'Authentication error: API key is invalid!' });
+  if (request.routeOptions.config?.ragflow) return reply.status(401).send(RAGFLOW_UNAUTHORIZED);
+  if (request.routeOptions.config?.openai) {
+    const message = missing
+      ? 'You didn\'t provide an API key. Send it as "Authorization: Bearer <key>".'
+      : 'Incorrect API key provided. Use an agent-canvas API key.';
+    return reply
+      .status(401)
+      .header('www-authenticate', 'Bearer')
+      .send({ error: { message, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
   }
   return reply
     .status(401)

@@ -7,7 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { Logger } from '../src/io/log';
 import { formatJsonPath, type PathSegment } from '../src/core/dsl/jsonPath';
-import { AppError, type Problem } from '../src/errors';
+import { AppError, ERROR_REGISTRY, type Problem } from '../src/errors';
 import { ragflowError, sendError } from './envelope';
 
 declare module 'fastify' {
@@ -55,7 +55,31 @@ export function toAppError(err: unknown): AppError {
   return new AppError('INTERNAL', 'Internal error', { cause: err instanceof Error ? err.message : String(err) });
 }
 
+/** OpenAI's error `type` for an HTTP status (what its SDKs map to typed errors by status). */
+function openAiErrorType(status: number): string {
+  if (status === 401) return 'invalid_request_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'invalid_request_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'api_error';
+  return 'invalid_request_error';
+}
+
+/** OpenAI's error body: `{error: {message, type, param, code}}`. */
+export function openAiError(status: number, message: string, code: string | null, param: string | null = null): Record<string, unknown> {
+  return { error: { message, type: openAiErrorType(status), param, code } };
+}
+
 export function replyWithError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+  if (request.routeOptions.config?.openai) {
+    const status = typeof err.details.status === 'number' ? err.details.status : ERROR_REGISTRY[err.code].http;
+    const openAiCode = typeof err.details.openaiCode === 'string' ? err.details.openaiCode : err.code.toLowerCase();
+    const problems = err.details.problems as Problem[] | undefined;
+    const firstPath = problems?.[0]?.path.replace(/^\$\.(body|query|path)\.?/, '');
+    const param = typeof err.details.openaiParam === 'string' ? err.details.openaiParam : firstPath || null;
+    // `errors` (every bad field by path) is our addition; OpenAI's SDKs read `error`.
+    return reply.status(status).send({ ...openAiError(status, err.message, openAiCode, param), ...(problems ? { errors: problems } : {}) });
+  }
   // A few of our additions to RAGFlow's routes (form validation) also say it with the HTTP status.
   if (request.routeOptions.config?.ragflow)
     return reply.status(typeof err.details.ragflowHttpStatus === 'number' ? err.details.ragflowHttpStatus : 200).send(ragflowError(err));
@@ -72,5 +96,8 @@ export function installErrorHandler(app: FastifyInstance, log: Logger): void {
     }
     return replyWithError(request, reply, appErr);
   });
-  app.setNotFoundHandler((request, reply) => reply.status(404).send({ code: 'NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0]}` }));
+  // RAGFlow's 404 handler (api/apps/__init__.py `not_found`), on every path: numeric code, `error`.
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send({ code: 404, message: `Not Found: ${request.url.split('?')[0]}`, data: null, error: 'Not Found' }),
+  );
 }

@@ -26,3 +26,35 @@ export function pageParams(q: Record<string, string | undefined>, defaultOrder: 
     desc: !['false', 'False', '0'].includes(q.desc ?? 'true'),
   };
 }
+
+/** RAGFlow's public page-size ceiling (api/utils/pagination_utils.py REST_API_MAX_PAGE_SIZE). */
+export const REST_API_MAX_PAGE_SIZE = 100;
+
+function lenientInt(raw: string | undefined, def: number): number {
+  // Python's int(): optional sign, digits, surrounding blanks; anything else falls back.
+  if (raw === undefined || !/^\s*[+-]?\d+\s*$/.test(raw)) return def;
+  const n = Number(raw.trim());
+  return n < 1 ? def : n;
+}
+
+/**
+ * Paging as RAGFlow's agent and agent-session lists read it (`validate_rest_api_page`,
+ * `validate_rest_api_page_size`): a page or page size that is not a positive integer silently
+ * falls back to the default (1, 30); a page size over 100 is refused. RAGFlow lets that
+ * ValueError reach its generic handler (code 100, the exception's repr), so the answer is code 100
+ * with the same message.
+ */
+export function restApiPageParams(q: Record<string, string | undefined>, defaultOrder: string): Paging {
+  const pageSize = lenientInt(q.page_size, 30);
+  if (pageSize > REST_API_MAX_PAGE_SIZE)
+    throw new AppError('BAD_REQUEST', `ValueError('page_size must be less than or equal to ${REST_API_MAX_PAGE_SIZE}')`, {
+      ragflowCode: 100,
+      problems: [{ path: '$.query.page_size', message: `must be less than or equal to ${REST_API_MAX_PAGE_SIZE}` }],
+    });
+  return {
+    page: lenientInt(q.page, 1),
+    pageSize,
+    orderby: q.orderby || defaultOrder,
+    desc: String(q.desc ?? 'true').toLowerCase() !== 'false',
+  };
+}

@@ -10,7 +10,10 @@ import type { CanvasRecord, CanvasVersionRecord } from '../../src/io/store/contr
 import { acceptCanvas } from '../canvasInput';
 import type { AppDeps } from '../deps';
 import { ragflowJson } from '../envelope';
-import { pageParams } from '../paging';
+import { restApiPageParams } from '../paging';
+import { asBody, requireArguments } from '../ragflowArgs';
+import { testDbConnection } from '../services/dbConnection';
+import { webhookTraceSince } from '../services/webhookTrace';
 import { checkSize, DEFAULT_RUN_INPUT_LIMITS } from '../services/runLimits';
 
 const ragflow = { ragflow: true } as const;
@@ -102,7 +105,7 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
 
   app.get('/api/v1/agents', { config: ragflow, schema: { tags: ['agents'], summary: 'List agents' } }, async (request) => {
     const q = request.query as Record<string, string | undefined>;
-    const paging = pageParams(q, 'update_time');
+    const paging = restApiPageParams(q, 'create_time');
     const { items, total } = await store.canvases.list(request.tenantId, {
       ...paging,
       keywords: q.keywords || undefined,
@@ -192,6 +195,44 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
       const version = await store.canvases.getVersion(request.tenantId, agent_id, version_id);
       if (!version) throw new AppError('NOT_FOUND', 'Version not found.');
       return ragflowJson(versionView(version));
+    },
+  );
+
+  app.get(
+    '/api/v1/agents/:agent_id/webhook/logs',
+    {
+      config: ragflow,
+      schema: { tags: ['agents'], summary: 'Poll the trace of the webhook test calls (`/webhook/test`) of an agent since `since_ts`' },
+    },
+    async (request) => {
+      const { agent_id } = request.params as { agent_id: string };
+      if (!(await store.canvases.get(request.tenantId, agent_id))) throw new AppError('NOT_FOUND', 'Canvas not found.');
+      const q = request.query as Record<string, string | undefined>;
+      // Python's `request.args.get("since_ts", type=float)`: absent or not a number is None.
+      const since = q.since_ts !== undefined && q.since_ts.trim() !== '' && Number.isFinite(Number(q.since_ts)) ? Number(q.since_ts) : null;
+      return ragflowJson(webhookTraceSince(agent_id, since, q.webhook_id ?? null));
+    },
+  );
+
+  app.post(
+    '/api/v1/agents/test_db_connection',
+    { config: ragflow, schema: { tags: ['agents'], summary: 'Check that an ExeSQL database answers `SELECT 1` (postgres, mysql, mariadb)' } },
+    async (request) => {
+      const body = asBody(request.body);
+      requireArguments(body, ['db_type', 'database', 'username', 'host', 'port', 'password']);
+      return ragflowJson(await testDbConnection(body));
+    },
+  );
+
+  app.post(
+    '/api/v1/agents/rerun',
+    { config: ragflow, schema: { tags: ['agents'], summary: 'Re-run an ingestion pipeline from a component (RAGFlow dataflow logs; none here)' } },
+    async (request) => {
+      const body = asBody(request.body);
+      requireArguments(body, ['id', 'dsl', 'component_id']);
+      // RAGFlow looks `id` up among its ingestion-pipeline operation logs. There are no ingestion
+      // pipelines (dataflow canvases) here, so no log is ever found: RAGFlow's own answer for that.
+      throw new AppError('NOT_FOUND', 'Document not found.');
     },
   );
 }

@@ -1,7 +1,10 @@
 /**
- * RAGFlow's completion routes: `POST /api/v1/agents/chat/completions` (and the older
- * `/agents/{id}/completions`, forwarded here), with `stream`, sessions, and RAGFlow's
- * `"openai-compatible": true` mode.
+ * RAGFlow's completion routes: `POST /api/v1/agents/chat/completions`, with `stream`, sessions,
+ * `return_trace` and RAGFlow's `"openai-compatible": true` mode; and the two older routes current
+ * RAGFlow forwards to it (api/apps/backward_compat.py): `POST /agents/{id}/completions` (the same
+ * request with the agent in the path: the same events, the same `data:[DONE]` end) and the
+ * documented OpenAI-style `POST /agents_openai/{id}/chat/completions` (`"openai-compatible": true`
+ * forced).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../src/errors';
@@ -64,7 +67,7 @@ function inputsOf(v: unknown): Record<string, unknown> | null {
 }
 
 export async function completionsPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+  const handler = (forceOpenAi: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     const body = asRecord(request.body);
     // Types are checked before use: a wrong one is named, never read as absent or turned into text.
     const agentId = (request.params as { agent_id?: string }).agent_id ?? optional(body, 'agent_id', 'a string', isString);
@@ -72,7 +75,7 @@ export async function completionsPlugin(app: FastifyInstance, deps: AppDeps): Pr
     const files = optional(body, 'files', 'a list', isArray) ?? [];
     const userId = optional(body, 'user_id', 'a string', isString) || null;
     const bodySessionId = optional(body, 'session_id', 'a string', isString) || null;
-    if (truthy(body['openai-compatible'])) {
+    if (forceOpenAi || truthy(body['openai-compatible'])) {
       const messages = optional(body, 'messages', 'a list', isArray) ?? [];
       if (messages.length === 0) throw new AppError('BAD_REQUEST', 'You must provide at least one message.', { ragflowCode: 102 });
       const metadata = asRecord(body.metadata);
@@ -107,10 +110,18 @@ export async function completionsPlugin(app: FastifyInstance, deps: AppDeps): Pr
     return runCompletion(deps, request, reply, req);
   };
   const schema = { tags: ['completions'], summary: 'Run an agent turn: SSE events when stream is true, one JSON reply otherwise' };
-  app.post('/api/v1/agents/chat/completions', { config: { ragflow: true }, schema }, handle);
+  app.post('/api/v1/agents/chat/completions', { config: { ragflow: true }, schema }, handler(false));
   app.post(
     '/api/v1/agents/:agent_id/completions',
     { config: { ragflow: true }, schema: { ...schema, summary: 'Older completion route, forwarded to /agents/chat/completions' } },
-    handle,
+    handler(false),
+  );
+  app.post(
+    '/api/v1/agents_openai/:agent_id/chat/completions',
+    {
+      config: { ragflow: true },
+      schema: { ...schema, summary: 'OpenAI-style agent route (RAGFlow): /agents/chat/completions with "openai-compatible": true, model ignored' },
+    },
+    handler(true),
   );
 }

@@ -9,6 +9,7 @@ import { progressQuery, type RunProgress } from '../../workflows/definitions';
 import type { AppDeps } from '../deps';
 import { openSse } from '../sse';
 import { cancelRunById } from '../services/cancel';
+import { followRun } from '../services/followers';
 import { submitRunInputs } from '../services/inputs';
 import { eventId, followRunEvents, parseEventId } from '../services/eventStream';
 
@@ -87,6 +88,9 @@ export async function runsPlugin(app: FastifyInstance, deps: AppDeps): Promise<v
         });
       }
       const sse = openSse(request, reply);
+      // A reader here keeps the run's session from being superseded (services/completion.ts).
+      const unfollow = followRun(run.id);
+      sse.signal.addEventListener('abort', unfollow, { once: true });
       for await (const e of followRunEvents(store, run.id, { after, signal: sse.signal })) {
         sse.send(
           {

@@ -4,12 +4,11 @@
  * failed (its followers end); then the lock goes. Our own route: HTTP status codes, 404 for a
  * session of another tenant or agent.
  */
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../../src/errors';
 import type { AppDeps } from '../deps';
-import { failStrandedRun } from '../services/runReconciler';
+import { terminateAndRelease } from '../services/cancel';
 
 const SessionParams = z.object({ agent_id: z.string().min(1), session_id: z.string().min(1) });
 
@@ -31,17 +30,7 @@ export async function sessionReleasePlugin(app: FastifyInstance, deps: AppDeps):
       if (!session) throw new AppError('NOT_FOUND', `Session ${session_id} not found`);
       const holder = session.active_run_id;
       if (!holder) return { session_id, released: false, task_id: null };
-      const run = await deps.store.runs.getById(holder);
-      if (run && (run.status === 'running' || run.status === 'paused')) {
-        try {
-          await deps.temporal.workflow.getHandle(run.workflow_id).terminate(RELEASED_BY_OPERATOR);
-        } catch (err) {
-          // Already closed or never started: nothing to stop, the row is repaired below.
-          if (!(err instanceof WorkflowNotFoundError)) throw err;
-        }
-        await failStrandedRun(deps.store, run, RELEASED_BY_OPERATOR, { neverStarted: false });
-      }
-      await deps.store.sessions.release(session.id, holder);
+      await terminateAndRelease(deps, session.id, holder, RELEASED_BY_OPERATOR);
       return { session_id, released: true, task_id: holder };
     },
   );

@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../src/errors';
 import type { AppDeps } from '../deps';
 import { ragflowJson } from '../envelope';
-import { pageParams } from '../paging';
+import { restApiPageParams } from '../paging';
+import { asBody } from '../ragflowArgs';
 import { launchDeps } from '../services/completion';
 import { createSession, sessionView } from '../services/sessions';
 
@@ -40,7 +41,7 @@ export async function sessionsPlugin(app: FastifyInstance, deps: AppDeps): Promi
       if (!canvas) throw noAccess();
       const q = request.query as Record<string, string | undefined>;
       const { items, total } = await store.sessions.list(request.tenantId, agent_id, {
-        ...pageParams(q, 'update_time'),
+        ...restApiPageParams(q, 'update_time'),
         id: q.id || undefined,
         userId: q.user_id || undefined,
       });
@@ -75,24 +76,39 @@ export async function sessionsPlugin(app: FastifyInstance, deps: AppDeps): Promi
 
   app.delete(
     '/api/v1/agents/:agent_id/sessions',
-    { config: ragflow, schema: { tags: ['sessions'], summary: 'Delete sessions by id (or all with delete_all)' } },
+    {
+      config: ragflow,
+      schema: { tags: ['sessions'], summary: 'Delete sessions by id (`ids`), or all of the agent’s with `delete_all: true` and no ids' },
+    },
     async (request) => {
       const { agent_id } = request.params as { agent_id: string };
-      if (!(await store.canvases.get(request.tenantId, agent_id))) throw new AppError('NOT_FOUND', `You don't own the agent ${agent_id}`);
-      const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as { ids?: unknown; delete_all?: unknown };
-      let ids = Array.isArray(body.ids) ? [...new Set(body.ids.filter((v): v is string => typeof v === 'string'))] : [];
-      if (ids.length === 0 && body.delete_all === true) {
+      if (!(await store.canvases.get(request.tenantId, agent_id))) throw noAccess();
+      const body = asBody(request.body);
+      // RAGFlow's semantics: no body, or no ids (absent, null, []) without `delete_all: true`,
+      // deletes nothing and says success; `delete_all: true` with no ids deletes all the agent's.
+      let ids: unknown[] = Array.isArray(body.ids) ? body.ids : [];
+      if (ids.length === 0) {
+        if (body.delete_all !== true) return { code: 0 };
         ids = (await store.sessions.list(request.tenantId, agent_id, { page: 1, pageSize: 0, orderby: 'update_time', desc: true })).items.map((s) => s.id);
+        if (ids.length === 0) return { code: 0 };
       }
+      const counts = new Map<string, number>();
+      for (const id of ids) counts.set(String(id), (counts.get(String(id)) ?? 0) + 1);
+      const duplicates = [...counts].filter(([, n]) => n > 1).map(([id]) => `Duplicate session ids: ${id}`);
       const errors: string[] = [];
       let deleted = 0;
-      for (const id of ids) {
+      for (const id of counts.keys()) {
         if (await store.sessions.delete(request.tenantId, agent_id, id)) deleted += 1;
         else errors.push(`The agent doesn't own the session ${id}`);
       }
-      if (errors.length > 0 && deleted === 0) throw new AppError('NOT_FOUND', errors.join('; '));
-      if (errors.length > 0)
-        return { code: 0, message: `Partially deleted ${deleted} sessions with ${errors.length} errors`, data: { success_count: deleted, errors } };
+      if (errors.length > 0) {
+        if (deleted > 0) return { code: 0, data: { success_count: deleted, errors } };
+        throw new AppError('NOT_FOUND', errors.join('; '));
+      }
+      if (duplicates.length > 0) {
+        if (deleted > 0) return { code: 0, data: { success_count: deleted, errors: duplicates } };
+        throw new AppError('NOT_FOUND', duplicates.join(';'));
+      }
       return { code: 0 };
     },
   );

@@ -18,6 +18,7 @@ import { launchDeps } from '../services/completion';
 import { followRunEvents } from '../services/eventStream';
 import { collect, newCollector } from '../services/replies';
 import { launchRun } from '../services/runLauncher';
+import { appendWebhookTrace, nowSeconds } from '../services/webhookTrace';
 import { cleanWebhookRequest, parseWebhookRequest } from '../services/webhookSchema';
 import { checkBodySize, checkWebhookSecurity, WEBHOOK_MAX_BODY, WebhookRateLimiter } from '../services/webhookSecurity';
 
@@ -83,10 +84,30 @@ function messageStatus(raw: unknown, fallback: number): number {
 interface Gate {
   canvas: CanvasRecord;
   config: WebhookConfig;
+  isTest: boolean;
 }
 
 export async function webhookPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { store } = deps;
+
+  /** A test call's run, traced for `/webhook/logs` as RAGFlow traces it (its events, then `finished`). */
+  const traceTestCall = async (agentId: string, runId: string, startTs: number) => {
+    let error: string | null = null;
+    try {
+      for await (const e of followRunEvents(store, runId, {
+        after: null,
+        signal: AbortSignal.timeout(600_000),
+        stopAfter: (ev) => ev.event === 'user_inputs',
+      })) {
+        appendWebhookTrace(agentId, startTs, { event: e.event, message_id: e.message_id, created_at: e.created_at, task_id: e.task_id, data: e.data });
+        if (e.event === 'run_failed') error = String((e.data as { error?: unknown }).error ?? 'the run failed');
+      }
+    } catch (err) {
+      error = err instanceof Error ? err.message : String(err);
+    }
+    const finished = { event: 'finished', elapsed_time: nowSeconds() - startTs, success: error === null };
+    appendWebhookTrace(agentId, startTs, error === null ? finished : { ...finished, error });
+  };
   const limiter = new WebhookRateLimiter();
   const gates = new WeakMap<FastifyRequest, Gate>();
 
@@ -125,13 +146,14 @@ export async function webhookPlugin(app: FastifyInstance, deps: AppDeps): Promis
     if (config.methods.length > 0 && !config.methods.includes(method)) throw bad(`HTTP method '${method}' not allowed for this webhook.`);
     const contentLength = Number(request.headers['content-length'] ?? 0) || 0;
     checkWebhookSecurity(config.security, { agentId: canvas.id, ip: request.ip, contentLength, headers: request.headers }, limiter);
-    gates.set(request, { canvas, config });
+    gates.set(request, { canvas, config, isTest });
   };
 
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const g = gates.get(request);
     if (!g) throw new AppError('INTERNAL', 'webhook gate did not run');
-    const { canvas, config } = g;
+    const { canvas, config, isTest } = g;
+    const startTs = nowSeconds();
     const body = Buffer.isBuffer(request.body) ? request.body : null;
     // Content-Length may be absent (chunked): the size read counts too.
     checkBodySize((config.security ?? {}) as Record<string, unknown>, body?.length ?? 0);
@@ -152,6 +174,7 @@ export async function webhookPlugin(app: FastifyInstance, deps: AppDeps): Promis
       webhook,
     });
     reply.header('x-task-id', run.runId);
+    if (isTest) void traceTestCall(canvas.id, run.runId, startTs);
     // The run is a durable workflow: it goes on after this answer.
     if (answer) return reply.status(answer.status).type(answer.type).send(answer.body);
 

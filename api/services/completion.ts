@@ -3,6 +3,17 @@
  * agent and session (creating one when none is given), start the turn as a durable run, then
  * stream its events or wait for its reply. The run does not depend on the request: a client that
  * goes away stops only its stream, and can follow the run again on GET /api/v1/runs/{id}/events.
+ *
+ * An abandoned turn does not block the session's next question. In RAGFlow a turn lives in its
+ * request, and the next question is simply answered. Here a turn is a durable run holding the
+ * session; when the next question comes while that run is still running and no client of this
+ * API process follows it any more (its stream or request went away, or the API restarted), the
+ * run is superseded: canceled (its events end with run_canceled, "superseded by the session's
+ * next question"), and once it has let go of the session (at most SUPERSEDE_WAIT_MS; after that it
+ * is terminated) the new turn starts. A run a client is still reading keeps the session: the
+ * second question gets code 102 "already has a run in progress" rather than cutting off the
+ * answer someone is reading. A run paused at a form is not superseded: the next request answers
+ * or shows that form (turnOrResume).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../src/errors';
@@ -13,7 +24,14 @@ import { eventId, followRunEvents } from './eventStream';
 import { collect, newCollector, openAiChunkFor, openAiFinalChunk, openAiReply, ragflowReply, type Collected } from './replies';
 import { checkLaunchSizes, type LaunchDeps } from './runLauncher';
 import { currentPause, submitRunInputs } from './inputs';
+import { filesAsMarkers, inputFilesAsMarkers } from './runFiles';
+import { cancelRunById, terminateAndRelease } from './cancel';
+import { followRun, isFollowed } from './followers';
 import { createSession, startTurn } from './sessions';
+
+/** How long a superseded run gets to end on its own before it is terminated. */
+export const SUPERSEDE_WAIT_MS = 10_000;
+export const SUPERSEDED_REASON = "superseded by the session's next question (its client had left)";
 
 export interface CompletionRequest {
   agentId: string;
@@ -80,6 +98,7 @@ async function turnOrResume(
     const pause = await currentPause(deps, active);
     return { run: { runId: active.id }, after: { seq: pause.seq - 1, sub: 2_147_483_647 } };
   }
+  if (active?.status === 'running' && !isFollowed(active.id)) await supersede(deps, session.id, active);
   const run = await startTurn(launchDeps(deps), {
     tenantId,
     canvas,
@@ -92,23 +111,65 @@ async function turnOrResume(
   return { run, after: null };
 }
 
+/** Cancels an abandoned run holding the session and waits for it to let go (see the header). */
+async function supersede(deps: AppDeps, sessionId: string, run: { id: string } & Parameters<typeof cancelRunById>[1]): Promise<void> {
+  await cancelRunById(deps, run, SUPERSEDED_REASON);
+  const deadline = Date.now() + SUPERSEDE_WAIT_MS;
+  for (;;) {
+    const row = await deps.store.runs.getById(run.id);
+    if (!row || (row.status !== 'running' && row.status !== 'paused')) {
+      // The run ended; its finalization releases the session right after recording the end.
+      const held = await deps.store.runs.activeForSession(run.tenant_id, sessionId);
+      if (!held || held.id !== run.id) return;
+    }
+    if (Date.now() >= deadline) {
+      await terminateAndRelease(deps, sessionId, run.id, SUPERSEDED_REASON);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export async function runCompletion(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, req: CompletionRequest): Promise<unknown> {
   const tenantId = request.tenantId;
   const canvas = await deps.store.canvases.get(tenantId, req.agentId);
   if (!canvas) throw new AppError('NO_PERMISSION', 'Make sure you have permission to access the agent.');
+  // Uploaded files travel as references (`⟦file:<id>⟧`), never as bytes.
+  req = { ...req, files: await filesAsMarkers(deps, tenantId, req.files), inputs: await inputFilesAsMarkers(deps, tenantId, req.inputs) };
   // Before anything is stored (a session created on the fly included).
   checkLaunchSizes(launchDeps(deps), { query: req.query, inputs: req.inputs, files: req.files, canvas });
   const session = await resolveSession(deps, tenantId, canvas, req);
   const { run, after } = await turnOrResume(deps, tenantId, canvas, session, req);
   const collected = newCollector();
+  const unfollow = followRun(run.runId);
+  try {
+    return await deliver(deps, request, reply, req, { run, after, collected, sessionId: session.id, canvasId: canvas.id });
+  } finally {
+    unfollow();
+  }
+}
 
+async function deliver(
+  deps: AppDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  req: CompletionRequest,
+  t: { run: { runId: string }; after: EventCursor | null; collected: Collected; sessionId: string; canvasId: string },
+): Promise<unknown> {
+  const { run, after, collected } = t;
+  const session = { id: t.sessionId };
+  const canvas = { id: t.canvasId };
   if (req.stream) {
     const sse = openSse(request, reply, { dataPrefix: req.format === 'openai' ? 'data: ' : 'data:' });
     try {
       for await (const e of followRunEvents(deps.store, run.runId, { after, signal: sse.signal, stopAfter: endsReply })) {
         collect(collected, e, req.returnTrace);
-        if (req.format === 'ragflow') sse.send(publicEvent(e, session.id), eventId(e));
-        else {
+        if (req.format === 'ragflow') {
+          const out = publicEvent(e, session.id);
+          // RAGFlow's `return_trace`: each node_finished carries the trace so far.
+          if (req.returnTrace && e.event === 'node_finished') out.data = { ...e.data, trace: [...collected.trace] };
+          sse.send(out, eventId(e));
+        } else {
           const piece = openAiChunkFor(e, session.id, canvas.id);
           if (piece) sse.send(piece, eventId(e));
         }

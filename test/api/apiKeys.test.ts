@@ -57,7 +57,7 @@ describe('a tenant’s own keys (RAGFlow’s /system/tokens)', () => {
     expect(JSON.stringify(listed.data)).not.toContain(token);
 
     expect((await api(h, 'DELETE', `/api/v1/system/tokens/${key_id}`)).body).toEqual({ code: 0, message: 'success', data: true });
-    expect((await api(h, 'GET', '/api/v1/agents', { key: token })).body).toEqual({ code: 109, message: 'Authentication error: API key is invalid!' });
+    expect((await api(h, 'GET', '/api/v1/agents', { key: token })).body).toEqual({ code: 401, message: "<Unauthorized '401: Unauthorized'>", data: null });
     expect((await api(h, 'GET', `/api/v1/runs/x`, { key: token })).status).toBe(401);
     expect((await tokenList(h.key)).data.map((k) => k.key_id)).not.toContain(key_id);
   });
@@ -68,7 +68,7 @@ describe('a tenant’s own keys (RAGFlow’s /system/tokens)', () => {
     const listed = (await tokenList(h.key)).data.find((k) => k.key_id === key_id);
     expect(listed?.token).toBe(key_id);
     expect((await api(h, 'DELETE', `/api/v1/system/tokens/${listed!.token}`)).body).toMatchObject({ code: 0, data: true });
-    expect((await api(h, 'GET', '/api/v1/agents', { key: token })).body).toMatchObject({ code: 109 });
+    expect((await api(h, 'GET', '/api/v1/agents', { key: token })).body).toMatchObject({ code: 401 });
   });
 
   it('never shows or revokes another tenant’s keys', async () => {
@@ -85,7 +85,7 @@ describe('a tenant’s own keys (RAGFlow’s /system/tokens)', () => {
 
   it('answers the token routes without a valid key as every RAGFlow route does', async () => {
     expect((await api(h, 'GET', '/api/v1/system/tokens', { key: null })).status).toBe(401);
-    expect((await api(h, 'POST', '/api/v1/system/tokens', { key: 'ragflow-unknown' })).body).toMatchObject({ code: 109 });
+    expect((await api(h, 'POST', '/api/v1/system/tokens', { key: 'ragflow-unknown' })).body).toMatchObject({ code: 401 });
   });
 });
 
@@ -114,7 +114,7 @@ describe('tenants (admin routes)', () => {
     const disabled = await api(h, 'DELETE', `/api/v1/admin/tenants/${created.tenant.id}`, { key: adminKey });
     expect(disabled.status).toBe(200);
     expect(disabled.body).toMatchObject({ tenant: { id: created.tenant.id, disabled: true } });
-    expect((await api(h, 'GET', '/api/v1/agents', { key: created.api_key.token })).body).toMatchObject({ code: 109 });
+    expect((await api(h, 'GET', '/api/v1/agents', { key: created.api_key.token })).body).toMatchObject({ code: 401 });
     expect((await api(h, 'POST', `/api/v1/admin/tenants/${created.tenant.id}/tokens`, { key: adminKey })).status).toBe(409);
     expect((await api(h, 'DELETE', '/api/v1/admin/tenants/no-such-tenant', { key: adminKey })).status).toBe(404);
     expect((await api(h, 'DELETE', '/api/v1/admin/tenants/default-admin', { key: adminKey })).status).toBe(400);

@@ -29,13 +29,13 @@ describe('API keys', () => {
   it('answers a RAGFlow route without a key with HTTP 401 and code 401, as RAGFlow does', async () => {
     const res = await api(h, 'GET', '/api/v1/agents', { key: null });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ code: 401, message: "<Unauthorized '401: Unauthorized'>" });
+    expect(res.body).toEqual({ code: 401, message: "<Unauthorized '401: Unauthorized'>", data: null });
   });
 
-  it('answers a RAGFlow route with an unknown key with code 109, as RAGFlow does', async () => {
+  it('answers a RAGFlow route with an unknown key with HTTP 401 and code 401, as current RAGFlow does', async () => {
     const res = await api(h, 'GET', '/api/v1/agents', { key: 'not-a-key' });
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ code: 109, message: 'Authentication error: API key is invalid!' });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ code: 401, message: "<Unauthorized '401: Unauthorized'>", data: null });
   });
 
   it('answers our routes with 401 for a missing or unknown key', async () => {
@@ -129,7 +129,7 @@ describe('hostile input', () => {
   it('answers unknown routes with 404 JSON', async () => {
     const res = await api(h, 'GET', '/api/v1/nothing-here');
     expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ code: 'NOT_FOUND' });
+    expect(res.body).toEqual({ code: 404, message: 'Not Found: /api/v1/nothing-here', data: null, error: 'Not Found' });
   });
 
   it('refuses a second turn while the session’s run is in progress with a clear conflict', async () => {
