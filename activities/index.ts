@@ -13,6 +13,8 @@ import { createMcpActivities } from './mcp';
 import type { McpPool } from '../src/io/mcp/pool';
 import { createRunActivities } from './runs';
 import { createToolActivities } from './tools';
+import { createFileActivities } from './files';
+import { createBrowserActivities } from './browser';
 
 export interface ActivityDeps {
   store: Store;
@@ -36,5 +38,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createToolActivities({ store: deps.store, log: deps.log, env: deps.env ?? {}, knowledge }),
     ...createKnowledgeActivities({ ...knowledge, log: deps.log }),
     ...createMcpActivities({ store: deps.store, log: deps.log, env: deps.env ?? {}, pool: deps.mcpPool }),
+    ...createFileActivities({ store: deps.store, log: deps.log }),
+    ...createBrowserActivities({ store: deps.store, log: deps.log, env: deps.env ?? {} }),
   };
 }

@@ -15,8 +15,9 @@ import { resolveModel, type LlmSettings } from '../src/io/llm/providers';
 import { ThinkSplitter } from '../src/io/llm/thinkSplitter';
 import type { Store } from '../src/io/store/contract';
 import type { Logger } from '../src/io/log';
-import { expandBlobs, toOpenAiMessages, ToolCallAssembler, type ToolCallDelta } from '../src/io/llm/messages';
+import { expandBlobs, expandFiles, toOpenAiMessages, ToolCallAssembler, type ToolCallDelta } from '../src/io/llm/messages';
 import { TokenWriter } from '../src/io/llm/tokenWriter';
+import { fileStore } from '../src/io/files/blobStore';
 
 export interface LlmActivityDeps {
   store: Store;
@@ -89,7 +90,7 @@ export function createLlmActivities(deps: LlmActivityDeps) {
       let finishReason: string | null = null;
       let model = target.model;
       const toolCalls = new ToolCallAssembler();
-      const messages = await expandBlobs(deps.store, request.messages);
+      const messages = await expandFiles(fileStore(deps.store.db), await expandBlobs(deps.store, request.messages));
       const beat = setInterval(() => ctx.heartbeat({ chars: splitter.answer.length }), heartbeatMs);
       try {
         ctx.heartbeat({ chars: 0 });

@@ -18,6 +18,7 @@ import { healthPlugin } from './plugins/health';
 import { datasetsPlugin } from './plugins/datasets';
 import { docsPlugin } from './plugins/docs';
 import { documentsPlugin } from './plugins/documents';
+import { filesPlugin } from './plugins/files';
 import { mcpServersPlugin } from './plugins/mcpServers';
 import { retrievalPlugin } from './plugins/retrieval';
 import { metaPlugin } from './plugins/meta';
@@ -79,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   ];
   for (const plugin of plugins) await app.register(async (scope) => plugin(scope, deps));
   await app.register(async (scope) => sessionReleasePlugin(scope, deps));
+  await app.register(async (scope) => filesPlugin(scope, deps));
   await app.register(async (scope) => docsPlugin(scope));
   if (deps.demoModel) await app.register(async (scope) => demoModelPlugin(scope));
   return app;

@@ -172,6 +172,48 @@ export interface InvokeCanvasResult extends ToolInvokeResult {
   usage: TokenUsage & { calls: number };
 }
 
+/** A file a run makes (DocGenerator, ExcelProcessor): the component's resolved params in, its outputs back. */
+export interface FileToolRequest {
+  runId: string;
+  componentName: string;
+  args: Record<string, unknown>;
+}
+
+export interface FileToolResult {
+  outputs: Record<string, unknown>;
+}
+
+/** What a Browser step does: open a URL, follow a link of the page, type into a field, go back. */
+export type BrowserAction =
+  { action: 'goto'; url: string } | { action: 'click'; index: number } | { action: 'type'; index: number; text: string; submit?: boolean } | { action: 'back' };
+
+/** One step of a Browser node in the run's browser session (kept per run by the worker, rebuilt at `url` if lost). */
+export interface BrowserStepRequest {
+  runId: string;
+  componentId: string;
+  step: number;
+  /** The page the session should be on before acting (the last step's), to rebuild a lost session. */
+  url: string | null;
+  /** Null with `close`: only close the session. */
+  act: BrowserAction | null;
+  /** Close the session after this step (the node's last). */
+  close?: boolean;
+}
+
+/** The page after a step, as the model reads it. */
+export interface BrowserObservation {
+  url: string;
+  title: string;
+  /** The page's text (cut to a few thousand characters). */
+  text: string;
+  /** Links and fields the model may act on, by index. */
+  elements: Array<{ index: number; kind: 'link' | 'field' | 'button'; text: string; href?: string }>;
+  /** Files the step downloaded (download infos). */
+  downloads: Array<Record<string, unknown>>;
+  /** What went wrong with the action (a refused navigation, an unknown index); the session goes on. */
+  error?: string;
+}
+
 /** Every call a component can ask for, keyed by what carries it out. */
 export interface CallMap {
   llmChat: { request: LlmChatRequest; result: LlmChatResult };
@@ -180,6 +222,8 @@ export interface CallMap {
   mcpListTools: { request: McpListRequest; result: { tools: McpToolInfo[] } };
   subAgent: { request: SubAgentRequest; result: SubAgentResult };
   invokeCanvas: { request: InvokeCanvasRequest; result: InvokeCanvasResult };
+  fileTool: { request: FileToolRequest; result: FileToolResult };
+  browserStep: { request: BrowserStepRequest; result: BrowserObservation };
 }
 
 export type CallName = keyof CallMap;
@@ -213,6 +257,8 @@ export const CALL_TRAITS = {
   mcpListTools: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
   subAgent: { carrier: 'child', streams: false, nests: false, usage: 'run' },
   invokeCanvas: { carrier: 'child', streams: false, nests: true, usage: 'run' },
+  fileTool: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
+  browserStep: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
 } as const satisfies { readonly [K in CallName]: CallTraits };
 
 /** The calls carried out as activities of the same name. */

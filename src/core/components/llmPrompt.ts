@@ -122,11 +122,33 @@ export function buildPrompt(
     if (messages.length === historySize && last && last.role === formatted.role) messages[messages.length - 1] = formatted;
     else messages.push(formatted);
   }
+  attachFiles(p, ctx, messages);
   const { rest } = extractSections(fill(p.sys_prompt));
   // RAGFlow asks for citations when the run holds retrieved chunks; a sub-agent's answer is
   // cited by the agent that uses it, not by the sub-agent.
   const citing = p.cite !== false && ctx.hasReference() && !ctx.id.includes('-->');
   return { system: withCitations(rest, citing), messages, inputs };
+}
+
+/**
+ * RAGFlow's `_collect_sys_files`: when the prompts do not place `{sys.files}` themselves, the
+ * run's files join the last user message. They are `⟦file:<id>⟧` markers here; the model
+ * activity turns them into the documents' text and `image_url` parts.
+ */
+function attachFiles(p: Pick<LlmParams, 'sys_prompt' | 'prompts'>, ctx: ComponentContext, messages: ChatMessage[]): void {
+  const files = ctx.globals['sys.files'];
+  if (!Array.isArray(files) || files.length === 0) return;
+  if (llmInputRefs(p).some((r) => r.kind === 'global' && r.name === 'sys.files')) return;
+  const markers = files.filter((f): f is string => typeof f === 'string' && f !== '');
+  if (markers.length === 0) return;
+  const joined = markers.join('\n\n');
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]!.role === 'user') {
+      messages[i] = { ...messages[i]!, content: `${messages[i]!.content}\n\n${joined}` };
+      return;
+    }
+  }
+  messages.push({ role: 'user', content: joined });
 }
 
 /** RAGFlow refuses to call a model whose last message is not a non-empty user message. */

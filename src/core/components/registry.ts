@@ -7,10 +7,13 @@ import { Agent } from './Agent';
 import { Answer } from './Answer';
 import { Begin } from './Begin';
 import { Bing } from './Bing';
+import { Browser } from './Browser';
 import { Categorize } from './Categorize';
 import { CodeExec } from './CodeExec';
+import { DocGenerator } from './DocGenerator';
 import { DuckDuckGo } from './DuckDuckGo';
 import { Email } from './Email';
+import { ExcelProcessor } from './ExcelProcessor';
 import { ExeSQL } from './ExeSQL';
 import { ExitLoop } from './ExitLoop';
 import { Generate } from './Generate';
@@ -59,10 +62,13 @@ const definitions = {
   Answer,
   Begin,
   Bing,
+  Browser,
   Categorize,
   CodeExec,
+  DocGenerator,
   DuckDuckGo,
   Email,
+  ExcelProcessor,
   ExeSQL,
   ExitLoop,
   Generate,

@@ -4,7 +4,8 @@
  * is emitted (a streaming model's only after the Message that showed it), and the path grows.
  * It can stop half-way to wait for a stream; the cursor in the phase says where to go on.
  */
-import { pyJson, splitTemplate } from '../dsl/refs';
+import { pyJson, splitTemplate, type TemplatePart } from '../dsl/refs';
+import { downloadInfos, isAttachment, publicDownload } from '../components/files';
 import { makeContext, resolveRef } from './context';
 import { nodeFinishedData } from './runEvents';
 import type { MessageCursor } from './state';
@@ -12,9 +13,15 @@ import { applyOutcome, hasOpenCalls, type Step } from './step';
 
 type Progress = 'done' | 'wait';
 
-/** RAGFlow's Message stringification of a referenced value. */
+/** RAGFlow's Message stringification of a referenced value (a file's download info shows as nothing: it is a download). */
 function messageText(v: unknown): string {
   if (v === null || v === undefined) return '';
+  if (isAttachment(v)) return '';
+  const downloads = downloadInfos(v);
+  if (downloads.length > 0)
+    return downloads.some((d) => d.include_download_info_in_content)
+      ? pyJson(downloads.length === 1 && !Array.isArray(v) ? publicDownload(downloads[0]!) : downloads.map(publicDownload))
+      : '';
   return typeof v === 'string' ? v : pyJson(v);
 }
 
@@ -37,10 +44,33 @@ function flushPartials(step: Step): void {
     emitFinished(step, state.display.awaitingRender.shift()!);
 }
 
-function messageEnd(step: Step, id: string): Record<string, unknown> {
+/**
+ * The files a Message's template references: RAGFlow's `downloads` (DocGenerator's download
+ * info) and `attachment` (an ExcelProcessor output's `{doc_id, format, file_name}`).
+ */
+function messageFiles(step: Step, parts: TemplatePart[]): { downloads: Array<Record<string, unknown>>; attachment: Record<string, unknown> | null } {
+  const downloads: Array<Record<string, unknown>> = [];
+  let attachment: Record<string, unknown> | null = null;
+  for (const part of parts) {
+    if (part.kind !== 'ref') continue;
+    let v: unknown;
+    try {
+      v = resolveRef(step.canvas, step.state, part.ref);
+    } catch {
+      continue;
+    }
+    for (const d of downloadInfos(v)) downloads.push(publicDownload(d));
+    if (!attachment && isAttachment(v)) attachment = { ...v };
+  }
+  return { downloads, attachment };
+}
+
+function messageEnd(step: Step, id: string, files: ReturnType<typeof messageFiles> | null = null): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   const status = (step.canvas.nodes[id]!.params as { status?: unknown }).status;
   if (typeof status === 'string' && status) data.status = status;
+  if (files?.attachment) data.attachment = files.attachment;
+  if (files && files.downloads.length > 0) data.downloads = files.downloads;
   const ref = step.state.reference;
   if (Object.keys(ref.chunks).length > 0 || Object.keys(ref.doc_aggs).length > 0) data.reference = ref;
   return data;
@@ -119,11 +149,17 @@ function postOne(step: Step, i: number, phase: { cursor: MessageCursor | null })
       phase.cursor = { componentId: id, parts: splitTemplate(template), index: 0, content: '', inputs: {}, awaiting: null };
     }
     if (render(step, phase.cursor) === 'wait') return 'wait';
-    state.outputs[id] = { ...state.outputs[id], content: phase.cursor.content, downloads: [] };
+    const files = messageFiles(step, phase.cursor.parts);
+    state.outputs[id] = {
+      ...state.outputs[id],
+      content: phase.cursor.content,
+      downloads: files.downloads,
+      ...(files.attachment ? { attachment: files.attachment } : {}),
+    };
     state.display.shownText += phase.cursor.content;
     state.nodeInputs[id] = phase.cursor.inputs;
     phase.cursor = null;
-    step.sink.emit('message_end', messageEnd(step, id));
+    step.sink.emit('message_end', messageEnd(step, id, files));
     flushPartials(step);
   }
 
