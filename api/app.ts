@@ -18,6 +18,7 @@ import { healthPlugin } from './plugins/health';
 import { datasetsPlugin } from './plugins/datasets';
 import { docsPlugin } from './plugins/docs';
 import { documentsPlugin } from './plugins/documents';
+import { chunksPlugin } from './plugins/chunks';
 import { filesPlugin } from './plugins/files';
 import { mcpServersPlugin } from './plugins/mcpServers';
 import { retrievalPlugin } from './plugins/retrieval';
@@ -73,6 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     mcpServersPlugin,
     datasetsPlugin,
     documentsPlugin,
+    chunksPlugin,
     retrievalPlugin,
     webhookPlugin,
     apiKeysPlugin,

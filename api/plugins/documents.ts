@@ -147,30 +147,4 @@ export async function documentsPlugin(app: FastifyInstance, deps: AppDeps, opts:
     { config: ragflow, schema: { tags: ['datasets'], summary: 'Stop parsing documents ({document_ids})' } },
     stopRoute,
   );
-
-  app.get(
-    '/api/v1/datasets/:dataset_id/documents/:document_id/chunks',
-    { config: ragflow, schema: { tags: ['datasets'], summary: 'The chunks of a document' } },
-    async (request) => {
-      const d = await dataset(request);
-      const { document_id } = request.params as { document_id: string };
-      const doc = await k.documents.get(request.tenantId, document_id);
-      if (!doc || doc.dataset_id !== d.id) throw new AppError('NO_PERMISSION', `You don't own the document ${document_id}.`);
-      const q = request.query as Record<string, string | undefined>;
-      const paging = pageParams(q, 'create_time');
-      const { items, total } = await k.chunks.list(request.tenantId, doc.id, { page: paging.page, pageSize: paging.pageSize, keywords: q.keywords });
-      const chunks = items.map((c) => ({
-        id: c.id,
-        content: c.content,
-        document_id: c.documentId,
-        docnm_kwd: c.documentName,
-        dataset_id: c.datasetId,
-        important_keywords: [],
-        questions: [],
-        positions: [c.position],
-        available: true,
-      }));
-      return ragflowResult({ total, chunks, doc: documentView(doc, d.chunk_method) });
-    },
-  );
 }

@@ -20,6 +20,8 @@ export interface ChunkIndex {
   /** Documents (or whole datasets) were deleted. */
   removeDocuments(tenantId: string, documentIds: string[]): Promise<void>;
   removeDatasets(tenantId: string, datasetIds: string[]): Promise<void>;
+  /** Single chunks were deleted (chunk routes); backends without a copy of their own omit it. */
+  removeChunks?(tenantId: string, chunkIds: string[]): Promise<void>;
   /** Candidates by vector similarity and by keywords, each up to `topK`, with cosine similarity. */
   candidates(search: ChunkSearch): Promise<ChunkHit[]>;
   close?(): Promise<void>;

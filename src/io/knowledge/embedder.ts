@@ -20,13 +20,42 @@ export function embeddingSettingsFromEnv(env: Record<string, string | undefined>
 }
 
 /**
- * The model a new dataset gets: the requested one when an endpoint serves it (RAGFlow's
- * `model@Factory` is accepted: the factory part is dropped), else the offline embedding.
+ * The model a new dataset gets. A dataset keeps the id it was given (RAGFlow's `model@Factory`);
+ * without one, the configured default (EMBEDDING_MODEL), else the offline embedding (or, with an
+ * endpoint, `text-embedding-3-small`).
  */
 export function datasetEmbeddingModel(requested: string | null | undefined, s: EmbeddingSettings): string {
-  if (!s.baseUrl) return LOCAL_EMBEDDING_MODEL;
-  const name = (requested ?? '').split('@')[0]!.trim();
-  return name || s.defaultModel || 'text-embedding-3-small';
+  const given = (requested ?? '').trim();
+  if (given) return given;
+  if (s.defaultModel) return s.defaultModel;
+  return s.baseUrl ? 'text-embedding-3-small' : LOCAL_EMBEDDING_MODEL;
+}
+
+/** RAGFlow's built-in models (`…@Builtin`) and our offline model run here, without an endpoint. */
+function isLocal(model: string, s: EmbeddingSettings): boolean {
+  if (model === LOCAL_EMBEDDING_MODEL || model.split('@')[0] === LOCAL_EMBEDDING_MODEL) return true;
+  return !s.baseUrl && /@Builtin$/i.test(model);
+}
+
+/**
+ * Whether a dataset may use `model` (RAGFlow's `verify_embedding_availability`): null when it can,
+ * else RAGFlow's message. With an endpoint every `model@Factory` goes to it; without one only the
+ * built-in models (`…@Builtin`, the offline embedding) are served, and a known provider's model is
+ * unauthorized (no endpoint or key for it here).
+ */
+export function embeddingUnavailable(model: string, s: EmbeddingSettings, knownFactories: readonly string[]): string | null {
+  if (isLocal(model, s) || s.baseUrl) return null;
+  if (model === s.defaultModel) return null;
+  const factory = model.includes('@') ? model.slice(model.lastIndexOf('@') + 1) : '';
+  if (factory && knownFactories.some((f) => f.toLowerCase() === factory.toLowerCase())) return `Unauthorized model: <${model}>`;
+  return `Unsupported model: <${model}>`;
+}
+
+/** Whether two model ids embed the same way (chunks made with one are searchable with the other). */
+export function sameEmbedding(a: string, b: string, s: EmbeddingSettings): boolean {
+  if (a === b) return true;
+  if (isLocal(a, s) && isLocal(b, s)) return true;
+  return !isLocal(a, s) && !isLocal(b, s) && a.split('@')[0] === b.split('@')[0];
 }
 
 export interface Embedder {
@@ -35,8 +64,10 @@ export interface Embedder {
 }
 
 export function embedderFor(model: string, s: EmbeddingSettings): Embedder {
-  if (model === LOCAL_EMBEDDING_MODEL) return { model, embed: async (texts) => texts.map((t) => localEmbedding(t)) };
+  if (isLocal(model, s) || (!s.baseUrl && model === s.defaultModel)) return { model, embed: async (texts) => texts.map((t) => localEmbedding(t)) };
   if (!s.baseUrl) throw new AppError('TOOL_BAD_REQUEST', `The dataset uses the embedding model "${model}" but no EMBEDDING_BASE_URL is configured`);
+  // RAGFlow's `model@Factory` (or `model@instance@Factory`): the endpoint gets the model name.
+  const name = model.includes('@') ? model.slice(0, model.indexOf('@')) : model;
   // Retries are Temporal's (activity retry policy), not the client's.
   const client = new OpenAI({ baseURL: s.baseUrl, apiKey: s.apiKey ?? 'none', maxRetries: 0, timeout: 60_000 });
   return {
@@ -44,7 +75,7 @@ export function embedderFor(model: string, s: EmbeddingSettings): Embedder {
     async embed(texts, signal) {
       try {
         // Floats, not the client's default base64: not every OpenAI-compatible server speaks base64.
-        const res = await client.embeddings.create({ model, input: texts, encoding_format: 'float' }, { signal });
+        const res = await client.embeddings.create({ model: name, input: texts, encoding_format: 'float' }, { signal });
         return [...res.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
       } catch (err) {
         if (signal?.aborted) throw err;

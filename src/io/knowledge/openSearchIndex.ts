@@ -158,7 +158,7 @@ export function openSearchIndex(o: OpenSearchIndexOptions): OpenSearchChunkIndex
     return info;
   };
 
-  const deleteWhere = async (tenantId: string, field: 'document_id' | 'dataset_id', ids: string[]) => {
+  const deleteWhere = async (tenantId: string, field: 'document_id' | 'dataset_id' | '_id', ids: string[]) => {
     if (ids.length === 0) return;
     await call(`delete chunks by ${field}`, () =>
       client.deleteByQuery({
@@ -204,6 +204,7 @@ export function openSearchIndex(o: OpenSearchIndexOptions): OpenSearchChunkIndex
 
     removeDocuments: (tenantId, documentIds) => deleteWhere(tenantId, 'document_id', documentIds),
     removeDatasets: (tenantId, datasetIds) => deleteWhere(tenantId, 'dataset_id', datasetIds),
+    removeChunks: (tenantId, chunkIds) => deleteWhere(tenantId, '_id', chunkIds),
 
     async candidates(s: ChunkSearch) {
       if (s.datasetIds.length === 0 || (s.documentIds && s.documentIds.length === 0) || s.embedding.length === 0) return [];

@@ -7,7 +7,7 @@
 import type { ChunkHit } from '../knowledge/hybrid';
 import { normalize } from '../knowledge/localEmbedding';
 import { tokenize } from '../knowledge/text';
-import type { ChunkSearch, KnowledgeStore, NewChunk } from './knowledgeTypes';
+import type { ChunkRecord, ChunkSearch, KnowledgeStore, NewChunk } from './knowledgeTypes';
 import { SqlParams } from './sql';
 import type { Queryable } from './contract';
 
@@ -23,6 +23,26 @@ interface ChunkRow {
 }
 
 const SELECT = 'id, content, document_id, document_name, dataset_id, section, position';
+const RECORD = `${SELECT}, tokens, important_keywords, questions, available, create_time`;
+
+interface RecordRow extends ChunkRow {
+  tokens: number;
+  important_keywords: string[];
+  questions: string[];
+  available: boolean;
+  create_time: number;
+}
+
+function toRecord(r: RecordRow): ChunkRecord {
+  return {
+    ...toHit(r),
+    tokens: r.tokens,
+    importantKeywords: r.important_keywords ?? [],
+    questions: r.questions ?? [],
+    available: r.available,
+    createTime: r.create_time,
+  };
+}
 
 function toHit(r: ChunkRow): ChunkHit {
   return {
@@ -76,17 +96,62 @@ export function chunksRepository(db: Queryable, vector: boolean): KnowledgeStore
       const params = new SqlParams();
       const where = [`tenant_id = ${params.add(tenantId)}`, `document_id = ${params.add(documentId)}`];
       if (opts.keywords) where.push(`strpos(lower(content), lower(${params.add(opts.keywords)})) > 0`);
+      if (opts.ids) where.push(`id = ANY(${params.add(opts.ids)}::text[])`);
+      if (opts.available !== undefined) where.push(`available = ${params.add(opts.available)}`);
       const w = where.join(' AND ');
       const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chunks WHERE ${w}`, params.values())).rows[0]?.n ?? 0;
       const limit = `LIMIT ${params.add(Math.max(1, opts.pageSize))} OFFSET ${params.add((Math.max(1, opts.page) - 1) * opts.pageSize)}`;
-      const r = await db.query<ChunkRow>(`SELECT ${SELECT}, NULL::real AS vsim FROM chunks WHERE ${w} ORDER BY position ${limit}`, params.values());
-      return { items: r.rows.map(toHit), total };
+      const r = await db.query<RecordRow>(
+        `SELECT ${RECORD}, NULL::real AS vsim FROM chunks WHERE ${w} ORDER BY position, create_time, id ${limit}`,
+        params.values(),
+      );
+      return { items: r.rows.map(toRecord), total };
+    },
+    async get(tenantId, chunkId) {
+      const r = await db.query<RecordRow>(`SELECT ${RECORD}, NULL::real AS vsim FROM chunks WHERE tenant_id = $1 AND id = $2`, [tenantId, chunkId]);
+      return r.rows[0] ? toRecord(r.rows[0]) : null;
+    },
+    async edit(tenantId, chunkId, patch) {
+      const params = new SqlParams();
+      const sets: string[] = [];
+      if (patch.content !== undefined) sets.push(`content = ${params.add(patch.content.split('\u0000').join(''))}`);
+      if (patch.importantKeywords !== undefined) sets.push(`important_keywords = ${params.add(JSON.stringify(patch.importantKeywords))}::jsonb`);
+      if (patch.questions !== undefined) sets.push(`questions = ${params.add(JSON.stringify(patch.questions))}::jsonb`);
+      if (patch.available !== undefined) sets.push(`available = ${params.add(patch.available)}`);
+      if (patch.tokens !== undefined) sets.push(`tokens = ${params.add(patch.tokens)}`);
+      if (patch.embedding !== undefined) {
+        const e = normalize(patch.embedding);
+        sets.push(`embedding = ${params.add(e)}::real[]`);
+        if (vector) sets.push(`embedding_v = ${params.add(vectorLiteral(e))}::vector`);
+      }
+      if (sets.length > 0)
+        await db.query(`UPDATE chunks SET ${sets.join(', ')} WHERE tenant_id = ${params.add(tenantId)} AND id = ${params.add(chunkId)}`, params.values());
+      const r = await db.query<RecordRow>(`SELECT ${RECORD}, NULL::real AS vsim FROM chunks WHERE tenant_id = $1 AND id = $2`, [tenantId, chunkId]);
+      return r.rows[0] ? toRecord(r.rows[0]) : null;
+    },
+    async deleteIds(tenantId, documentId, ids) {
+      const r =
+        ids === null
+          ? await db.query<{ id: string }>('DELETE FROM chunks WHERE tenant_id = $1 AND document_id = $2 RETURNING id', [tenantId, documentId])
+          : await db.query<{ id: string }>('DELETE FROM chunks WHERE tenant_id = $1 AND document_id = $2 AND id = ANY($3::text[]) RETURNING id', [
+              tenantId,
+              documentId,
+              ids,
+            ]);
+      return r.rows.map((x) => x.id);
+    },
+    async recount(documentId) {
+      await db.query(
+        `UPDATE documents SET chunk_count = (SELECT count(*)::int FROM chunks WHERE document_id = $1),
+           token_count = (SELECT coalesce(sum(tokens), 0)::int FROM chunks WHERE document_id = $1) WHERE id = $1`,
+        [documentId],
+      );
     },
     async candidates(s: ChunkSearch) {
       if (s.datasetIds.length === 0 || (s.documentIds && s.documentIds.length === 0)) return [];
       const params = new SqlParams();
       const q = normalize(s.embedding);
-      const where = [`tenant_id = ${params.add(s.tenantId)}`, `dataset_id = ANY(${params.add(s.datasetIds)}::text[])`];
+      const where = ['available', `tenant_id = ${params.add(s.tenantId)}`, `dataset_id = ANY(${params.add(s.datasetIds)}::text[])`];
       if (s.documentIds) where.push(`document_id = ANY(${params.add(s.documentIds)}::text[])`);
       const qv = vector ? params.add(vectorLiteral(q)) : params.add(q);
       const vsim = vector ? `(1 - (embedding_v <=> ${qv}::vector))` : `(SELECT coalesce(sum(a * b), 0) FROM unnest(embedding, ${qv}::real[]) AS t(a, b))`;
@@ -97,7 +162,7 @@ export function chunksRepository(db: Queryable, vector: boolean): KnowledgeStore
       let byText: Promise<{ rows: ChunkRow[] }> = Promise.resolve({ rows: [] });
       if (ts) {
         const p2 = new SqlParams();
-        const where2 = [`tenant_id = ${p2.add(s.tenantId)}`, `dataset_id = ANY(${p2.add(s.datasetIds)}::text[])`];
+        const where2 = ['available', `tenant_id = ${p2.add(s.tenantId)}`, `dataset_id = ANY(${p2.add(s.datasetIds)}::text[])`];
         if (s.documentIds) where2.push(`document_id = ANY(${p2.add(s.documentIds)}::text[])`);
         const qv2 = vector ? p2.add(vectorLiteral(q)) : p2.add(q);
         const vsim2 = vector ? `(1 - (embedding_v <=> ${qv2}::vector))` : `(SELECT coalesce(sum(a * b), 0) FROM unnest(embedding, ${qv2}::real[]) AS t(a, b))`;

@@ -6,12 +6,12 @@ import type { Queryable } from './contract';
 
 // Counts are derived, so they can never drift from the rows they count.
 const DATASET_COLUMNS = `d.id, d.tenant_id, d.name, d.description, d.avatar, d.embedding_model, d.chunk_method, d.parser_config, d.permission,
-  d.create_time, d.update_time, d.create_date, d.update_date,
+  d.pagerank, d.language, d.connectors, d.create_time, d.update_time, d.create_date, d.update_date,
   (SELECT count(*)::int FROM documents x WHERE x.dataset_id = d.id) AS document_count,
   (SELECT coalesce(sum(x.chunk_count), 0)::int FROM documents x WHERE x.dataset_id = d.id) AS chunk_count,
   (SELECT coalesce(sum(x.token_count), 0)::int FROM documents x WHERE x.dataset_id = d.id) AS token_num`;
 const DOCUMENT_COLUMNS = `id, dataset_id, tenant_id, name, type, size, run, progress, progress_msg, chunk_count, token_count, meta_fields,
-  process_begin_at, process_duration, create_time, update_time, create_date, update_date`;
+  chunk_method, parser_config, status, process_begin_at, process_duration, create_time, update_time, create_date, update_date`;
 const DATASET_ORDER = { create_time: 'd.create_time', update_time: 'd.update_time', name: 'd.name' };
 const DOCUMENT_ORDER = { create_time: 'create_time', update_time: 'update_time', name: 'name', size: 'size' };
 
@@ -23,8 +23,9 @@ export function datasetsRepository(db: Queryable): KnowledgeStore['datasets'] {
       const now = stampNow();
       const id = input.id ?? newId();
       await db.query(
-        `INSERT INTO datasets (id, tenant_id, name, description, avatar, embedding_model, chunk_method, parser_config, create_time, update_time, create_date, update_date)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $9, $10, $10)`,
+        `INSERT INTO datasets (id, tenant_id, name, description, avatar, embedding_model, chunk_method, parser_config, create_time, update_time, create_date, update_date,
+           permission, pagerank, language)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $9, $10, $10, $11, $12, $13)`,
         [
           id,
           input.tenantId,
@@ -36,6 +37,9 @@ export function datasetsRepository(db: Queryable): KnowledgeStore['datasets'] {
           jsonParam(input.parserConfig),
           now.time,
           now.date,
+          input.permission ?? 'me',
+          input.pagerank ?? 0,
+          input.language ?? 'English',
         ],
       );
       return (await get(input.tenantId, id))!;
@@ -53,6 +57,7 @@ export function datasetsRepository(db: Queryable): KnowledgeStore['datasets'] {
       const where = [`d.tenant_id = ${params.add(tenantId)}`];
       if (opts.name) where.push(`lower(d.name) = lower(${params.add(opts.name)})`);
       if (opts.id) where.push(`d.id = ${params.add(opts.id)}`);
+      if (opts.ids) where.push(`d.id = ANY(${params.add(opts.ids)}::text[])`);
       const w = where.join(' AND ');
       const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM datasets d WHERE ${w}`, params.values())).rows[0]?.n ?? 0;
       const order = orderBy(opts, DATASET_ORDER, 'd.create_time').replace(/, id /, ', d.id ');
@@ -67,6 +72,11 @@ export function datasetsRepository(db: Queryable): KnowledgeStore['datasets'] {
       if (patch.avatar !== undefined) sets.push(`avatar = ${params.add(patch.avatar)}`);
       if (patch.chunkMethod !== undefined) sets.push(`chunk_method = ${params.add(patch.chunkMethod)}`);
       if (patch.parserConfig !== undefined) sets.push(`parser_config = ${params.add(jsonParam(patch.parserConfig))}::jsonb`);
+      if (patch.permission !== undefined) sets.push(`permission = ${params.add(patch.permission)}`);
+      if (patch.pagerank !== undefined) sets.push(`pagerank = ${params.add(patch.pagerank)}`);
+      if (patch.language !== undefined) sets.push(`language = ${params.add(patch.language)}`);
+      if (patch.embeddingModel !== undefined) sets.push(`embedding_model = ${params.add(patch.embeddingModel)}`);
+      if (patch.connectors !== undefined) sets.push(`connectors = ${params.add(jsonParam(patch.connectors))}::jsonb`);
       const now = stampNow();
       sets.push(`update_time = ${params.add(now.time)}`, `update_date = ${params.add(now.date)}`);
       const r = await db.query(
@@ -90,9 +100,21 @@ export function documentsRepository(db: Queryable): KnowledgeStore['documents'] 
       const now = stampNow();
       const id = newId();
       await db.query(
-        `INSERT INTO documents (id, dataset_id, tenant_id, name, type, size, meta_fields, create_time, update_time, create_date, update_date)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $8, $9, $9)`,
-        [id, input.datasetId, input.tenantId, input.name, input.type, input.content.byteLength, jsonParam(input.metaFields ?? {}), now.time, now.date],
+        `INSERT INTO documents (id, dataset_id, tenant_id, name, type, size, meta_fields, create_time, update_time, create_date, update_date, chunk_method, parser_config)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $8, $9, $9, $10, $11::jsonb)`,
+        [
+          id,
+          input.datasetId,
+          input.tenantId,
+          input.name,
+          input.type,
+          input.content.byteLength,
+          jsonParam(input.metaFields ?? {}),
+          now.time,
+          now.date,
+          input.chunkMethod ?? null,
+          jsonParam(input.parserConfig ?? {}),
+        ],
       );
       await db.query('INSERT INTO document_files (document_id, content) VALUES ($1, $2)', [id, input.content]);
       return (await get(input.tenantId, id))!;
@@ -104,6 +126,9 @@ export function documentsRepository(db: Queryable): KnowledgeStore['documents'] 
       if (opts.keywords) where.push(`strpos(lower(name), lower(${params.add(opts.keywords)})) > 0`);
       if (opts.id) where.push(`id = ${params.add(opts.id)}`);
       if (opts.name) where.push(`name = ${params.add(opts.name)}`);
+      if (opts.ids) where.push(`id = ANY(${params.add(opts.ids)}::text[])`);
+      if (opts.runs) where.push(`run = ANY(${params.add(opts.runs)}::text[])`);
+      if (opts.suffixes) where.push(`type = ANY(${params.add(opts.suffixes)}::text[])`);
       const w = where.join(' AND ');
       const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM documents WHERE ${w}`, params.values())).rows[0]?.n ?? 0;
       const items = await db.query<DocumentRecord>(
@@ -137,7 +162,12 @@ export function documentsRepository(db: Queryable): KnowledgeStore['documents'] 
       const sets: string[] = [];
       if (patch.name !== undefined) sets.push(`name = ${params.add(patch.name)}`);
       if (patch.metaFields !== undefined) sets.push(`meta_fields = ${params.add(jsonParam(patch.metaFields))}::jsonb`);
+      if (patch.chunkMethod !== undefined) sets.push(`chunk_method = ${params.add(patch.chunkMethod)}`);
+      if (patch.parserConfig !== undefined) sets.push(`parser_config = ${params.add(jsonParam(patch.parserConfig))}::jsonb`);
+      if (patch.status !== undefined) sets.push(`status = ${params.add(patch.status)}`);
       if (sets.length === 0) return get(tenantId, id);
+      const now = stampNow();
+      sets.push(`update_time = ${params.add(now.time)}`, `update_date = ${params.add(now.date)}`);
       const r = await db.query(
         `UPDATE documents SET ${sets.join(', ')} WHERE tenant_id = ${params.add(tenantId)} AND id = ${params.add(id)} RETURNING id`,
         params.values(),

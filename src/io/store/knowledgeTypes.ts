@@ -14,6 +14,9 @@ export interface DatasetRecord {
   chunk_method: string;
   parser_config: Record<string, unknown>;
   permission: string;
+  pagerank: number;
+  language: string;
+  connectors: unknown[];
   document_count: number;
   chunk_count: number;
   token_num: number;
@@ -33,6 +36,9 @@ export interface NewDataset {
   embeddingModel: string;
   chunkMethod: string;
   parserConfig: Record<string, unknown>;
+  permission?: string;
+  pagerank?: number;
+  language?: string;
 }
 
 export interface DocumentRecord {
@@ -48,6 +54,11 @@ export interface DocumentRecord {
   chunk_count: number;
   token_count: number;
   meta_fields: Record<string, unknown>;
+  /** The document's own chunk method; null: its dataset's. */
+  chunk_method: string | null;
+  parser_config: Record<string, unknown>;
+  /** RAGFlow's enabled flag: '1' or '0'. */
+  status: string;
   process_begin_at: number | null;
   process_duration: number;
   create_time: number;
@@ -63,6 +74,24 @@ export interface NewChunk {
   position: number;
   tokens: number;
   embedding: number[];
+}
+
+/** A chunk as listed: its text and RAGFlow's editable fields. */
+export interface ChunkRecord extends ChunkHit {
+  tokens: number;
+  importantKeywords: string[];
+  questions: string[];
+  available: boolean;
+  createTime: number;
+}
+
+export interface ChunkEdit {
+  content?: string;
+  importantKeywords?: string[];
+  questions?: string[];
+  available?: boolean;
+  tokens?: number;
+  embedding?: number[];
 }
 
 export interface ChunkSearch {
@@ -84,12 +113,14 @@ export interface KnowledgeStore {
     find(tenantId: string, idOrName: string): Promise<DatasetRecord | null>;
     list(
       tenantId: string,
-      opts: { page: number; pageSize: number; orderby: string; desc: boolean; name?: string; id?: string },
+      opts: { page: number; pageSize: number; orderby: string; desc: boolean; name?: string; id?: string; ids?: string[] },
     ): Promise<{ items: DatasetRecord[]; total: number }>;
     update(
       tenantId: string,
       id: string,
-      patch: Partial<Pick<NewDataset, 'name' | 'description' | 'avatar' | 'chunkMethod' | 'parserConfig'>>,
+      patch: Partial<
+        Pick<NewDataset, 'name' | 'description' | 'avatar' | 'chunkMethod' | 'parserConfig' | 'permission' | 'pagerank' | 'language' | 'embeddingModel'>
+      > & { connectors?: unknown[] },
     ): Promise<DatasetRecord | null>;
     delete(tenantId: string, ids: string[]): Promise<string[]>;
   };
@@ -101,12 +132,25 @@ export interface KnowledgeStore {
       type: string;
       content: Uint8Array;
       metaFields?: Record<string, unknown>;
+      chunkMethod?: string | null;
+      parserConfig?: Record<string, unknown>;
     }): Promise<DocumentRecord>;
     get(tenantId: string, id: string): Promise<DocumentRecord | null>;
     list(
       tenantId: string,
       datasetId: string,
-      opts: { page: number; pageSize: number; orderby: string; desc: boolean; keywords?: string; id?: string; name?: string },
+      opts: {
+        page: number;
+        pageSize: number;
+        orderby: string;
+        desc: boolean;
+        keywords?: string;
+        id?: string;
+        name?: string;
+        ids?: string[];
+        runs?: string[];
+        suffixes?: string[];
+      },
     ): Promise<{ items: DocumentRecord[]; total: number }>;
     /** The uploaded file. */
     content(id: string): Promise<Uint8Array | null>;
@@ -114,7 +158,11 @@ export interface KnowledgeStore {
       id: string,
       p: { run?: DocumentRun; progress?: number; msg?: string; chunkCount?: number; tokenCount?: number; begin?: boolean },
     ): Promise<void>;
-    update(tenantId: string, id: string, patch: { name?: string; metaFields?: Record<string, unknown> }): Promise<DocumentRecord | null>;
+    update(
+      tenantId: string,
+      id: string,
+      patch: { name?: string; metaFields?: Record<string, unknown>; chunkMethod?: string | null; parserConfig?: Record<string, unknown>; status?: string },
+    ): Promise<DocumentRecord | null>;
     delete(tenantId: string, datasetId: string, ids: string[]): Promise<string[]>;
     /** Metadata of the datasets' documents, for filters. */
     metas(tenantId: string, datasetIds: string[]): Promise<Array<{ id: string; meta_fields: Record<string, unknown> }>>;
@@ -125,7 +173,18 @@ export interface KnowledgeStore {
     /** Appends chunks of a document (ids already present are left as they are). */
     add(doc: Pick<DocumentRecord, 'id' | 'tenant_id' | 'dataset_id' | 'name'>, chunks: NewChunk[]): Promise<void>;
     deleteForDocument(documentId: string): Promise<void>;
-    list(tenantId: string, documentId: string, opts: { page: number; pageSize: number; keywords?: string }): Promise<{ items: ChunkHit[]; total: number }>;
+    list(
+      tenantId: string,
+      documentId: string,
+      opts: { page: number; pageSize: number; keywords?: string; ids?: string[]; available?: boolean },
+    ): Promise<{ items: ChunkRecord[]; total: number }>;
+    get(tenantId: string, chunkId: string): Promise<ChunkRecord | null>;
+    /** Changes a chunk's text or fields (a new text comes with its new embedding). */
+    edit(tenantId: string, chunkId: string, patch: ChunkEdit): Promise<ChunkRecord | null>;
+    /** Deletes chunks of a document (all of them when `ids` is null); answers the ids deleted. */
+    deleteIds(tenantId: string, documentId: string, ids: string[] | null): Promise<string[]>;
+    /** Recounts a document's chunks and tokens into the document row. */
+    recount(documentId: string): Promise<void>;
     /** Candidates by vector similarity and by full text (each up to `topK`), with their cosine similarity. */
     candidates(search: ChunkSearch): Promise<ChunkHit[]>;
     count(tenantId: string, datasetIds: string[]): Promise<number>;

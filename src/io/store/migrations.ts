@@ -259,6 +259,21 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX run_files_by_tenant ON run_files (tenant_id, create_time)',
     ],
   },
+  {
+    version: 7,
+    name: "RAGFlow's dataset, document and chunk fields: pagerank, language, connectors; a document's own chunk method, parser_config and status; chunk keywords, questions and availability",
+    statements: [
+      'ALTER TABLE datasets ADD COLUMN pagerank int NOT NULL DEFAULT 0',
+      `ALTER TABLE datasets ADD COLUMN language text NOT NULL DEFAULT 'English'`,
+      `ALTER TABLE datasets ADD COLUMN connectors jsonb NOT NULL DEFAULT '[]'::jsonb`,
+      'ALTER TABLE documents ADD COLUMN chunk_method text',
+      `ALTER TABLE documents ADD COLUMN parser_config jsonb NOT NULL DEFAULT '{}'::jsonb`,
+      `ALTER TABLE documents ADD COLUMN status text NOT NULL DEFAULT '1'`,
+      `ALTER TABLE chunks ADD COLUMN important_keywords jsonb NOT NULL DEFAULT '[]'::jsonb`,
+      `ALTER TABLE chunks ADD COLUMN questions jsonb NOT NULL DEFAULT '[]'::jsonb`,
+      'ALTER TABLE chunks ADD COLUMN available boolean NOT NULL DEFAULT true',
+    ],
+  },
 ];
 
 /**
