@@ -216,6 +216,10 @@ export function pages(_req: RecordedRequest, path: string, base: string): Answer
     return html(
       '<!doctype html><html><head><title>Durable workflows</title><style>body{color:red}</style><script>track()</script></head><body><h1>Durable workflows</h1><p>Temporal keeps <a href="https://temporal.io">state</a>.</p><ul><li>retries</li><li>timers</li></ul><noscript>enable js</noscript></body></html>',
     );
+  if (path === '/scripted')
+    return html(
+      '<!doctype html><html><head><title>App</title></head><body><div id="app">Loading…</div><script>document.getElementById("app").innerHTML = "<h2>Rendered by script</h2><p>Only a browser sees this.</p>";</script></body></html>',
+    );
   if (path === '/plain') return { status: 200, body: 'just text', contentType: 'text/plain' };
   if (path === '/moved') return { status: 302, body: '', headers: { location: `${base}/article` } };
   if (path === '/to-metadata') return { status: 302, body: '', headers: { location: 'http://169.254.169.254/latest/meta-data/' } };

@@ -4,6 +4,7 @@
  * this build does not run (AkShare, WenCai): what each sends, what it answers, how each
  * service's refusals and rate limits map to TOOL_* errors.
  */
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawl } from '../../src/io/tools/crawler';
 import { deeplTranslate } from '../../src/io/tools/deepl';
@@ -136,17 +137,33 @@ describe('TuShare and Jin10', () => {
   });
 });
 
+// Chromium (Debian's package, which CI installs) renders pages; without it Crawler reads them as served.
+const chromium = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
+if (!chromium) console.warn('[dataTools] Crawler rendering test skipped: no Chromium at /usr/bin/chromium (CHROMIUM_PATH)');
+
 describe('Crawler', () => {
   const allow = () => ({ ...svc.env, NETWORK_ALLOW_HOSTS: '127.0.0.1' });
   it('returns markdown (default), cleaned html or text; scripts and styles dropped; redirects followed', async () => {
     const md = await call(crawl, { env: allow(), args: { query: `${svc.url}/pages/moved` } });
     expect(md.outputs.formalized_content).toBe('# Durable workflows\n\nTemporal keeps [state](https://temporal.io).\n\n-   retries\n-   timers');
-    const h = await call(crawl, { env: allow(), params: { extract_type: 'html' }, args: { query: `${svc.url}/pages/article` } });
+    // Served as is (no rendering) from here on: the same page, faster.
+    const h = await call(crawl, { env: { ...allow(), CRAWLER_RENDER_JS: '0' }, params: { extract_type: 'html' }, args: { query: `${svc.url}/pages/article` } });
     expect(h.text).toContain('<h1>Durable workflows</h1>');
     expect(h.text).not.toMatch(/track\(\)|color:red|enable js/);
-    const t = await call(crawl, { env: allow(), params: { extract_type: 'content' }, args: { query: `${svc.url}/pages/article` } });
+    const t = await call(crawl, {
+      env: { ...allow(), CRAWLER_RENDER_JS: '0' },
+      params: { extract_type: 'content' },
+      args: { query: `${svc.url}/pages/article` },
+    });
     expect(t.text).toContain('Temporal keeps state.');
     expect((await call(crawl, { env: allow(), args: { query: `${svc.url}/pages/plain` } })).text).toBe('just text');
+  });
+
+  it.skipIf(!chromium)('renders a page with its scripts in Chromium (CRAWLER_RENDER_JS=0 reads it as served)', async () => {
+    const rendered = await call(crawl, { env: allow(), args: { query: `${svc.url}/pages/scripted` } });
+    expect(rendered.text).toBe('## Rendered by script\n\nOnly a browser sees this.');
+    const served = await call(crawl, { env: { ...allow(), CRAWLER_RENDER_JS: '0' }, args: { query: `${svc.url}/pages/scripted` } });
+    expect(served.text).toBe('Loading…');
   });
 
   it('goes through the network guard: a loopback page without NETWORK_ALLOW_HOSTS, a redirect to metadata, a non-http URL are refused', async () => {

@@ -3,13 +3,15 @@
  * canvas's, so its host must be public or allowed by NETWORK_ALLOW_HOSTS; each redirect is
  * re-checked, at most 5) and returns it as RAGFlow's `extract_type` asks: `markdown` (turndown),
  * `html` (the page without scripts, styles and other non-content elements) or `content` (the
- * readable text). RAGFlow renders pages in a headless browser (crawl4ai); this build fetches
- * them without running their JavaScript.
+ * readable text). As RAGFlow renders pages in a headless browser (crawl4ai), an HTML page is
+ * rendered in the Browser component's Chromium when it is installed (crawlerRender.ts), else
+ * read as served.
  */
 import { convert } from 'html-to-text';
 import TurndownService from 'turndown';
 import { AppError } from '../../errors';
 import type { ToolExecutor } from './executor';
+import { canRender, renderedHtml } from './crawlerRender';
 import { queryOf, textParam } from './search';
 import { fetchText } from './webHttp';
 
@@ -52,6 +54,15 @@ export const crawl: ToolExecutor = async (x) => {
   });
   const type = textParam(x.params, 'extract_type') || 'markdown';
   const isHtml = /^\s*(<!doctype html|<html|<head|<body|<div|<p\b|<!--)/i.test(page.text) || /<\/(p|div|body|a)>/i.test(page.text);
-  const content = !isHtml ? page.text.trim() : type === 'html' ? cleanHtml(page.text) : type === 'content' ? htmlToText(page.text) : htmlToMarkdown(page.text);
+  // An HTML page is then rendered with its scripts (the fetch above checked the target and its
+  // redirects); a page Chromium cannot render is read as served. A proxy is for fetches only.
+  let html = page.text;
+  if (isHtml && !proxy && (await canRender(x.env))) {
+    html = await renderedHtml(page.url, x.env, x.signal).catch((err: unknown) => {
+      if (x.signal.aborted) throw err;
+      return page.text;
+    });
+  }
+  const content = !isHtml ? page.text.trim() : type === 'html' ? cleanHtml(html) : type === 'content' ? htmlToText(html) : htmlToMarkdown(html);
   return { text: content, outputs: { formalized_content: content } };
 };
