@@ -10,6 +10,7 @@ import { Bing } from './Bing';
 import { Browser } from './Browser';
 import { Categorize } from './Categorize';
 import { CodeExec } from './CodeExec';
+import { DataOperations } from './DataOperations';
 import { DocGenerator } from './DocGenerator';
 import { DuckDuckGo } from './DuckDuckGo';
 import { Email } from './Email';
@@ -22,12 +23,14 @@ import { Invoke } from './Invoke';
 import { InvokeCanvas } from './InvokeCanvas';
 import { Iteration } from './Iteration';
 import { IterationItem } from './IterationItem';
+import { ListOperations } from './ListOperations';
 import { LLM } from './LLM';
 import { Loop } from './Loop';
 import { LoopItem } from './LoopItem';
 import { Message } from './Message';
 import { Retrieval } from './Retrieval';
 import { SearXNG } from './SearXNG';
+import { StringTransform } from './StringTransform';
 import { Switch } from './Switch';
 import { TavilyExtract } from './TavilyExtract';
 import { TavilySearch } from './TavilySearch';
@@ -65,6 +68,7 @@ const definitions = {
   Browser,
   Categorize,
   CodeExec,
+  DataOperations,
   DocGenerator,
   DuckDuckGo,
   Email,
@@ -77,12 +81,14 @@ const definitions = {
   InvokeCanvas,
   Iteration,
   IterationItem,
+  ListOperations,
   LLM,
   Loop,
   LoopItem,
   Message,
   Retrieval,
   SearXNG,
+  StringTransform,
   Switch,
   TavilyExtract,
   TavilySearch,
