@@ -6,16 +6,19 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, parseSse, startHarness, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 import { launchBrowser, screenshot, signIn, type Browser } from './browser';
+import { createAgent as create, formCanvas, nodeState, recordDoneOrder, runStatus, startRun as start, waitNode } from './kit';
 
 let h: Harness;
 let browser: Browser;
 const model = { llm_id: 'scripted@OpenAI' };
 const example = JSON.parse(readFileSync(path.resolve(__dirname, '../../examples/chat_assistant.json'), 'utf8')) as Record<string, unknown>;
+
+const createAgent = (title: string, canvas: unknown) => create(h, title, canvas);
+const startRun = (agentId: string) => start(h, agentId);
 
 beforeAll(async () => {
   [h, browser] = await Promise.all([startHarness(), launchBrowser()]);
@@ -24,49 +27,6 @@ afterAll(async () => {
   await browser?.close();
   await h?.close();
 });
-
-async function createAgent(title: string, canvas: unknown, key = h.key): Promise<string> {
-  const res = (await api(h, 'POST', '/api/v1/agents', { body: { title: `${title} ${Date.now()}`, dsl: canvas }, key })).body as {
-    code: number;
-    data: { id: string };
-  };
-  expect(res.code, JSON.stringify(res)).toBe(0);
-  return res.data.id;
-}
-
-async function startRun(agentId: string, body: Record<string, unknown> = {}): Promise<string> {
-  const res = await api(h, 'POST', '/api/v1/runs', { body: { agent_id: agentId, query: 'go', ...body } });
-  expect(res.status, res.text).toBe(202);
-  return (res.body as { task_id: string }).task_id;
-}
-
-const nodeState = (page: Page, id: string) => page.locator(`svg.graph [data-node="${id}"]`).getAttribute('data-state');
-const waitNode = (page: Page, id: string, state: string) => page.locator(`svg.graph [data-node="${id}"][data-state="${state}"]`).waitFor({ timeout: 30_000 });
-const runStatus = (page: Page) => page.locator('[data-role=run-status]').textContent();
-
-/** Records, in the page, the order in which nodes first turn `done` (before any page script runs). */
-async function recordDoneOrder(page: Page): Promise<void> {
-  await page.addInitScript({
-    content: `window.__done = [];
-      new MutationObserver((records) => {
-        for (const r of records) {
-          const id = r.target.getAttribute('data-node');
-          if (id && r.target.getAttribute('data-state') === 'done' && !window.__done.includes(id)) window.__done.push(id);
-        }
-      }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-state'] });`,
-  });
-}
-
-const formCanvas = () =>
-  dsl({
-    begin: { name: 'Begin', downstream: ['UserFillUp:ask'] },
-    'UserFillUp:ask': {
-      name: 'UserFillUp',
-      params: { tips: 'How many seats?', inputs: { seats: { name: 'Seats', type: 'integer', optional: false }, note: { type: 'line', optional: true } } },
-      downstream: ['Message:ok'],
-    },
-    'Message:ok': { name: 'Message', params: { content: ['Booked {UserFillUp:ask@seats} seats.'] } },
-  });
 
 describe('run view', () => {
   it('lists runs, starts a run of an example canvas, shows its nodes turning done in order and a node’s outputs', async () => {
@@ -240,6 +200,40 @@ describe('run view', () => {
     expect(pageOne.items).toHaveLength(1);
     expect(pageOne.total).toBeGreaterThan(1);
     await api(h, 'POST', `/api/v1/runs/${runId}/cancel`);
+  });
+
+  it('lists canvases, opens one read-only (graph, versions, validation) and imports a RAGFlow export from a file', async () => {
+    const { page, errors } = await browser.page();
+    await signIn(page, h.base, h.key);
+    await page.goto(`${h.base}/ui/#/canvases`);
+    const title = `Imported triage ${Date.now()}`;
+    await page.locator('[data-role=import-file]').setInputFiles({
+      name: 'review_triage.json',
+      mimeType: 'application/json',
+      buffer: readFileSync(path.resolve(__dirname, '../../examples/review_triage.json')),
+    });
+    await page.locator('form.import input[name=title]').fill(title);
+    await page.locator('form.import button[type=submit]').click();
+    await page.waitForURL(/#\/canvases\/[0-9a-f]{32}$/);
+    expect(await page.locator('h2').textContent()).toContain(title);
+    await expect.poll(() => page.locator('[data-role=validation]').textContent()).toContain('Valid: 6 components');
+    expect(await page.locator('ul.versions li').count()).toBe(1);
+    await page.locator('svg.graph [data-node="Switch:Triage"]').click();
+    expect(await page.locator('aside.side').textContent()).toContain('Parameters');
+
+    // An invalid export is refused before anything is saved, each problem with its path.
+    await page.goto(`${h.base}/ui/#/canvases`);
+    const broken = {
+      title: 'broken',
+      dsl: { components: { begin: { obj: { component_name: 'Begin', params: {} }, downstream: ['Nowhere:1'], upstream: [] } } },
+    };
+    await page
+      .locator('[data-role=import-file]')
+      .setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(broken)) });
+    await page.locator('form.import button[type=submit]').click();
+    const problem = page.locator('[data-role=problems] li').first();
+    await expect.poll(() => problem.textContent()).toBe('$.dsl.components.begin.downstream[0] downstream component "Nowhere:1" does not exist');
+    expect(errors.filter((e) => !e.includes('status of 400'))).toEqual([]);
   });
 
   it('shows another tenant none of the first tenant’s runs', async () => {

@@ -40,7 +40,9 @@ function importForm(onDone) {
     }
     try {
       const checked = await validate(parsed);
-      if (!checked.ok) return replace(out, h('div', { class: 'error-box' }, 'The canvas is not valid:'), problemsList(checked.problems));
+      // Paths within the file (the request wraps it in `dsl`).
+      const inFile = (checked.problems ?? []).map((p) => ({ ...p, path: String(p.path ?? '').replace(/^\$\.dsl/, '$') }));
+      if (!checked.ok) return replace(out, h('div', { class: 'error-box' }, `${f.name} is not a valid canvas:`), problemsList(inFile));
       const name = title.value.trim() || parsed.title || checked.res.title || f.name.replace(/\.json$/, '');
       const created = await post('/api/v1/agents', { title: name, dsl: parsed, ...(parsed.description ? { description: parsed.description } : {}) });
       onDone(created.id);

@@ -99,6 +99,9 @@ export async function runPage(main, runId) {
         h('span', {}, `Tokens ${tokens(model.usage)}`),
         run.session_id ? h('a', { href: `#/runs?session_id=${encodeURIComponent(run.session_id)}` }, 'session’s runs') : null,
         run.parent_run_id ? h('a', { href: `#/runs/${encodeURIComponent(run.parent_run_id)}` }, 'parent run') : null,
+        ...(run.children ?? []).map((c, i) =>
+          h('a', { href: `#/runs/${encodeURIComponent(c.task_id)}`, 'data-role': 'child-run' }, `child run ${i + 1} (${c.status})`),
+        ),
         conn,
       ),
       h('div', { class: 'actions' }, ENDED.has(model.status) ? null : cancel, temporalLink(config, run.workflow_id)),
@@ -172,6 +175,7 @@ export async function runPage(main, runId) {
       const fresh = await get(`/api/v1/runs/${encodeURIComponent(runId)}`).catch(() => null);
       if (!fresh) return;
       progress = fresh.nodes ?? progress;
+      run.children = fresh.children ?? run.children;
       if (model.status === 'paused') model.pausedIds = fresh.pending_inputs?.component_ids ?? [];
       schedule();
     }, 300);
