@@ -23,6 +23,7 @@ import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../../src/io/temporal/b
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/core/searchAttributes';
 import { cancelSignal, progressQuery, submitInputsUpdate } from '../../workflows/definitions';
 import { dsl } from '../helpers/canvasKit';
+import { DATA_QUERY, dataCanvas } from '../helpers/dataCanvas';
 import { startScriptedLlm, type RecordedCall } from '../helpers/scriptedLlm';
 import { startWebSearchServer } from '../helpers/webSearchServer';
 
@@ -184,6 +185,8 @@ async function main(): Promise<void> {
         'Message:m': { name: 'Message', params: { content: ['{LLM:a@content}'] } },
       }),
     },
+    // RAGFlow's data components (StringTransform, ListOperations, DataOperations), inline.
+    'data-components': { canvas: dataCanvas(), query: DATA_QUERY },
   };
   const only = process.argv.slice(2);
   const save = (name: string, workflowId: string, runId?: string) => {
