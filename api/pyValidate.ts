@@ -23,7 +23,13 @@ export function pyStr(v: unknown): string {
   return pyRepr(v);
 }
 
+/** A number a float field received: Python shows it with a decimal point (`2.0`). */
+class PyFloat {
+  constructor(readonly n: number) {}
+}
+
 function pyRepr(v: unknown): string {
+  if (v instanceof PyFloat) return Number.isInteger(v.n) ? `${v.n}.0` : String(v.n);
   if (v === null || v === undefined) return 'None';
   if (v === true) return 'True';
   if (v === false) return 'False';
@@ -121,7 +127,7 @@ export const py = {
       }
       const b = bounds(n, o);
       if (b) {
-        errors.push({ loc, msg: b, input });
+        errors.push({ loc, msg: b, input: typeof input === 'number' ? new PyFloat(input) : input });
         return INVALID;
       }
       return n;

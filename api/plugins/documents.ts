@@ -1,79 +1,185 @@
 /**
- * RAGFlow's document and chunk routes of a dataset: upload (multipart `file`, one or more),
- * list, delete, parse (index) and stop, and the chunks of a document. Indexing runs as a
- * Temporal workflow per document; its progress is the document's `run`/`progress`/`progress_msg`.
+ * RAGFlow's document routes of a dataset (api/apps/restful_apis/document_api.py): upload
+ * (multipart `file`, one or more; a name already in the dataset becomes `a(1).txt`), list, get
+ * (download), update (PATCH, and PUT), delete (ids or `delete_all`), parse (index) and stop.
+ * Indexing runs as a Temporal workflow per document; its progress is the document's
+ * `run`/`progress`/`progress_msg`. Codes and wording are RAGFlow's.
  */
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { documentTypeOf } from '../../src/io/knowledge/parse';
-import { AppError } from '../../src/errors';
-import type { DatasetRecord } from '../../src/io/store/knowledgeTypes';
+import type { DatasetRecord, DocumentRecord } from '../../src/io/store/knowledgeTypes';
 import type { AppDeps } from '../deps';
-import { ragflowResult } from '../envelope';
-import { pageParams } from '../paging';
+import { formatPyErrors, INVALID, py, type PyError } from '../pyValidate';
+import { jsonObjectBody, keepRawBodies, lenientBody } from '../ragflowBody';
+import { deleteRequestModel, parserConfigModel, parserConfigFor, deepMerge, uniqueName } from '../services/datasetRequests';
 import { documentView, knowledgeOf, startIndexing, stopIndexing } from '../services/knowledge';
+import { restPage, restPageSize } from './chunks';
+import { rf } from './datasets';
 
 const ragflow = { ragflow: true } as const;
-const IdsBody = z.object({ document_ids: z.array(z.string()).optional(), ids: z.array(z.string()).optional() });
+const FILE_NAME_LEN_LIMIT = 255;
 
 export interface DocumentRoutesOptions {
   /** Largest accepted file, bytes. */
   maxFileBytes?: number;
 }
 
-function ids(raw: unknown, key: 'document_ids' | 'ids'): string[] {
-  const r = IdsBody.safeParse(raw ?? {});
-  if (!r.success)
-    throw new AppError('BAD_REQUEST', `\`${key}\` should be a list of ids`, { problems: [{ path: `$.${key}`, message: 'must be a list of strings' }] });
-  return r.data[key] ?? r.data.document_ids ?? r.data.ids ?? [];
+/** RAGFlow's `filename_type`: the types it accepts on upload (only some of which we can parse). */
+const RAGFLOW_TYPES =
+  /\.(pdf|msg|eml|doc|docx|ppt|pptx|yml|xml|htm|json|jsonl|ldjson|csv|txt|ini|xls|xlsx|wps|rtf|hlp|pages|numbers|key|md|mdx|py|js|java|c|cpp|h|php|go|ts|sh|cs|kt|html|sql|epub|wav|flac|ape|alac|wavpack|wv|mp3|aac|ogg|vorbis|opus|jpg|jpeg|png|tif|gif|bmp|pcx|tga|exif|fpx|svg|psd|cdr|pcd|dxf|ufo|eps|ai|raw|wmf|webp|avif|apng|icon|ico|mpg|mpeg|avi|rm|rmvb|mov|wmv|asf|dat|asx|wvx|mpe|mpa|mp4|mkv)$/i;
+
+function storedType(name: string): string | null {
+  const t = documentTypeOf(name);
+  if (t) return t;
+  if (!RAGFLOW_TYPES.test(name)) return null;
+  return name.slice(name.lastIndexOf('.') + 1).toLowerCase();
 }
+
+const MIME: Record<string, string> = {
+  pdf: 'application/pdf',
+  txt: 'text/plain',
+  md: 'text/markdown',
+  html: 'text/html',
+  json: 'application/json',
+  csv: 'text/csv',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  eml: 'message/rfc822',
+};
+
+const DOC_CHUNK_METHODS = [
+  'naive',
+  'manual',
+  'qa',
+  'table',
+  'paper',
+  'book',
+  'laws',
+  'presentation',
+  'picture',
+  'one',
+  'knowledge_graph',
+  'email',
+  'audio',
+  'tag',
+];
+
+const metaValue = (v: unknown) => typeof v === 'string' || typeof v === 'number';
+
+/** RAGFlow's UpdateDocumentReq (strict types, unknown fields ignored). */
+const updateDocumentModel = py.model(
+  'UpdateDocumentReq',
+  {
+    name: { v: py.nullable(py.str({ strict: true, max: 65535 })) },
+    chunk_method: {
+      v: py.nullable(
+        py.pipe(py.str({ strict: true, max: 65535 }), (v, loc, errors, input) => {
+          if (v && !DOC_CHUNK_METHODS.includes(v as string)) {
+            errors.push({ loc, msg: `\`chunk_method\` ${String(v)} doesn't exist`, input });
+            return INVALID;
+          }
+          return v;
+        }),
+      ),
+    },
+    pipeline_id: { v: py.nullable(py.str({ strict: true, max: 65535 })) },
+    enabled: { v: py.nullable(py.int({ strict: true, ge: 0, le: 1 })) },
+    chunk_count: { v: py.nullable(py.int({ strict: true, ge: 0 })) },
+    token_count: { v: py.nullable(py.int({ strict: true, ge: 0 })) },
+    progress: { v: py.nullable(py.float({ strict: true, ge: 0, le: 1 })) },
+    parser_config: { v: py.nullable(parserConfigModel) },
+    meta_fields: {
+      v: py.nullable(
+        py.pipe(py.dict(), (v, loc, errors, input) => {
+          for (const x of Object.values(v as Record<string, unknown>)) {
+            if (Array.isArray(x)) {
+              if (!x.every(metaValue)) {
+                errors.push({ loc, msg: `The type is not supported in list: ${JSON.stringify(x)}`, input });
+                return INVALID;
+              }
+            } else if (!metaValue(x)) {
+              errors.push({ loc, msg: `The type is not supported: ${JSON.stringify(x)}`, input });
+              return INVALID;
+            }
+          }
+          return v;
+        }),
+      ),
+    },
+  },
+  { extra: 'ignore' },
+);
+
+const suffixOf = (name: string) => {
+  const base = name.slice(name.lastIndexOf('/') + 1).toLowerCase();
+  const dot = base.lastIndexOf('.');
+  return dot > 0 && dot < base.length - 1 ? base.slice(dot) : '';
+};
 
 export async function documentsPlugin(app: FastifyInstance, deps: AppDeps, opts: DocumentRoutesOptions = {}): Promise<void> {
   const { store } = deps;
   const k = store.knowledge;
+  keepRawBodies(app);
   await app.register(multipart, { limits: { fileSize: opts.maxFileBytes ?? 100 * 1024 * 1024, files: 64, fields: 16 } });
 
   async function dataset(request: FastifyRequest): Promise<DatasetRecord> {
     const { dataset_id } = request.params as { dataset_id: string };
     const d = await k.datasets.get(request.tenantId, dataset_id);
-    if (!d) throw new AppError('NO_PERMISSION', `You don't own the dataset ${dataset_id}.`);
+    if (!d) throw rf(102, `You don't own the dataset ${dataset_id}. `);
     return d;
   }
 
-  async function ownedDocuments(request: FastifyRequest, d: DatasetRecord, list: string[]): Promise<string[]> {
-    for (const id of list) {
-      const doc = await k.documents.get(request.tenantId, id);
-      if (!doc || doc.dataset_id !== d.id) throw new AppError('NO_PERMISSION', `You don't own the document ${id}.`);
-    }
-    return list;
-  }
+  const allDocs = async (tenantId: string, datasetId: string) =>
+    (await k.documents.list(tenantId, datasetId, { page: 1, pageSize: 0, orderby: 'create_time', desc: false })).items;
 
   app.post(
     '/api/v1/datasets/:dataset_id/documents',
-    { config: ragflow, schema: { tags: ['datasets'], summary: 'Upload documents (multipart `file`; txt, md, html, pdf); `parse=true` starts indexing' } },
+    { config: ragflow, schema: { tags: ['datasets'], summary: 'Upload documents (multipart `file`); `parse=true` starts indexing' } },
     async (request) => {
-      const d = await dataset(request);
-      if (!request.isMultipart()) throw new AppError('BAD_REQUEST', 'No file part!');
-      const files: Array<{ name: string; type: string; content: Uint8Array }> = [];
+      const { dataset_id } = request.params as { dataset_id: string };
+      const d = await k.datasets.get(request.tenantId, dataset_id);
+      if (!d) throw rf(102, `Can't find the dataset with ID ${dataset_id}!`);
+      const uploadType = String((request.query as { type?: string }).type ?? 'local').toLowerCase();
+      if (uploadType !== 'local') throw rf(101, '`type` must be one of "local", "web", or "empty".');
+      if (!request.isMultipart()) throw rf(101, 'No file part!');
+      const files: Array<{ name: string; type: string | null; content: Uint8Array }> = [];
       let parseNow = (request.query as { parse?: string }).parse === 'true';
       for await (const part of request.parts()) {
         if (part.type === 'field') {
           if (part.fieldname === 'parse') parseNow = String(part.value) === 'true';
           continue;
         }
-        const name = part.filename?.trim();
-        if (!name) throw new AppError('BAD_REQUEST', 'No file selected!');
-        const type = documentTypeOf(name);
-        if (!type) throw new AppError('BAD_REQUEST', `${name}: this type of file has not been supported yet! (supported: txt, md, html, pdf)`);
+        if (part.fieldname !== 'file') {
+          await part.toBuffer();
+          continue;
+        }
+        const name = part.filename ?? '';
         const content = new Uint8Array(await part.toBuffer());
-        if (part.file.truncated) throw new AppError('BAD_REQUEST', `${name} is larger than the upload limit`);
-        files.push({ name, type, content });
+        if (!name) throw rf(101, 'No file selected!');
+        if (Buffer.byteLength(name, 'utf8') > FILE_NAME_LEN_LIMIT) throw rf(101, `File name must be ${FILE_NAME_LEN_LIMIT} bytes or less.`);
+        if (part.file.truncated) throw rf(101, `${name} is larger than the upload limit`);
+        files.push({ name, type: storedType(name), content });
       }
-      if (files.length === 0) throw new AppError('BAD_REQUEST', 'No file part!');
-      const created = [];
-      for (const f of files)
-        created.push(await k.documents.create({ tenantId: request.tenantId, datasetId: d.id, name: f.name, type: f.type, content: f.content }));
+      if (files.length === 0) throw rf(101, 'No file part!');
+      const errors = files.filter((f) => !f.type).map((f) => `${f.name}: This type of file has not been supported yet!`);
+      const created: DocumentRecord[] = [];
+      for (const f of files) {
+        if (!f.type) continue;
+        const name = await uniqueName(
+          f.name,
+          async (candidate) =>
+            (await k.documents.list(request.tenantId, d.id, { page: 1, pageSize: 1, orderby: 'create_time', desc: false, name: candidate })).total > 0,
+        );
+        created.push(
+          await k.documents.create({ tenantId: request.tenantId, datasetId: d.id, name, type: f.type, content: f.content, parserConfig: d.parser_config }),
+        );
+      }
+      if (created.length === 0) throw rf(500, errors.join('\n'));
       if (parseNow)
         await startIndexing(
           deps,
@@ -81,7 +187,9 @@ export async function documentsPlugin(app: FastifyInstance, deps: AppDeps, opts:
           created.map((c) => c.id),
         );
       const fresh = await Promise.all(created.map(async (c) => (await k.documents.get(request.tenantId, c.id)) ?? c));
-      return ragflowResult(fresh.map((c) => documentView(c, d.chunk_method)));
+      const data = fresh.map((c) => documentView(c, d.chunk_method));
+      if (errors.length > 0) return { code: 500, message: errors.join('\n'), data };
+      return { code: 0, data };
     },
   );
 
@@ -90,41 +198,205 @@ export async function documentsPlugin(app: FastifyInstance, deps: AppDeps, opts:
     { config: ragflow, schema: { tags: ['datasets'], summary: 'List the documents of a dataset (with their indexing progress)' } },
     async (request) => {
       const d = await dataset(request);
-      const q = request.query as Record<string, string | undefined>;
-      const { items, total } = await k.documents.list(request.tenantId, d.id, {
-        ...pageParams(q, 'create_time'),
-        keywords: q.keywords,
-        id: q.id,
-        name: q.name,
+      const q = (request.query ?? {}) as Record<string, string | string[] | undefined>;
+      const first = (name: string) => (Array.isArray(q[name]) ? q[name][0] : q[name]);
+      const many = (...names: string[]) =>
+        names
+          .flatMap((n) => [q[n], q[`${n}[]`]])
+          .flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]))
+          .map((v) => String(v).trim())
+          .filter(Boolean);
+      const page = restPage(first('page'), 1);
+      const pageSize = restPageSize(first('page_size'));
+      const orderby = first('orderby') ?? 'create_time';
+      if (!['create_time', 'update_time', 'name'].includes(orderby)) throw rf(101, `invalid orderby field: ${orderby}`);
+      const desc =
+        String(first('desc') ?? 'true')
+          .trim()
+          .toLowerCase() !== 'false';
+      const RUNS: Record<string, string> = { '0': 'UNSTART', '1': 'RUNNING', '2': 'CANCEL', '3': 'DONE', '4': 'FAIL' };
+      const runs = many('run', 'run_status');
+      const invalidRuns = runs.filter((r) => !RUNS[r] && !Object.values(RUNS).includes(r));
+      if (invalidRuns.length > 0) throw rf(102, `Invalid filter run status conditions: ${invalidRuns.join(', ')}`);
+      const mc = first('metadata_condition');
+      let metaCondition: Record<string, unknown> | null = null;
+      if (mc) {
+        try {
+          metaCondition = JSON.parse(mc) as Record<string, unknown>;
+        } catch {
+          throw rf(102, 'metadata_condition must be valid JSON.');
+        }
+        if (!metaCondition || typeof metaCondition !== 'object' || Array.isArray(metaCondition)) throw rf(102, 'metadata_condition must be an object.');
+      }
+      const id = first('id');
+      const name = first('name');
+      if (id && !(await k.documents.get(request.tenantId, id).then((x) => x && x.dataset_id === d.id))) throw rf(102, `you don't own the document ${id}`);
+      if (name && (await k.documents.list(request.tenantId, d.id, { page: 1, pageSize: 1, orderby: 'create_time', desc: false, name })).total === 0)
+        throw rf(102, `you don't own the document ${name}`);
+      const ids = many('ids');
+      if (ids.length > 100) throw rf(101, 'ids must contain at most 100 IDs');
+      if (id && ids.length > 0) throw rf(102, `Should not provide both 'id':${id} and 'ids'${JSON.stringify(ids)}`);
+      const suffixes = many('suffix');
+      const result = await k.documents.list(request.tenantId, d.id, {
+        page,
+        pageSize,
+        orderby,
+        desc,
+        keywords: first('keywords') || undefined,
+        ...(id ? { id } : {}),
+        ...(name ? { name } : {}),
+        ...(ids.length ? { ids } : {}),
+        ...(runs.length ? { runs: runs.map((r) => RUNS[r] ?? r) } : {}),
+        ...(suffixes.length ? { suffixes } : {}),
       });
-      return ragflowResult({ docs: items.map((doc) => documentView(doc, d.chunk_method)), total });
+      let items = result.items;
+      const from = Number(first('create_time_from') ?? 0) || 0;
+      const to = Number(first('create_time_to') ?? 0) || 0;
+      if (from || to) items = items.filter((x) => (!from || x.create_time >= from) && (!to || x.create_time <= to));
+      if (metaCondition && Array.isArray(metaCondition.conditions) && metaCondition.conditions.length > 0) {
+        const { manualFilter, matchesMeta } = await import('../../src/io/knowledge/metaFilter');
+        const conditions = (metaCondition.conditions as Array<Record<string, unknown>>).map((c) => ({
+          key: c.name ?? c.key,
+          op: c.comparison_operator ?? c.op,
+          value: c.value,
+        }));
+        const filter = manualFilter({ method: 'manual', manual: conditions, logic: metaCondition.logic });
+        if (filter) items = items.filter((x) => matchesMeta(x.meta_fields, filter));
+      }
+      return { code: 0, message: 'success', data: { docs: items.map((doc) => documentView(doc, d.chunk_method)), total: result.total } };
     },
+  );
+
+  app.get(
+    '/api/v1/datasets/:dataset_id/documents/:document_id',
+    { config: ragflow, schema: { tags: ['datasets'], summary: 'Download a document (the file as uploaded)' } },
+    async (request, reply) => {
+      const { dataset_id, document_id } = request.params as { dataset_id: string; document_id: string };
+      const d = await k.datasets.get(request.tenantId, dataset_id);
+      if (!d) throw rf(102, 'document not found');
+      const doc = await k.documents.get(request.tenantId, document_id);
+      if (!doc) throw rf(102, 'document not found');
+      if (doc.dataset_id !== d.id) throw rf(102, `The dataset not own the document ${document_id}.`);
+      const content = await k.documents.content(doc.id);
+      if (!content || content.byteLength === 0) return { code: 102, message: 'This file is empty.' };
+      const ext = doc.name.slice(doc.name.lastIndexOf('.') + 1).toLowerCase();
+      return reply
+        .header('content-type', MIME[ext] ?? 'application/octet-stream')
+        .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(doc.name)}`)
+        .send(Buffer.from(content));
+    },
+  );
+
+  const update = async (request: FastifyRequest) => {
+    const { dataset_id, document_id } = request.params as { dataset_id: string; document_id: string };
+    const req = lenientBody(request);
+    if ('name' in req && req.name === null) throw rf(102, 'Field: <name> - Message: <Input should be a valid string> - Value: <None>');
+    const d = await k.datasets.get(request.tenantId, dataset_id);
+    if (!d) throw rf(102, "you don't own the dataset");
+    const doc = await k.documents.get(request.tenantId, document_id);
+    if (!doc || doc.dataset_id !== d.id) throw rf(102, "the dataset doesn't own the document");
+    const errors: PyError[] = [];
+    const v = updateDocumentModel(req, [], errors);
+    if (v === INVALID || errors.length > 0) throw rf(102, formatPyErrors(errors));
+    const u = v as Record<string, unknown>;
+    if (u.chunk_count != null && u.chunk_count !== doc.chunk_count) throw rf(102, "can't change `chunk_count`");
+    if (u.token_count != null && u.token_count !== doc.token_count) throw rf(102, "can't change `token_count`");
+    if (u.progress != null && Math.abs((u.progress as number) - doc.progress) > 1e-9) throw rf(102, "can't change `progress`");
+    if ('name' in req && req.name !== doc.name) {
+      const name = req.name as string;
+      if (Buffer.byteLength(name, 'utf8') > FILE_NAME_LEN_LIMIT) throw rf(101, `File name must be ${FILE_NAME_LEN_LIMIT} bytes or less.`);
+      if (suffixOf(name) !== suffixOf(doc.name)) throw rf(101, "The extension of file can't be changed");
+      const same = await k.documents.list(request.tenantId, d.id, { page: 1, pageSize: 0, orderby: 'create_time', desc: false, name });
+      if (same.items.some((x) => x.name === name)) throw rf(102, 'Duplicated document name in the same dataset.');
+    }
+    if ('chunk_method' in req && typeof req.chunk_method === 'string' && req.chunk_method.length === 0)
+      throw rf(102, '`chunk_method` (empty string) is not valid');
+    if ('meta_fields' in req) await k.documents.update(request.tenantId, doc.id, { metaFields: (u.meta_fields as Record<string, unknown> | null) ?? {} });
+    if ('name' in req && req.name !== doc.name) await k.documents.update(request.tenantId, doc.id, { name: req.name as string });
+    if (u.parser_config) {
+      const given = req.parser_config as Record<string, unknown>;
+      await k.documents.update(request.tenantId, doc.id, { parserConfig: deepMerge(doc.parser_config, given) });
+    }
+    const method = u.chunk_method as string | null | undefined;
+    if (method) {
+      const current = doc.chunk_method ?? d.chunk_method;
+      if (current.toLowerCase() !== method.toLowerCase()) {
+        await stopIndexing(deps, [doc.id]);
+        await k.documents.update(request.tenantId, doc.id, { chunkMethod: method });
+        await k.documents.setProgress(doc.id, { run: 'UNSTART', progress: 0, msg: '', chunkCount: 0, tokenCount: 0 });
+        await k.chunks.deleteForDocument(doc.id);
+        await knowledgeOf(deps).index.removeDocuments(request.tenantId, [doc.id]);
+      }
+      if (!u.parser_config) await k.documents.update(request.tenantId, doc.id, { parserConfig: parserConfigFor(method, null) });
+    }
+    if ('enabled' in req && u.enabled != null) {
+      const status = String(u.enabled);
+      if (doc.status !== status) {
+        await k.documents.update(request.tenantId, doc.id, { status });
+        const chunks = await k.chunks.list(request.tenantId, doc.id, { page: 1, pageSize: 100000 });
+        for (const c of chunks.items) await k.chunks.edit(request.tenantId, c.id, { available: status === '1' });
+      }
+    }
+    const fresh = await k.documents.get(request.tenantId, doc.id);
+    if (!fresh) throw rf(102, `Can not get document by id:${doc.id}`);
+    return { code: 0, data: documentView(fresh, d.chunk_method) };
+  };
+  app.patch('/api/v1/datasets/:dataset_id/documents/:document_id', { config: ragflow, schema: { tags: ['datasets'], summary: 'Update a document' } }, update);
+  app.put(
+    '/api/v1/datasets/:dataset_id/documents/:document_id',
+    { config: ragflow, schema: { tags: ['datasets'], summary: 'Update a document (as PATCH)' } },
+    update,
   );
 
   app.delete(
     '/api/v1/datasets/:dataset_id/documents',
-    { config: ragflow, schema: { tags: ['datasets'], summary: 'Delete documents ({ids})' } },
+    { config: ragflow, schema: { tags: ['datasets'], summary: 'Delete documents ({ids}, or {delete_all: true})' } },
     async (request) => {
+      const raw = jsonObjectBody(request);
+      const errors: PyError[] = [];
+      const v = deleteRequestModel(false)(raw, [], errors);
+      if (v === INVALID || errors.length > 0) throw rf(101, formatPyErrors(errors));
       const d = await dataset(request);
-      const list = await ownedDocuments(request, d, ids(request.body, 'ids'));
-      await stopIndexing(deps, list);
-      const deleted = await k.documents.delete(request.tenantId, d.id, list);
+      const { ids: given, delete_all } = v as { ids: string[] | null; delete_all: boolean };
+      let ids = given ?? [];
+      if (!delete_all && ids.length === 0) throw rf(102, `should either provide doc ids or set delete_all(true), dataset: ${d.id}. `);
+      if (ids.length > 0 && delete_all) throw rf(102, `should not provide both doc ids and delete_all(true), dataset: ${d.id}. `);
+      const docs = await allDocs(request.tenantId, d.id);
+      if (delete_all) ids = docs.map((x) => x.id);
+      const have = new Set(docs.map((x) => x.id));
+      const invalid = ids.filter((x) => !have.has(x));
+      if (invalid.length > 0) throw rf(102, `These documents do not belong to dataset ${d.id} or Document not found: ${invalid.join(', ')}`);
+      await stopIndexing(deps, ids);
+      const deleted = await k.documents.delete(request.tenantId, d.id, ids);
       await knowledgeOf(deps).index.removeDocuments(request.tenantId, deleted);
-      return { code: 0 };
+      return { code: 0, data: { deleted: deleted.length } };
     },
   );
 
+  async function documentIds(request: FastifyRequest, d: DatasetRecord): Promise<string[]> {
+    const req = lenientBody(request);
+    const list = req.document_ids;
+    if (!Array.isArray(list) || list.length === 0) throw rf(102, '`document_ids` is required');
+    const ids = list.map(String);
+    const have = new Set((await allDocs(request.tenantId, d.id)).map((x) => x.id));
+    for (const id of ids) if (!have.has(id)) throw rf(102, `Documents not found: ['${id}']`);
+    return [...new Set(ids)];
+  }
+
   const parseRoute = async (request: FastifyRequest) => {
     const d = await dataset(request);
-    const list = await ownedDocuments(request, d, ids(request.body, 'document_ids'));
-    if (list.length === 0) throw new AppError('BAD_REQUEST', '`document_ids` is required');
-    await startIndexing(deps, request.tenantId, list);
+    const ids = await documentIds(request, d);
+    await startIndexing(deps, request.tenantId, ids);
     return { code: 0 };
   };
   const stopRoute = async (request: FastifyRequest) => {
     const d = await dataset(request);
-    const list = await ownedDocuments(request, d, ids(request.body, 'document_ids'));
-    await stopIndexing(deps, list);
+    const ids = await documentIds(request, d);
+    const docs = await Promise.all(ids.map((id) => k.documents.get(request.tenantId, id)));
+    const notRunning = docs.filter((x) => x && x.run !== 'RUNNING' && x.progress <= 0);
+    if (notRunning.length > 0 && notRunning.length === docs.length) throw rf(102, "Can't stop parsing document that has not started or already completed");
+    await stopIndexing(deps, ids);
+    for (const x of docs) if (x && x.run === 'RUNNING') await k.documents.setProgress(x.id, { run: 'CANCEL' });
     return { code: 0 };
   };
   app.post(
