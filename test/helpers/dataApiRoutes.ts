@@ -211,6 +211,28 @@ export function jin10(req: RecordedRequest, path: string): Answer {
   return json({ status: 404, message: 'not found', data: null }, 404);
 }
 
+/** East Money's site search (what akshare's stock_news_em reads): JSONP wrapping `result.cmsArticleWebOld`. */
+export function eastmoney(req: RecordedRequest, path: string): Answer {
+  if (path !== '/search/jsonp') return html('<h1>404</h1>', 404);
+  const param = JSON.parse(req.query.param ?? '{}') as { keyword?: string; param?: { cmsArticleWebOld?: { pageSize?: number } } };
+  const keyword = param.keyword ?? '';
+  if (keyword === 'ratelimit') return html('<html><body>503 Service Temporarily Unavailable</body></html>', 503);
+  const size = param.param?.cmsArticleWebOld?.pageSize ?? 10;
+  const articles = Array.from({ length: Math.min(size, 12) }, (_, i) => ({
+    date: `2026-11-2${i % 4} 09:3${i % 10}:00`,
+    title: `<em>${keyword}</em> 新闻 ${i + 1}`,
+    content: `第${i + 1}条：<em>${keyword}</em>\u3000公告内容\r\n更多`,
+    mediaName: '东方财富网',
+    code: `20261124${String(i).padStart(4, '0')}`,
+    image: '',
+  }));
+  return {
+    status: 200,
+    contentType: 'text/javascript; charset=utf-8',
+    body: `${req.query.cb}(${JSON.stringify({ code: 0, msg: '', hitsTotal: articles.length, result: { cmsArticleWebOld: articles } })})`,
+  };
+}
+
 export function pages(_req: RecordedRequest, path: string, base: string): Answer {
   if (path === '/article')
     return html(

@@ -6,7 +6,7 @@
  */
 import { json, startStandIn, type Answer, type RecordedRequest, type StandIn } from './httpStandIn';
 import { arxiv, bgpt, bing, github, keenable, pubmed, querit, serpapi } from './searchApiRoutes';
-import { deepl, jin10, pages, qweather, qweatherGeo, tushare, yahoo, yahooCookie } from './dataApiRoutes';
+import { deepl, eastmoney, jin10, pages, qweather, qweatherGeo, tushare, yahoo, yahooCookie } from './dataApiRoutes';
 
 /** The term of a request: the query whatever the service calls it. */
 export function termOf(req: RecordedRequest): string | undefined {
@@ -22,7 +22,8 @@ export function termOf(req: RecordedRequest): string | undefined {
     req.query.location ??
     yahooSymbol ??
     (typeof body.query === 'string' ? body.query : undefined) ??
-    (Array.isArray(body.text) ? String(body.text[0]) : undefined)
+    (Array.isArray(body.text) ? String(body.text[0]) : undefined) ??
+    (req.query.param ? (JSON.parse(req.query.param) as { keyword?: string }).keyword : undefined)
   );
 }
 
@@ -68,6 +69,8 @@ export async function startToolServices(): Promise<ToolServices> {
         return tushare(req);
       case 'jin10':
         return jin10(req, path);
+      case 'eastmoney':
+        return eastmoney(req, path);
       case 'pages':
         return pages(req, path, `${base}/pages`);
       default:
@@ -93,6 +96,7 @@ export async function startToolServices(): Promise<ToolServices> {
     QWEATHER_BASE_URL: `${base}/qweather`,
     TUSHARE_BASE_URL: `${base}/tushare`,
     JIN10_BASE_URL: `${base}/jin10`,
+    AKSHARE_BASE_URL: `${base}/eastmoney`,
   };
   return Object.assign(s, { env });
 }

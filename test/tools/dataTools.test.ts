@@ -1,8 +1,8 @@
 /**
  * The finance, utility and web clients of RAGFlow's tool catalog (YahooFinance, DeepL, QWeather,
- * TuShare, Jin10, Crawler) against local stand-ins of their services, and the two RAGFlow tools
- * this build does not run (AkShare, WenCai): what each sends, what it answers, how each
- * service's refusals and rate limits map to TOOL_* errors.
+ * TuShare, Jin10, Crawler, AkShare) against local stand-ins of their services, and WenCai, which
+ * this build does not run: what each sends, what it answers, how each service's refusals and rate
+ * limits map to TOOL_* errors.
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -175,9 +175,28 @@ describe('Crawler', () => {
   });
 });
 
-describe('tools this build does not run', () => {
-  it.each(['AkShare', 'WenCai'])('%s fails with COMPONENT_UNSUPPORTED naming what to use instead', async (name) => {
-    const e = await refused(call(RAGFLOW_TOOL_EXECUTORS[name]!, { args: { query: '600519' } }), 'COMPONENT_UNSUPPORTED', false);
+describe('AkShare and WenCai', () => {
+  it("AkShare: East Money's search JSONP, as akshare calls it; RAGFlow's rendering of the top_n news", async () => {
+    const r = await call(RAGFLOW_TOOL_EXECUTORS.AkShare!, { params: { top_n: 2 }, args: { query: '600519' } });
+    const [req] = svc.requestsFor('600519');
+    expect(req!.path).toBe('/eastmoney/search/jsonp');
+    expect(JSON.parse(req!.query.param!)).toMatchObject({
+      keyword: '600519',
+      type: ['cmsArticleWebOld'],
+      param: { cmsArticleWebOld: { pageIndex: 1, pageSize: 10 } },
+    });
+    expect(r.text).toBe(
+      [
+        '<a href="http://finance.eastmoney.com/a/202611240000.html">600519 新闻 1</a>\n 新闻内容: 第1条：600519 公告内容 更多 \n发布时间:2026-11-20 09:30:00 \n文章来源: 东方财富网',
+        '<a href="http://finance.eastmoney.com/a/202611240001.html">600519 新闻 2</a>\n 新闻内容: 第2条：600519 公告内容 更多 \n发布时间:2026-11-21 09:31:00 \n文章来源: 东方财富网',
+      ].join('\n\n'),
+    );
+    expect(r.outputs.json).toHaveLength(2);
+    await refused(call(RAGFLOW_TOOL_EXECUTORS.AkShare!, { args: { query: 'ratelimit' } }), 'TOOL_UNAVAILABLE', true);
+  });
+
+  it('WenCai fails with COMPONENT_UNSUPPORTED naming what to use instead', async () => {
+    const e = await refused(call(RAGFLOW_TOOL_EXECUTORS.WenCai!, { args: { query: '600519' } }), 'COMPONENT_UNSUPPORTED', false);
     expect(e.message).toMatch(/use YahooFinance/);
   });
 });

@@ -184,7 +184,7 @@ describe('the catalog as Agent tools', () => {
       '[EN-GB] 谢谢',
       '"temp":"6"',
       '# Durable workflows',
-      'Error: AkShare cannot run in this build',
+      '<a href="http://finance.eastmoney.com/a/202611240000.html">600519 新闻 1</a>',
     ];
     expected.forEach((text, i) => expect(results[i], tools[i]![0]).toContain(text));
     const cited = Object.values(r.reference!.chunks).map((c) => c.url);

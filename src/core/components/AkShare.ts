@@ -1,7 +1,7 @@
 /**
- * AkShare: RAGFlow's news of a Chinese A-share stock through the akshare Python library. It loads
- * and validates; running it fails with COMPONENT_UNSUPPORTED (akshare scrapes East Money pages, no
- * stable API to speak), naming the tools to use instead. Params follow RAGFlow's AkShareParam.
+ * AkShare: the latest news of a Chinese A-share stock from East Money, as RAGFlow's akshare call
+ * gets them (src/io/tools/akshare.ts), as a canvas node or an Agent tool. Params follow RAGFlow's
+ * AkShareParam.
  */
 import { z } from 'zod';
 import { lazySchema } from '../dsl/lazySchema';
@@ -16,7 +16,7 @@ export const AkShare = searchComponent<AkShareParams>({
   name: 'AkShare',
   params: AkShareParams,
   queryIsInput: true,
-  outputs: ['formalized_content'],
+  outputs: ['formalized_content', 'json'],
   tool: {
     name: 'akshare_stock_news',
     description: 'AkShare retrieves the latest news articles for a given Chinese A-share stock from East Money (东方财富).',

@@ -2,6 +2,7 @@
  * Executors of RAGFlow's `agent/tools` catalog beyond the first ones wired in activities/tools.ts,
  * keyed by `component_name`; each speaks its service's own protocol (see its file).
  */
+import { akshareStockNews } from './akshare';
 import { arxivSearch } from './arxiv';
 import { bgptSearch } from './bgpt';
 import { bingSearch } from './bing';
@@ -17,11 +18,11 @@ import { pubmedSearch } from './pubmed';
 import { qweather } from './qweather';
 import { queritContents, queritSearch } from './querit';
 import { tushareNews } from './tushare';
-import { akshareUnsupported, wencaiUnsupported } from './unsupported';
+import { wencaiUnsupported } from './unsupported';
 import { yahooFinance } from './yahooFinance';
 
 export const RAGFLOW_TOOL_EXECUTORS: Readonly<Record<string, ToolExecutor>> = {
-  AkShare: akshareUnsupported,
+  AkShare: akshareStockNews,
   ArXiv: arxivSearch,
   BGPT: bgptSearch,
   Bing: bingSearch,
