@@ -38,6 +38,8 @@ export interface BenchEnvironment {
   worker: Worker;
   activities: ReturnType<typeof createActivities>;
   taskQueue: string;
+  /** The dev server's frontend (another worker, e.g. the floor harness's, can join it). */
+  address: string;
   close(): Promise<void>;
 }
 
@@ -66,7 +68,10 @@ export async function startBenchEnvironment(env: Record<string, string> = {}, op
   const cli = await obtainTemporalCli({ projectRoot: root });
   if (!cli) throw new Error('no Temporal CLI');
   const server = await startDevServer({ cliPath: cli.path });
-  const connection = await Connection.connect({ address: server.address });
+  // As `npm start` runs both halves: the API's client shares the worker's NativeConnection (eager
+  // workflow starts); BENCH_GRPC_JS_CLIENT=1 gives it its own @grpc/grpc-js connection instead.
+  const workerConnection = await NativeConnection.connect({ address: server.address });
+  const connection = process.env.BENCH_GRPC_JS_CLIENT === '1' ? await Connection.connect({ address: server.address }) : workerConnection;
   const client = new Client({ connection });
   const created = createActivities({ store, llm: llmSettingsFromEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: 'x' }), log: silentLogger, env });
   const activities = opts.wrapActivities ? opts.wrapActivities(created) : created;
@@ -77,7 +82,7 @@ export async function startBenchEnvironment(env: Record<string, string> = {}, op
   const worker = await Worker.create({
     ...WORKER_TUNING,
     ...tried,
-    connection: await NativeConnection.connect({ address: server.address }),
+    connection: workerConnection,
     taskQueue,
     workflowsPath: workflowsPath(root),
     bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] },
@@ -91,10 +96,12 @@ export async function startBenchEnvironment(env: Record<string, string> = {}, op
     worker,
     activities,
     taskQueue,
+    address: server.address,
     close: async () => {
       await llm.stop();
       await store.close();
-      await connection.close();
+      if (connection !== workerConnection) await connection.close();
+      await workerConnection.close();
       await server.stop();
     },
   };

@@ -1,18 +1,32 @@
 /**
- * Orchestration benchmarks (`npm run bench`): what Temporal adds per node over the same engine run
- * in-process, time-to-first-token added over the raw model stream, and runs per second of one
- * worker. The model is the scripted OpenAI-compatible server with zero latency, so the numbers
- * are orchestration only. Prints a table; asserts nothing.
+ * Orchestration benchmarks (`npm run bench`): agent-canvas beside a bare Temporal harness (the
+ * floor, bench/floor/) on the same dev server, in the same process and run, interleaved so
+ * that load from elsewhere hits both alike; every figure is printed with its ratio to the floor.
+ * What a node, a run, the first token and throughput cost, and the round trips behind them
+ * (history events, workflow tasks, local activities, store statements). The model is the scripted
+ * OpenAI-compatible server with zero latency, so the numbers are orchestration only. Prints
+ * tables; asserts nothing.
  */
+import os from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import type { WorkflowHandle } from '@temporalio/client';
 import OpenAI from 'openai';
 import { silentLogger } from '../src/io/log';
 import { buildApp } from '../api/app';
 import type { LlmChatRequest } from '../src/core/components/callContracts';
 import { compileCanvas, runInProcess, type CallResult, type EngineCall } from '../src/core/engine';
 import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
+import type { CanvasRecord } from '../src/io/store/contract';
 import { dsl } from '../test/helpers/canvasKit';
-import { median, printTable, REPEATS, runBench, startBenchEnvironment, startBenchRun } from './common';
+import { median, REPEATS, runBench, startBenchEnvironment, startBenchRun } from './common';
+import { createFloorWorker, floorStartToActivity, runsPerSecond, slope, timeFloor } from './floor/harness';
+import { DbMeter } from './startPhases';
+
+/** Chain lengths the per-node slope is fitted over (BENCH_CHAIN=1,11,21). */
+const CHAIN = (process.env.BENCH_CHAIN ?? '1,11').split(',').map(Number);
+const LANES = 20;
+const RUNS = Number(process.env.BENCH_RUNS ?? 100);
 
 function chain(kind: 'activity' | 'inline', n: number): Record<string, unknown> {
   const nodes: Record<string, { name: string; params?: Record<string, unknown>; downstream?: string[] }> = { begin: { name: 'Begin', downstream: ['N:0'] } };
@@ -26,116 +40,211 @@ function chain(kind: 'activity' | 'inline', n: number): Record<string, unknown> 
   return dsl(nodes, { variables: { n: { name: 'n', type: 'number', value: 0 } } });
 }
 
+function streamCanvas(sysPrompt: string): Record<string, unknown> {
+  return dsl({
+    begin: { name: 'Begin', downstream: ['LLM:a'] },
+    'LLM:a': { name: 'LLM', params: { llm_id: 'b@OpenAI', sys_prompt: sysPrompt }, downstream: ['Message:m'] },
+    'Message:m': { name: 'Message', params: { content: ['{LLM:a@content}'] } },
+  });
+}
+
+/** Repeats `f` (two warm-ups dropped) and answers the median of each of its figures. */
+async function medians<K extends string>(repeats: number, f: () => Promise<Record<K, number>>): Promise<Record<K, number>> {
+  const seen = new Map<K, number[]>();
+  for (let r = 0; r < repeats + 2; r++) {
+    const x = await f();
+    if (r < 2) continue;
+    for (const [k, v] of Object.entries(x) as Array<[K, number]>) seen.set(k, [...(seen.get(k) ?? []), v]);
+  }
+  return Object.fromEntries([...seen].map(([k, xs]) => [k, median(xs)])) as Record<K, number>;
+}
+
+/** What one run's history holds, by kind. */
+async function historyCounts(handle: WorkflowHandle): Promise<Record<string, number>> {
+  const history = await handle.fetchHistory();
+  const events = history.events ?? [];
+  const has = (e: object, attr: string) => (e as Record<string, unknown>)[attr] != null;
+  return {
+    'history events': events.length,
+    'workflow tasks': events.filter((e) => has(e, 'workflowTaskCompletedEventAttributes')).length,
+    'local activities': events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length,
+    activities: events.filter((e) => has(e, 'activityTaskScheduledEventAttributes')).length,
+  };
+}
+
+function table(title: string, header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  process.stdout.write(`\n${title}\n`);
+  for (const r of [header, ...rows]) process.stdout.write(`  ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}\n`);
+}
+
+const ms = (x: number) => x.toFixed(1);
+const ratio = (ours: number, floor: number) => `${(ours / floor).toFixed(2)}×`;
+
 async function main(): Promise<void> {
-  const bench = await startBenchEnvironment();
+  const load = [os.loadavg()[0]!];
+  const meter = new DbMeter();
+  const bench = await startBenchEnvironment({}, { wrapDb: (db) => meter.wrap(db) });
   const { llm, store, client, worker, activities } = bench;
+  const floor = await createFloorWorker(bench.address);
+  /** When the model sent the token-path canvas's first token (performance.now()). */
+  let modelFirstToken = 0;
+  llm.when((call) =>
+    call.body.messages.some((m) => m.content === 'tokenpath')
+      ? // Held until the run waits on the stream, so what is timed is the token's way alone.
+        { until: delay(30).then(() => (modelFirstToken = performance.now())), then: { content: 'ok and more' } }
+      : undefined,
+  );
   llm.when(() => ({ content: 'ok' }));
-  const deps = { store, client, taskQueue: 'bench', settings: DEFAULT_RUN_SETTINGS };
+  const deps = { store, client, taskQueue: bench.taskQueue, settings: DEFAULT_RUN_SETTINGS };
   const mockEnv = new MockActivityEnvironment();
   const exec = async (call: EngineCall): Promise<CallResult> => {
     const value = await mockEnv.run(activities.llmChat, call.call.request as LlmChatRequest, { maxRetries: 0 });
     return { callId: call.callId, ok: true, value };
   };
-  const rows: Array<[string, string]> = [];
-
-  await worker.runUntil(async () => {
-    // Per-node overhead is the slope between a short and a long chain (the fixed cost of starting
-    // and closing a run cancels out); the fixed cost is what a one-node run adds.
-    const time = async (kind: 'activity' | 'inline', n: number) => {
-      const canvasDsl = chain(kind, n);
-      const compiled = compileCanvas(canvasDsl);
-      if (!compiled.ok) throw new Error('bench canvas invalid');
-      const record = await store.canvases.create({ tenantId: 'bench', title: `chain-${kind}-${n}`, dsl: canvasDsl });
-      const local: number[] = [];
-      const temporal: number[] = [];
-      for (let r = 0; r < REPEATS + 2; r++) {
-        let t = performance.now();
-        await runInProcess(compiled.canvas, { runId: `r${r}`, messageId: 'm', query: 'q' }, exec);
-        const a = performance.now() - t;
-        t = performance.now();
-        const handle = await startBenchRun(deps, record);
-        await handle.result();
-        const b = performance.now() - t;
-        if (r >= 2) {
-          local.push(a);
-          temporal.push(b);
-        }
-      }
-      return { local: median(local), temporal: median(temporal) };
-    };
-    for (const kind of ['activity', 'inline'] as const) {
-      const short = await time(kind, 1);
-      const long = await time(kind, 11);
-      const perNodeTemporal = (long.temporal - short.temporal) / 10;
-      const perNodeLocal = (long.local - short.local) / 10;
-      rows.push([`${kind} node: in-process engine, ms per node`, perNodeLocal.toFixed(1)]);
-      rows.push([`${kind} node: Temporal workflow, ms per node`, perNodeTemporal.toFixed(1)]);
-      rows.push([`${kind} node: orchestration overhead, ms per node (median-based)`, (perNodeTemporal - perNodeLocal).toFixed(1)]);
-      if (kind === 'inline') rows.push(['fixed cost of a run (start, finalize, result), ms', (short.temporal - short.local).toFixed(1)]);
-    }
-
-    // Time to first token: raw model stream vs our API's SSE stream.
-    const raw = new OpenAI({ baseURL: llm.url, apiKey: 'x', maxRetries: 0 });
-    const rawTtft: number[] = [];
-    for (let r = 0; r < REPEATS; r++) {
-      const t = performance.now();
-      const stream = await raw.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true });
-      for await (const _ of stream) {
-        rawTtft.push(performance.now() - t);
-        break;
-      }
-    }
-    await store.tenants.addApiKey('bench', 'bench-key');
-    const app = await buildApp({ store, temporal: client, taskQueue: 'bench', runSettings: DEFAULT_RUN_SETTINGS, log: silentLogger });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-    const streamDsl = dsl({
-      begin: { name: 'Begin', downstream: ['LLM:a'] },
-      'LLM:a': { name: 'LLM', params: { llm_id: 'b@OpenAI' }, downstream: ['Message:m'] },
-      'Message:m': { name: 'Message', params: { content: ['{LLM:a@content}'] } },
-    });
-    const agent = await store.canvases.create({ tenantId: 'bench', title: 'ttft', dsl: streamDsl });
-    const apiTtft: number[] = [];
-    for (let r = 0; r < REPEATS; r++) {
-      const t = performance.now();
-      const res = await fetch(`${base}/api/v1/agents/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: 'Bearer bench-key', 'content-type': 'application/json' },
-        body: JSON.stringify({ agent_id: agent.id, query: 'hi', stream: true }),
-      });
-      const reader = res.body!.getReader();
-      let buf = '';
-      let got = false;
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buf += new TextDecoder().decode(value);
-        if (!got && buf.includes('"event":"message"')) {
-          apiTtft.push(performance.now() - t);
-          got = true;
-        }
-      }
-    }
-    rows.push(['time to first token, raw model stream, median ms', median(rawTtft).toFixed(1)]);
-    rows.push(['time to first token through API + Temporal (new run), median ms', median(apiTtft).toFixed(1)]);
-    rows.push(['time to first token added, median ms', (median(apiTtft) - median(rawTtft)).toFixed(1)]);
-
-    // Throughput: many small runs at once on one worker.
-    const total = Number(process.env.BENCH_RUNS ?? 100);
-    const small = await store.canvases.create({ tenantId: 'bench', title: 'throughput', dsl: streamDsl });
+  const figures: string[][] = [];
+  const counts: string[][] = [];
+  const timeRun = async (record: CanvasRecord) => {
     const t = performance.now();
-    await Promise.all(
-      Array.from({ length: total }, async () => {
-        const handle = await startBenchRun(deps, small);
-        await handle.result();
-      }),
-    );
-    const seconds = (performance.now() - t) / 1000;
-    rows.push([`runs per second, one worker (${total} runs of Begin → LLM → Message)`, (total / seconds).toFixed(1)]);
-    await app.close();
-  });
+    await (await startBenchRun(deps, record)).result();
+    return performance.now() - t;
+  };
 
-  printTable(`agent-canvas orchestration benchmark (${REPEATS} repeats, zero-latency scripted model)`, rows);
+  await floor.worker.runUntil(
+    worker.runUntil(async () => {
+      // Per node: the slope over chains of several lengths (a run's fixed cost cancels out).
+      const points = { floorActivity: [], floorLocal: [], ours: [], oursInline: [], inProcess: [] } as Record<string, Array<[number, number]>>;
+      let fixedOurs = 0;
+      for (const n of CHAIN) {
+        const activityDsl = chain('activity', n);
+        const compiled = compileCanvas(activityDsl);
+        if (!compiled.ok) throw new Error('bench canvas invalid');
+        const activityCanvas = await store.canvases.create({ tenantId: 'bench', title: `chain-activity-${n}`, dsl: activityDsl });
+        const inlineCanvas = await store.canvases.create({ tenantId: 'bench', title: `chain-inline-${n}`, dsl: chain('inline', n) });
+        const m = await medians(REPEATS, async () => {
+          const t = performance.now();
+          await runInProcess(compiled.canvas, { runId: 'local', messageId: 'm', query: 'q' }, exec);
+          const inProcess = performance.now() - t;
+          return {
+            floorActivity: await timeFloor(floor.client, floor, 'floorChain', [n, 'activity']),
+            floorLocal: await timeFloor(floor.client, floor, 'floorChain', [n, 'local+activity']),
+            ours: await timeRun(activityCanvas),
+            oursInline: await timeRun(inlineCanvas),
+            inProcess,
+          };
+        });
+        for (const k of Object.keys(points)) points[k]!.push([n, m[k as keyof typeof m]]);
+        if (n === CHAIN[0]) fixedOurs = m.oursInline;
+        // Round trips of one run of this chain (store statements counted around it alone).
+        meter.reset();
+        const handle = await startBenchRun(deps, activityCanvas);
+        await handle.result();
+        const statements = [...meter.byLabel].map(([label, s]) => ({ write: /^(INSERT|UPDATE|WITH|DELETE)|pg_notify/.test(label), count: s.count }));
+        counts.push(
+          Object.entries({
+            ...(await historyCounts(handle)),
+            'store writes': statements.filter((s) => s.write).reduce((a, s) => a + s.count, 0),
+            'store reads': statements.filter((s) => !s.write).reduce((a, s) => a + s.count, 0),
+          }).map(([k, v]) => `${n}|${k}|${v}`),
+        );
+      }
+      const perFloor = slope(points.floorActivity!);
+      const perFloorLocal = slope(points.floorLocal!);
+      const perOurs = slope(points.ours!);
+      figures.push([
+        'per activity node, ms (vs one activity; vs local activity + activity)',
+        `${ms(perFloor)}; ${ms(perFloorLocal)}`,
+        ms(perOurs),
+        `${ratio(perOurs, perFloor)}; ${ratio(perOurs, perFloorLocal)}`,
+      ]);
+      figures.push(['per inline node, ms', '0', ms(slope(points.oursInline!)), '—']);
+      figures.push(['  (same activity node run by the in-process engine, ms)', '', ms(slope(points.inProcess!)), '']);
+
+      // Fixed cost of a run: an empty workflow against a run of Begin → one inline node.
+      const empty = await medians(REPEATS, async () => ({ floor: await timeFloor(floor.client, floor, 'floorEmpty') }));
+      figures.push([
+        `fixed cost per run, ms (empty workflow; Begin → one inline node, start → result)`,
+        ms(empty.floor),
+        ms(fixedOurs),
+        ratio(fixedOurs, empty.floor),
+      ]);
+
+      // Time to first token: the floor's start → activity running against API request → first
+      // `message` event, less the raw model stream's own time to first token.
+      const raw = new OpenAI({ baseURL: llm.url, apiKey: 'x', maxRetries: 0 });
+      await store.tenants.addApiKey('bench', 'bench-key');
+      const app = await buildApp({ store, temporal: client, taskQueue: bench.taskQueue, runSettings: DEFAULT_RUN_SETTINGS, log: silentLogger });
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+      const agent = await store.canvases.create({ tenantId: 'bench', title: 'ttft', dsl: streamCanvas('answer') });
+      const tokenAgent = await store.canvases.create({ tenantId: 'bench', title: 'token path', dsl: streamCanvas('tokenpath') });
+      /** API request → first `message` event at the client, and that moment (performance.now()). */
+      const firstMessage = async (agentId: string): Promise<{ after: number; at: number }> => {
+        const t = performance.now();
+        const res = await fetch(`${base}/api/v1/agents/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer bench-key', 'content-type': 'application/json' },
+          body: JSON.stringify({ agent_id: agentId, query: 'hi', stream: true }),
+        });
+        const reader = res.body!.getReader();
+        const decoder = new TextDecoder();
+        let buf = '';
+        let at = 0;
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buf += decoder.decode(value, { stream: true });
+          if (at === 0 && buf.includes('"event":"message"')) at = performance.now();
+        }
+        if (at === 0) throw new Error('the stream had no message event');
+        return { after: at - t, at };
+      };
+      const ttft = await medians(REPEATS, async () => {
+        const t = performance.now();
+        const stream = await raw.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true });
+        let rawTtft = 0;
+        for await (const _ of stream) {
+          rawTtft ||= performance.now() - t;
+        }
+        const api = await firstMessage(agent.id);
+        const token = await firstMessage(tokenAgent.id);
+        return { floor: await floorStartToActivity(floor.client, floor), raw: rawTtft, api: api.after, tokenPath: token.at - modelFirstToken };
+      });
+      const added = ttft.api - ttft.raw;
+      figures.push([
+        'added time to first token, ms (start → activity running; request → first message − raw model)',
+        ms(ttft.floor),
+        ms(added),
+        ratio(added, ttft.floor),
+      ]);
+      figures.push(['model first token → client first token, ms', '—', ms(ttft.tokenPath), '—']);
+
+      // Throughput: LANES clients, each starting its next run when its last one ended.
+      const small = await store.canvases.create({ tenantId: 'bench', title: 'throughput', dsl: streamCanvas('answer') });
+      const floorRps = await runsPerSecond(LANES, RUNS, () => timeFloor(floor.client, floor, 'floorChain', [1, 'activity']));
+      const oursRps = await runsPerSecond(LANES, RUNS, () => timeRun(small));
+      figures.push([
+        `runs/s, one worker, ${LANES} concurrent clients (one activity; Begin → LLM → Message)`,
+        floorRps.toFixed(1),
+        oursRps.toFixed(1),
+        ratio(oursRps, floorRps),
+      ]);
+      await app.close();
+    }),
+  );
+  load.push(os.loadavg()[0]!);
+  const title = `agent-canvas beside bare Temporal on the same dev server (${REPEATS} repeats, medians; chains of ${CHAIN.join(', ')} nodes; zero-latency scripted model; ${os.cpus().length} cores, load ${load.map((l) => l.toFixed(1)).join(' → ')})`;
+  table(title, ['metric', 'floor', 'agent-canvas', 'ratio'], figures);
+  // Round trips per run (the shortest chain: Begin → one LLM node) and per further LLM node.
+  const byChain = new Map(counts.map((c) => [Number(c[0]!.split('|')[0]), new Map(c.map((x) => [x.split('|')[1]!, Number(x.split('|')[2])]))]));
+  const [first, last] = [CHAIN[0]!, CHAIN[CHAIN.length - 1]!];
+  const rows = [...byChain.get(first)!.keys()].map((k) => {
+    const a = byChain.get(first)!.get(k)!;
+    const b = byChain.get(last)!.get(k)!;
+    return [k, String(a), last > first ? ((b - a) / (last - first)).toFixed(1) : '—'];
+  });
+  table('round trips of one run', ['', `run of Begin → ${first} LLM node(s)`, 'per further LLM node'], rows);
+  await floor.close();
   await bench.close();
 }
 
