@@ -52,9 +52,6 @@ async function main(): Promise<void> {
     ui: true,
     log: (line) => log.info(line),
   });
-  const connection = await Connection.connect({ address: temporalServer.address });
-  const client = new Client({ connection, namespace: temporalServer.namespace });
-
   let llm = llmSettingsFromEnv(process.env);
   const demo = !hasAnyModel(llm);
   if (demo) llm = { ...llm, gatewayBaseUrl: `http://127.0.0.1:${config.port}${DEMO_MODEL_PATH}`, gatewayApiKey: 'demo', demo: true };
@@ -92,6 +89,12 @@ async function main(): Promise<void> {
       process.exit(1);
     });
   }
+
+  // The API's Temporal client. Beside a worker in this process it shares the worker's
+  // NativeConnection: starts are eager (the server answers a start with the run's first workflow
+  // task for this worker, runLauncher.ts) and the client's gRPC runs off the main thread.
+  const connection = workerConnection ?? (await Connection.connect({ address: temporalServer.address }));
+  const client = new Client({ connection, namespace: temporalServer.namespace });
 
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
   let closeHttp: (() => Promise<void>) | null = null;
@@ -153,7 +156,7 @@ async function main(): Promise<void> {
         ...step('MCP sessions', () => mcpPool.closeAll()),
         ...step('the search index', chunkIndex ? () => chunkIndex.close() : null),
         ...step('the worker connection', workerConnection ? () => workerConnection!.close() : null),
-        ...step('the Temporal connection', () => connection.close()),
+        ...step('the Temporal connection', connection !== workerConnection ? () => connection.close() : null),
         ...step('the store', () => store.close()),
         ...step('the Temporal dev server', () => temporalServer.stop()),
       ],

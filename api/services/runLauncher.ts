@@ -6,7 +6,7 @@
  * reconciler (runReconciler.ts) once its grace period is over.
  */
 import { randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { InternalConnectionLikeSymbol, WorkflowExecutionAlreadyStartedError, type Client, type InternalConnectionLike } from '@temporalio/client';
 import { redactSecrets, slimForRun } from '../../src/core/dsl/secrets';
 import type { SessionState } from '../../src/core/engine/state';
 import { announcement } from '../../src/core/engine';
@@ -74,6 +74,16 @@ export function checkLaunchSizes(deps: LaunchDeps, req: Pick<LaunchRequest, 'que
   if (req.webhook) checkSize('webhook', req.webhook, limits.inputsBytes);
 }
 
+/**
+ * Eager workflow start: when the client shares its NativeConnection with a worker of this process
+ * (the all-in-one `npm start`, the benchmarks), the server answers the start with the run's first
+ * workflow task for that worker, skipping a dispatch through matching. Over any other connection
+ * the start is an ordinary one (the SDK refuses the flag there).
+ */
+export function startsEagerly(client: Client): boolean {
+  return (client.connection as InternalConnectionLike)[InternalConnectionLikeSymbol]?.supportsEagerStart === true;
+}
+
 export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<LaunchedRun> {
   checkLaunchSizes(deps, req);
   const runId = req.runId ?? newId();
@@ -104,6 +114,7 @@ export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<L
       workflowId,
       args: [input],
       memo: { title: req.canvas.title, canvasVersionId: req.canvas.version_id },
+      requestEagerStart: startsEagerly(deps.client),
       typedSearchAttributes: [
         { key: CANVAS_ID_KEY, value: req.canvas.id },
         { key: TENANT_ID_KEY, value: req.tenantId },
