@@ -148,11 +148,20 @@ export async function runPage(main, runId) {
     replace(formBox, el);
   }
 
+  let panelShows = null;
   function render() {
     renderHead();
     graph?.paint((id) => nodeState(model, id), selected);
-    if (selected) replace(side, nodePanel(selected, model.nodes[selected], nodeState(model, selected), progress[selected]));
-    else replace(side, h('p', { class: 'muted' }, 'Click a node to see its inputs, outputs, tool calls and timing.'));
+    // Redrawn only when what it shows changed: opened sections and selections survive the stream.
+    const n = model.nodes[selected];
+    const shown = [selected, nodeState(model, selected), n?.execs.length, n?.execs.filter((x) => x.finished).length, n?.text.length, n?.toolCalls.length]
+      .concat([n?.children.length, n?.retries, JSON.stringify(progress[selected] ?? null)])
+      .join('|');
+    if (shown !== panelShows) {
+      panelShows = shown;
+      if (selected) replace(side, nodePanel(selected, n, nodeState(model, selected), progress[selected]));
+      else replace(side, h('p', { class: 'muted' }, 'Click a node to see its inputs, outputs, tool calls and timing.'));
+    }
     renderForm();
     reply.textContent = model.text;
     replace(
