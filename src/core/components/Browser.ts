@@ -166,7 +166,7 @@ export const Browser: ComponentDef<BrowserParams> = {
     if (memo.phase === 'close') return { kind: 'done', outputs: { content: memo.content, downloaded_files: memo.downloads } };
     if (memo.phase === 'browse') {
       const page = result as BrowserObservation;
-      const next: BrowserMemo = { ...memo, page, url: page.url || memo.url, downloads: [...memo.downloads, ...page.downloads] };
+      const next: BrowserMemo = { ...memo, page, url: /^https?:/i.test(page.url) ? page.url : memo.url, downloads: [...memo.downloads, ...page.downloads] };
       return modelCall(lp, next);
     }
     const answer = (result as LlmChatResult).content;

@@ -134,8 +134,17 @@ export class BrowserSession {
 
   /** The page as the model reads it; numbers its links and fields (`data-ac-index`) for the next action. */
   async view(): Promise<PageView> {
-    await this.page.waitForLoadState('domcontentloaded').catch(() => {});
-    const seen = (await this.page.evaluate(VIEW_SCRIPT)) as Omit<PageView, 'url'>;
+    // A page that is still navigating (an error page replacing a refused one) loses its context: read again.
+    let seen: Omit<PageView, 'url'> | null = null;
+    for (let attempt = 1; !seen; attempt++) {
+      await this.page.waitForLoadState('domcontentloaded').catch(() => {});
+      try {
+        seen = (await this.page.evaluate(VIEW_SCRIPT)) as Omit<PageView, 'url'>;
+      } catch (err) {
+        if (attempt >= 5 || !/context was destroyed|navigat/i.test(err instanceof Error ? err.message : String(err))) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
     return { url: this.page.url(), ...seen };
   }
 
