@@ -134,10 +134,10 @@ export async function runCompletion(deps: AppDeps, request: FastifyRequest, repl
   const tenantId = request.tenantId;
   const canvas = await deps.store.canvases.get(tenantId, req.agentId);
   if (!canvas) throw new AppError('NO_PERMISSION', 'Make sure you have permission to access the agent.');
-  // Uploaded files travel as references (`⟦file:<id>⟧`), never as bytes.
-  req = { ...req, files: await filesAsMarkers(deps, tenantId, req.files), inputs: await inputFilesAsMarkers(deps, tenantId, req.inputs) };
   // Before anything is stored (a session created on the fly included).
   checkLaunchSizes(launchDeps(deps), { query: req.query, inputs: req.inputs, files: req.files, canvas });
+  // Uploaded files travel as references (`⟦file:<id>⟧`), never as bytes.
+  req = { ...req, files: await filesAsMarkers(deps, tenantId, req.files), inputs: await inputFilesAsMarkers(deps, tenantId, req.inputs) };
   const session = await resolveSession(deps, tenantId, canvas, req);
   const { run, after } = await turnOrResume(deps, tenantId, canvas, session, req);
   const collected = newCollector();
