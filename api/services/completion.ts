@@ -31,6 +31,8 @@ import { createSession, startTurn } from './sessions';
 
 /** How long a superseded run gets to end on its own before it is terminated. */
 export const SUPERSEDE_WAIT_MS = 10_000;
+/** How long a followed run's follower may take to be noticed gone (see `abandoned`). */
+const FOLLOWER_GRACE_MS = 2_000;
 export const SUPERSEDED_REASON = "superseded by the session's next question (its client had left)";
 
 export interface CompletionRequest {
@@ -98,7 +100,7 @@ async function turnOrResume(
     const pause = await currentPause(deps, active);
     return { run: { runId: active.id }, after: { seq: pause.seq - 1, sub: 2_147_483_647 } };
   }
-  if (active?.status === 'running' && !isFollowed(active.id)) await supersede(deps, session.id, active);
+  if (active?.status === 'running' && (await abandoned(active.id))) await supersede(deps, session.id, active);
   const run = await startTurn(launchDeps(deps), {
     tenantId,
     canvas,
@@ -111,17 +113,28 @@ async function turnOrResume(
   return { run, after: null };
 }
 
+/**
+ * Whether no client follows the run. A client that just dropped its stream and asks again at once
+ * may be faster than the server's notice of the dropped connection: a followed run gets a short
+ * grace (FOLLOWER_GRACE_MS) to lose its follower before it counts as read.
+ */
+async function abandoned(runId: string): Promise<boolean> {
+  const until = Date.now() + FOLLOWER_GRACE_MS;
+  while (isFollowed(runId)) {
+    if (Date.now() >= until) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}
+
 /** Cancels an abandoned run holding the session and waits for it to let go (see the header). */
 async function supersede(deps: AppDeps, sessionId: string, run: { id: string } & Parameters<typeof cancelRunById>[1]): Promise<void> {
   await cancelRunById(deps, run, SUPERSEDED_REASON);
   const deadline = Date.now() + SUPERSEDE_WAIT_MS;
   for (;;) {
-    const row = await deps.store.runs.getById(run.id);
-    if (!row || (row.status !== 'running' && row.status !== 'paused')) {
-      // The run ended; its finalization releases the session right after recording the end.
-      const held = await deps.store.runs.activeForSession(run.tenant_id, sessionId);
-      if (!held || held.id !== run.id) return;
-    }
+    // The run's end is recorded first, then the session let go: wait for the latter.
+    const session = await deps.store.sessions.get(run.tenant_id, run.canvas_id, sessionId);
+    if (!session || session.active_run_id !== run.id) return;
     if (Date.now() >= deadline) {
       await terminateAndRelease(deps, sessionId, run.id, SUPERSEDED_REASON);
       return;

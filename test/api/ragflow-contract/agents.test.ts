@@ -233,7 +233,7 @@ describe('RAGFlow REST contract: agents', () => {
       ...MINIMAL_DSL,
       components: {
         begin: {
-          obj: { component_name: 'Begin', params: { mode: 'Webhook', methods: ['POST'], execution_mode: 'Immediately' } },
+          obj: { component_name: 'Begin', params: { mode: 'Webhook', methods: ['POST'], security: { allow_anonymous: true }, execution_mode: 'Immediately' } },
           downstream: ['message'],
           upstream: [],
         },
@@ -245,7 +245,7 @@ describe('RAGFlow REST contract: agents', () => {
     created.push(agentId);
     const since = Date.now() / 1000 - 1;
     const hook = await api(h, 'POST', `/api/v1/agents/${agentId}/webhook/test`, { body: { a: 1 } });
-    expect(hook.status).toBe(200);
+    expect(hook.status, hook.text).toBe(200);
     const first = (await api(h, 'GET', `/api/v1/agents/${agentId}/webhook/logs?since_ts=${since}`)).body as {
       data: { webhook_id: string; events: unknown[]; next_since_ts: number; finished: boolean };
     };

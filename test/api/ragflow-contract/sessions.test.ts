@@ -207,6 +207,7 @@ describe('RAGFlow REST contract: agent sessions', () => {
     const started = Date.now();
     const next = await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: slow, session_id: sessionId, query: 'second', stream: true } });
     expect(Date.now() - started).toBeLessThan(15_000);
+    expect(next.headers.get('content-type'), next.text).toContain('text/event-stream');
     const events = parseSse(next.text);
     expect(events.at(-1)!.data).toBe('[DONE]');
     const content = events
