@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { api, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
+import type { RecordedCall, Reply, ScriptedLlm } from '../helpers/scriptedLlm';
 
 export async function createAgent(h: Harness, title: string, canvas: unknown, key = h.key): Promise<string> {
   const res = (await api(h, 'POST', '/api/v1/agents', { body: { title: `${title} ${Date.now()}`, dsl: canvas }, key })).body as {
@@ -47,3 +48,14 @@ export const formCanvas = () =>
     },
     'Message:ok': { name: 'Message', params: { content: ['Booked {UserFillUp:ask@seats} seats.'] } },
   });
+
+/** Answers the calls whose messages contain `marker` with `replies`, in order; returns the calls seen. */
+export function script(llm: ScriptedLlm, marker: string, replies: Reply[]): RecordedCall[] {
+  const seen: RecordedCall[] = [];
+  llm.when((call) => {
+    if (!call.body.messages.some((m) => typeof m.content === 'string' && m.content.includes(marker))) return undefined;
+    seen.push(call);
+    return replies[seen.length - 1] ?? { content: `no more scripted replies for ${marker}` };
+  });
+  return seen;
+}

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, parseSse, startHarness, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 import { launchBrowser, screenshot, signIn, type Browser } from './browser';
-import { createAgent as create, formCanvas, nodeState, recordDoneOrder, runStatus, startRun as start, waitNode } from './kit';
+import { createAgent as create, formCanvas, nodeState, recordDoneOrder, runStatus, script, startRun as start, waitNode } from './kit';
 
 let h: Harness;
 let browser: Browser;
@@ -153,6 +153,41 @@ describe('run view', () => {
     await expect.poll(() => runStatus(page), { timeout: 30_000 }).toBe('finished');
     expect(resumedFrom).toEqual([undefined, all[cut - 1]!.id]);
     expect(await page.locator('[data-role=reply]').textContent()).toBe('one two three four five six');
+  });
+
+  it('shows an Agent’s tool calls round by round and opens the sub-agent’s own run', async () => {
+    const tc = (id: string, name: string, args: unknown) => ({ id, name, arguments: JSON.stringify(args) });
+    script(h.llm, 'MARK-lead', [
+      { toolCalls: [tc('s1', 'Researcher_0', { user_prompt: 'find the release year', reasoning: 'need a fact', context: 'Temporal' })] },
+      { content: 'Temporal was released in 2019.' },
+    ]);
+    script(h.llm, 'MARK-sub', [{ content: '2019, per the sources.' }]);
+    const researcher = {
+      component_name: 'Agent',
+      name: 'Researcher',
+      params: { ...model, sys_prompt: 'MARK-sub You find facts.', description: 'Finds facts.' },
+    };
+    const agentId = await createAgent(
+      'lead',
+      dsl({
+        begin: { name: 'Begin', downstream: ['Agent:lead'] },
+        'Agent:lead': { name: 'Agent', params: { ...model, sys_prompt: 'MARK-lead You lead.', tools: [researcher] }, downstream: ['Message:m'] },
+        'Message:m': { name: 'Message', params: { content: ['{Agent:lead@content}'] } },
+      }),
+    );
+    const runId = await startRun(agentId);
+    const { page } = await browser.page();
+    await signIn(page, h.base, h.key);
+    await page.goto(`${h.base}/ui/#/runs/${runId}`);
+    await expect.poll(() => runStatus(page), { timeout: 30_000 }).toBe('finished');
+    await page.locator('svg.graph [data-node="Agent:lead"]').click();
+    const round = page.locator('[data-panel-node="Agent:lead"] .round').first();
+    await round.waitFor();
+    expect(await round.textContent()).toMatch(/^Round \d+Researcher.*find the release year.*2019, per the sources\./s);
+    await round.locator('a').click();
+    await page.waitForURL((url) => /#\/runs\/[0-9a-f]{32}$/.test(url.hash) && !url.hash.endsWith(runId));
+    await expect.poll(() => runStatus(page), { timeout: 30_000 }).toBe('finished');
+    expect(await page.locator('.run-head a', { hasText: 'parent run' }).getAttribute('href')).toBe(`#/runs/${runId}`);
   });
 
   it('renders a model answer with <script> and <img onerror> as text', async () => {
