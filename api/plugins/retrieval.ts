@@ -10,13 +10,14 @@ import { AppError } from '../../src/errors';
 import type { AppDeps } from '../deps';
 import { ragflowResult } from '../envelope';
 import { knowledgeOf } from '../services/knowledge';
+import { rf } from './datasets';
 
 const RetrievalBody = z.object({
   question: z.string({ message: '`question` is required.' }),
   dataset_ids: z.array(z.string(), { message: '`dataset_ids` should be a list' }).min(1, '`dataset_ids` is required.'),
   document_ids: z.array(z.string()).optional(),
   page: z.coerce.number().int().min(1).optional(),
-  page_size: z.coerce.number().int().min(1).max(1000).optional(),
+  page_size: z.coerce.number().int().min(1).max(100, 'page_size must be less than or equal to 100').optional(),
   similarity_threshold: z.coerce.number().min(0).max(1).optional(),
   vector_similarity_weight: z.coerce.number().min(0).max(1).optional(),
   top_k: z.coerce.number().int().min(1, '`top_k` must be greater than 0').optional(),
@@ -31,14 +32,29 @@ export async function retrievalPlugin(app: FastifyInstance, deps: AppDeps): Prom
     '/api/v1/retrieval',
     { config: { ragflow: true }, schema: { tags: ['datasets'], summary: 'Retrieval test: search datasets like a Retrieval node' } },
     async (request) => {
-      const parsed = RetrievalBody.safeParse(request.body ?? {});
+      // RAGFlow's checks, in its order and words (api/apps/restful_apis/chunk_api.py retrieval_test).
+      const raw = (request.body ?? {}) as Record<string, unknown>;
+      if (!raw.dataset_ids || (Array.isArray(raw.dataset_ids) && raw.dataset_ids.length === 0)) throw rf(102, '`dataset_ids` is required.');
+      if (!Array.isArray(raw.dataset_ids)) throw rf(102, '`dataset_ids` should be a list');
+      for (const id of raw.dataset_ids)
+        if (typeof id !== 'string' || !(await deps.store.knowledge.datasets.get(request.tenantId, id)))
+          throw rf(102, `You don't own the dataset ${String(id)}.`);
+      if (!('question' in raw)) throw rf(102, '`question` is required.');
+      const question = typeof raw.question === 'string' ? raw.question.trim() : raw.question;
+      if (!question) return { code: 0, data: { total: 0, chunks: [], doc_aggs: {} } };
+      if (raw.document_ids !== undefined && !Array.isArray(raw.document_ids)) throw rf(102, '`documents` should be a list');
+      const parsed = RetrievalBody.safeParse({ ...raw, question: String(question) });
       if (!parsed.success) {
         const problems = parsed.error.issues.map((i) => ({ path: `$.${i.path.join('.')}`, message: i.message }));
         throw new AppError('BAD_REQUEST', problems.map((p) => p.message).join('; '), { problems });
       }
       const b = parsed.data;
-      for (const id of b.dataset_ids)
-        if (!(await deps.store.knowledge.datasets.get(request.tenantId, id))) throw new AppError('NO_PERMISSION', `You don't own the dataset ${id}.`);
+      if (b.document_ids?.length) {
+        for (const id of b.document_ids) {
+          const doc = await deps.store.knowledge.documents.get(request.tenantId, id);
+          if (!doc || !b.dataset_ids.includes(doc.dataset_id)) throw rf(102, `The datasets don't own the document ${id}`);
+        }
+      }
       const conditions = b.metadata_condition?.conditions?.map((c) => ({ key: c.name ?? c.key, op: c.comparison_operator ?? c.op, value: c.value }));
       const result = await searchKnowledge(knowledgeOf(deps), {
         tenantId: request.tenantId,
