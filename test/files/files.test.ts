@@ -122,6 +122,32 @@ describe('files into a run', () => {
   }, 60_000);
 });
 
+describe('a Begin file input', () => {
+  it('an uploaded file given as a Begin input reaches the model as its text, by reference', async () => {
+    const agentId = await createAgent({
+      begin: { name: 'Begin', params: { mode: 'task', inputs: { doc: { name: 'Document', type: 'file', optional: false } } }, downstream: ['LLM:A'] },
+      'LLM:A': {
+        name: 'LLM',
+        params: { sys_prompt: 'MARK-begin-file', prompts: [{ role: 'user', content: 'Summarize: {begin@doc}' }] },
+        downstream: ['Message:Out'],
+      },
+      'Message:Out': { name: 'Message', params: { content: ['{LLM:A@content}'] } },
+    });
+    const txt = await upload(agentId, [{ name: 'memo.md', type: 'text/markdown', bytes: new TextEncoder().encode('# Memo\n\nThe ferry leaves at noon.') }]);
+    const seen: RecordedCall[] = [];
+    h.llm.whenPromptIncludes('MARK-begin-file', (call) => {
+      seen.push(call);
+      return { content: 'noon' };
+    });
+    const { taskId } = await run(agentId, { inputs: { doc: { type: 'file', value: [txt.data] } } });
+    expect(seen).toHaveLength(1);
+    const last = String(seen[0]!.body.messages.at(-1)!.content);
+    expect(last).toContain('The ferry leaves at noon.');
+    expect(last).not.toContain('⟦file:');
+    expect(await historyOf(taskId)).not.toContain('ferry leaves');
+  }, 60_000);
+});
+
 describe('files out of a run', () => {
   it('DocGenerator makes a PDF and a DOCX that parse back; a Message lists them as downloads; another tenant gets 404', async () => {
     const content = '# Findings\n\nThe **tulip** project shipped on time.\n\n- first point\n- second point';
