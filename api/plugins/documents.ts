@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { documentTypeOf } from '../../src/io/knowledge/parse';
 import type { DatasetRecord, DocumentRecord } from '../../src/io/store/knowledgeTypes';
 import type { AppDeps } from '../deps';
-import { formatPyErrors, INVALID, py, type PyError } from '../pyValidate';
+import { formatPyErrors, INVALID, py, pyStr, type PyError } from '../pyValidate';
 import { jsonObjectBody, keepRawBodies, lenientBody } from '../ragflowBody';
 import { deleteRequestModel, parserConfigModel, parserConfigFor, deepMerge, uniqueName } from '../services/datasetRequests';
 import { documentView, knowledgeOf, startIndexing, stopIndexing } from '../services/knowledge';
@@ -99,11 +99,11 @@ const updateDocumentModel = py.model(
           for (const x of Object.values(v as Record<string, unknown>)) {
             if (Array.isArray(x)) {
               if (!x.every(metaValue)) {
-                errors.push({ loc, msg: `The type is not supported in list: ${JSON.stringify(x)}`, input });
+                errors.push({ loc, msg: `The type is not supported in list: ${pyStr(x)}`, input });
                 return INVALID;
               }
             } else if (!metaValue(x)) {
-              errors.push({ loc, msg: `The type is not supported: ${JSON.stringify(x)}`, input });
+              errors.push({ loc, msg: `The type is not supported: ${pyStr(x)}`, input });
               return INVALID;
             }
           }
