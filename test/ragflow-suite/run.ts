@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { pickFreePort } from '../../src/io/temporal/ports';
 import { ensureVenv, run } from '../helpers/pythonVenv';
 import { EXCLUDED, RESOURCES, DESELECTED, resourceOf } from './resources';
-import { readJunit, summarize, type Summary } from './summary';
+import { readJunit, readLastResponses, summarize, type Summary } from './summary';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const work = path.join(root, '.tools', 'ragflow-rest');
@@ -240,6 +240,7 @@ async function main(): Promise<void> {
   }
 
   const junit = path.join(runDir, 'junit.xml');
+  const lastResponses = path.join(runDir, 'last-responses.jsonl');
   rmSync(junit, { force: true });
   const args = [
     ...pytestTargets(opts.resources),
@@ -250,6 +251,8 @@ async function main(): Promise<void> {
     'junit_family=xunit1',
     '-p',
     'no:cacheprovider',
+    '-p',
+    'last_response_plugin',
     '--color=no',
     `--timeout=${opts.timeoutS}`,
     ...DESELECTED.flatMap((id) => ['--deselect', id]),
@@ -264,6 +267,9 @@ async function main(): Promise<void> {
     ZHIPU_AI_API_KEY: 'unused',
     SILICONFLOW_API_KEY: 'unused',
     PYTHONDONTWRITEBYTECODE: '1',
+    // Our plugin (last_response_plugin.py) records the request behind each failure.
+    PYTHONPATH: [path.dirname(fileURLToPath(import.meta.url)), process.env.PYTHONPATH].filter(Boolean).join(path.delimiter),
+    AGENT_CANVAS_LAST_RESPONSES: lastResponses,
   };
   log(`pytest --level ${opts.level} over: ${opts.resources.join(', ')} (log: ${path.relative(root, path.join(runDir, 'pytest.log'))})`);
   const started = Date.now();
@@ -283,7 +289,9 @@ async function main(): Promise<void> {
   const key = `${[...opts.resources].sort().join('+')}-${opts.level}`;
   const previousFile = path.join(work, 'last', `${key}.json`);
   const previous = existsSync(previousFile) ? (JSON.parse(readFileSync(previousFile, 'utf8')) as Summary) : null;
+  const responses = existsSync(lastResponses) ? readLastResponses(readFileSync(lastResponses, 'utf8')) : new Map();
   const summary = summarize(readJunit(readFileSync(junit, 'utf8')), {
+    lastResponses: responses,
     commit,
     level: opts.level,
     resources: opts.resources,

@@ -75,7 +75,7 @@ export function normalizeCause(message: string): string {
     .replace(/\b[0-9a-f]{16,}\b/gi, '<id>')
     .replace(/\b(tmp|pytest-of-\w+)\/[^\s'"]+/g, '<path>')
     .replace(/0x[0-9a-f]+/gi, '0x…')
-    .slice(0, 220);
+    .slice(0, 300);
 }
 
 /**
@@ -83,8 +83,10 @@ export function normalizeCause(message: string): string {
  * reduced to its code and message (and the `assert` line that failed), and a fixture error
  * names the fixture code it came from (one cause cascades through many tests' setup).
  */
-export function causeOf(r: TestResult): string {
+export function causeOf(r: TestResult, last?: LastResponse): string {
   let cause = r.message;
+  // A bare comparison or a missing key says little alone: add the response it was about.
+  if (last && /^(AssertionError: )?assert \S+ (==|!=|in|>=|<=) \S+$|^KeyError|^TypeError/.test(cause)) cause = `${cause} ← ${describeResponse(last)}`;
   const payload = /^AssertionError: .*?[{(]/.test(cause) ? responseOf(cause) : null;
   if (payload) {
     const assertLine = /^E\s+(assert .*)$/m.exec(r.text)?.[1];
@@ -106,6 +108,44 @@ function responseOf(line: string): string | null {
   const message = /['"]message['"]:\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")/.exec(line);
   const text = message ? (message[1] ?? message[2] ?? '') : '';
   return code === '0' ? 'code 0 (success)' : `code ${code}${text ? `: ${text}` : ''}`;
+}
+
+/** The last HTTP response a failing test received (last_response_plugin.py), by JUnit classname + name. */
+export interface LastResponse {
+  method: string;
+  path: string;
+  status: number;
+  body: string;
+}
+
+/** Reads last_response_plugin.py's JSON lines, keyed like {@link junitKey}. */
+export function readLastResponses(jsonl: string): Map<string, LastResponse> {
+  const map = new Map<string, LastResponse>();
+  for (const line of jsonl.split('\n').filter(Boolean)) {
+    const r = JSON.parse(line) as LastResponse & { nodeid: string };
+    const parts = r.nodeid.split('::');
+    const name = parts.pop()!;
+    const classname = [parts[0]!.replace(/\.py$/, '').replace(/\//g, '.'), ...parts.slice(1)].join('.');
+    map.set(junitKey(classname, name), r);
+  }
+  return map;
+}
+
+export function junitKey(classname: string, name: string): string {
+  return `${classname}::${name}`;
+}
+
+/** `METHOD /path → HTTP s, code c: message` with ids folded. */
+function describeResponse(r: LastResponse): string {
+  let detail = '';
+  try {
+    const body = JSON.parse(r.body) as { code?: unknown; message?: unknown; error?: { message?: unknown } };
+    const message = typeof body.message === 'string' ? body.message : typeof body.error?.message === 'string' ? body.error.message : '';
+    detail = `${body.code !== undefined ? `, code ${String(body.code)}` : ''}${message ? `: ${message.slice(0, 100)}` : ''}`;
+  } catch {
+    detail = r.body === '<stream>' ? ' (stream)' : '';
+  }
+  return `${r.method} ${r.path} → HTTP ${r.status}${detail}`;
 }
 
 export interface Counts {
@@ -151,6 +191,7 @@ export function summarize(
     excluded: Array<{ paths: string[]; reason: string }>;
     deselected: string[];
     previous: SummaryData | null;
+    lastResponses?: Map<string, LastResponse>;
   },
 ): { data: SummaryData; markdown: string } {
   const total = empty();
@@ -162,7 +203,7 @@ export function summarize(
     add((byResource[ctx.resourceOf(r.classname)] ??= empty()), r.outcome);
     add((byFile[fileOf(r.classname)] ??= empty()), r.outcome);
     if (r.outcome === 'failed' || r.outcome === 'error') {
-      const cause = causeOf(r);
+      const cause = causeOf(r, ctx.lastResponses?.get(junitKey(r.classname, r.name)));
       const entry = causes.get(cause) ?? { count: 0, examples: [] };
       entry.count++;
       if (entry.examples.length < 3) entry.examples.push(`${r.classname.split('.').slice(-1)[0]}::${r.name}`);
