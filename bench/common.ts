@@ -25,6 +25,8 @@ import { startScriptedLlm, type ScriptedLlm } from '../test/helpers/scriptedLlm'
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const REPEATS = Number(process.env.BENCH_REPEATS ?? 15);
+/** Starts runs (ours and the floor's) with eager workflow start: the client shares its worker's NativeConnection. */
+export const EAGER_START = process.env.BENCH_EAGER_START === '1';
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -68,10 +70,10 @@ export async function startBenchEnvironment(env: Record<string, string> = {}, op
   const cli = await obtainTemporalCli({ projectRoot: root });
   if (!cli) throw new Error('no Temporal CLI');
   const server = await startDevServer({ cliPath: cli.path });
-  // As `npm start` runs both halves: the API's client shares the worker's NativeConnection (eager
-  // workflow starts); BENCH_GRPC_JS_CLIENT=1 gives it its own @grpc/grpc-js connection instead.
+  // As `npm start` runs both halves: the API's client on its own connection. BENCH_EAGER_START=1
+  // shares the worker's NativeConnection instead, so starts are eager (api/services/runLauncher.ts).
   const workerConnection = await NativeConnection.connect({ address: server.address });
-  const connection = process.env.BENCH_GRPC_JS_CLIENT === '1' ? await Connection.connect({ address: server.address }) : workerConnection;
+  const connection = EAGER_START ? workerConnection : await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   const created = createActivities({ store, llm: llmSettingsFromEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: 'x' }), log: silentLogger, env });
   const activities = opts.wrapActivities ? opts.wrapActivities(created) : created;

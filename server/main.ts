@@ -90,10 +90,12 @@ async function main(): Promise<void> {
     });
   }
 
-  // The API's Temporal client. Beside a worker in this process it shares the worker's
-  // NativeConnection: starts are eager (the server answers a start with the run's first workflow
-  // task for this worker, runLauncher.ts) and the client's gRPC runs off the main thread.
-  const connection = workerConnection ?? (await Connection.connect({ address: temporalServer.address }));
+  // The API's Temporal client, on its own connection even beside a worker. Sharing the worker's
+  // NativeConnection would make starts eager (runLauncher.ts) and saves ~20 ms of a lone run's
+  // first token, but under a burst every start hands its first workflow task to this process at
+  // once: 200 concurrent starts reached their first event at p50 56 s / p95 101 s against 21 / 33 s
+  // (bench/starts.ts, PGlite, same load; BENCH_EAGER_START=1 measures it).
+  const connection = await Connection.connect({ address: temporalServer.address });
   const client = new Client({ connection, namespace: temporalServer.namespace });
 
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
@@ -156,7 +158,7 @@ async function main(): Promise<void> {
         ...step('MCP sessions', () => mcpPool.closeAll()),
         ...step('the search index', chunkIndex ? () => chunkIndex.close() : null),
         ...step('the worker connection', workerConnection ? () => workerConnection!.close() : null),
-        ...step('the Temporal connection', connection !== workerConnection ? () => connection.close() : null),
+        ...step('the Temporal connection', () => connection.close()),
         ...step('the store', () => store.close()),
         ...step('the Temporal dev server', () => temporalServer.stop()),
       ],

@@ -6,16 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { Client } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { WORKER_TUNING } from '../../server/boot/worker';
-import { root } from '../common';
+import { EAGER_START, root } from '../common';
 import { createFloorActivities } from './activities';
 import type { FloorShape } from './workflows';
 
 export interface FloorWorker {
   worker: Worker;
-  /** A client sharing the worker's NativeConnection, so its starts are eager as agent-canvas's are. */
+  /** The client to start floor runs with: the worker's NativeConnection (eager starts) with BENCH_EAGER_START=1, else its own. */
   client: Client;
   taskQueue: string;
   /** When each workflow's first activity began (performance.now()), by workflow id. */
@@ -36,11 +36,21 @@ export async function createFloorWorker(address: string, taskQueue = 'floor'): P
     }),
     maxCachedWorkflows: 1000,
   });
-  return { worker, client: new Client({ connection }), taskQueue, began, close: () => connection.close() };
+  const own = EAGER_START ? null : await Connection.connect({ address });
+  return {
+    worker,
+    client: new Client({ connection: own ?? connection }),
+    taskQueue,
+    began,
+    close: async () => {
+      await own?.close();
+      await connection.close();
+    },
+  };
 }
 
-/** Eager starts when the client is the floor worker's own (as agent-canvas's API client is its worker's). */
-const eager = (client: Client, floor: FloorWorker) => client === floor.client;
+/** Eager starts when the client is the floor worker's own (BENCH_EAGER_START=1 gives agent-canvas's the same). */
+const eager = (client: Client, floor: FloorWorker) => EAGER_START && client === floor.client;
 
 /** One run of a floor workflow, start → result, ms. */
 export async function timeFloor(client: Client, floor: FloorWorker, workflow: 'floorEmpty' | 'floorChain', args: unknown[] = []): Promise<number> {
