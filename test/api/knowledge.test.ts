@@ -109,7 +109,7 @@ for (const { name, databaseUrl, skipped } of stores)
       expect(pdf.data.chunks[0]!.document_id).toBe(docs['battery.pdf']);
       const foreign = (await api(h, 'POST', '/api/v1/retrieval', { body: { question: 'battery', dataset_ids: [datasetId] }, key: h.otherKey }))
         .body as Envelope;
-      expect(foreign.code).toBe(103);
+      expect(foreign.code).toBe(102);
     });
 
     it('runs a Retrieval → LLM canvas whose answer cites the chunk, with the reference in every reply form', async () => {
@@ -165,14 +165,15 @@ for (const { name, databaseUrl, skipped } of stores)
 
     it('refuses unsupported files and foreign datasets with RAGFlow codes', async () => {
       const form = new FormData();
-      form.append('file', new Blob([new Uint8Array([1, 2, 3])]), 'image.bmp');
+      form.append('file', new Blob([new Uint8Array([1, 2, 3])]), 'program.exe');
       const res = await fetch(`${h.base}/api/v1/datasets/${datasetId}/documents`, {
         method: 'POST',
         headers: { authorization: `Bearer ${h.key}` },
         body: form,
       });
-      expect(await res.json()).toMatchObject({ code: 101, message: expect.stringContaining('not been supported') });
-      expect(((await api(h, 'GET', `/api/v1/datasets/${datasetId}/documents`, { key: h.otherKey })).body as Envelope).code).toBe(103);
+      // RAGFlow's words and codes: an unknown type fails the upload (500), a foreign dataset is a data error (102).
+      expect(await res.json()).toMatchObject({ code: 500, message: 'program.exe: This type of file has not been supported yet!' });
+      expect(((await api(h, 'GET', `/api/v1/datasets/${datasetId}/documents`, { key: h.otherKey })).body as Envelope).code).toBe(102);
       expect(((await api(h, 'POST', '/api/v1/datasets', { body: { name: '' } })).body as Envelope).code).toBe(101);
     });
   });

@@ -104,7 +104,7 @@ describe.skipIf(unavailable !== null)('knowledge with the OpenSearch backend', (
     expect(r.data.chunks[0]).toMatchObject({ document_id: docs['guide.md'], content: expect.stringContaining('power button') });
     expect(searches.count).toBe(before + 1);
     const foreign = (await api(h, 'POST', '/api/v1/retrieval', { body: { question: 'reset', dataset_ids: [datasetId] }, key: h.otherKey })).body as Envelope;
-    expect(foreign.code).toBe(103);
+    expect(foreign.code).toBe(102);
   });
 
   it('runs a Retrieval → LLM canvas whose answer cites the chunk in message_end.reference', async () => {
