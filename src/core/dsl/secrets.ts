@@ -6,7 +6,8 @@
 
 export const SECRET_MARKER = '__secret__';
 
-const SECRET_KEY = /^(api_key|apikey|api_secret|secret|secret_key|password|passwd|token|access_token|auth_token|auth_key|app_key|.+_api_key|.+_apikey|.+_token|.+_secret)$/i;
+const SECRET_KEY =
+  /^(api_key|apikey|api_secret|secret|secret_key|password|passwd|token|access_token|auth_token|auth_key|app_key|.+_api_key|.+_apikey|.+_token|.+_secret)$/i;
 
 export function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key);
