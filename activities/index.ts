@@ -15,6 +15,7 @@ import { createRunActivities } from './runs';
 import { createToolActivities } from './tools';
 import { createFileActivities } from './files';
 import { createBrowserActivities } from './browser';
+import { createSpeechActivities } from './speech';
 
 export interface ActivityDeps {
   store: Store;
@@ -40,5 +41,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createMcpActivities({ store: deps.store, log: deps.log, env: deps.env ?? {}, pool: deps.mcpPool }),
     ...createFileActivities({ store: deps.store, log: deps.log }),
     ...createBrowserActivities({ store: deps.store, log: deps.log, env: deps.env ?? {} }),
+    ...createSpeechActivities({ store: deps.store, settings: deps.llm, log: deps.log, env: deps.env ?? {} }),
   };
 }

@@ -2,13 +2,16 @@
  * One canvas run as a Temporal workflow. It only drives the pure engine (workflows/workflowCarrier.ts):
  * everything the run decides is in the engine; everything it touches is in activities.
  */
-import { continueAsNew, upsertSearchAttributes } from '@temporalio/workflow';
+import { continueAsNew, patched, upsertSearchAttributes } from '@temporalio/workflow';
 import { CANCELED_MESSAGE, compileCanvas, rejectRun, sessionAfter, startRun, type StepResult } from '../src/core/engine';
 import { ZERO_USAGE } from '../src/core/engine/state';
 import { describeProblems } from '../src/errors';
 import { RUN_STATUS_KEY } from '../src/core/searchAttributes';
 import type { CanvasRunInput, CanvasRunResult } from './definitions';
 import { finalizeRun, resumedStep, runInWorkflow } from './workflowCarrier';
+
+/** The patch under which `auto_play` Messages call `speak` (histories before it made no such call). */
+export const MESSAGE_AUTO_PLAY_PATCH = 'message-auto-play';
 
 export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult> {
   const compiled = compileCanvas(input.dsl);
@@ -42,6 +45,8 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
           userId: input.userId,
           session: input.session,
           toolCalling: settings.toolCalling,
+          // Asked only of canvases with an auto_play Message, so other runs record no marker.
+          speech: Object.values(canvas.nodes).some((n) => (n.params as { auto_play?: unknown }).auto_play === true) && patched(MESSAGE_AUTO_PLAY_PATCH),
           ...(input.webhook ? { webhook: input.webhook } : {}),
           ...(input.announced ? { announced: true } : {}),
         },

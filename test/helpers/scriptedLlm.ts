@@ -30,8 +30,27 @@ export interface RecordedCall {
 
 export type Responder = (call: RecordedCall, index: number) => Reply | undefined;
 
+/** A request to `/audio/speech` (text to speech). */
+export interface SpeechCall {
+  body: { model: string; input: string; voice: string; [k: string]: unknown };
+}
+
+/** What `/audio/speech` answers unless a test sets `speechAudio`: a tiny WAV header and a few samples. */
+export const SCRIPTED_SPEECH_AUDIO = Buffer.concat([
+  Buffer.from('RIFF', 'ascii'),
+  Buffer.from([0x2c, 0, 0, 0]),
+  Buffer.from('WAVEfmt ', 'ascii'),
+  Buffer.from([16, 0, 0, 0, 1, 0, 1, 0, 0x40, 0x1f, 0, 0, 0x80, 0x3e, 0, 0, 2, 0, 16, 0]),
+  Buffer.from('data', 'ascii'),
+  Buffer.from([8, 0, 0, 0, 0, 0, 0xff, 0x7f, 0, 0, 0x01, 0x80]),
+]);
+
 export class ScriptedLlm {
   readonly calls: RecordedCall[] = [];
+  /** Requests to `/audio/speech`, in order (they are not chat calls). */
+  readonly speechCalls: SpeechCall[] = [];
+  /** The bytes `/audio/speech` answers. */
+  speechAudio: Buffer = SCRIPTED_SPEECH_AUDIO;
   private queue: Reply[] = [];
   private responders: Responder[] = [];
   private server: Server | null = null;
@@ -99,8 +118,19 @@ export class ScriptedLlm {
     return this.queue.shift() ?? { content: 'scripted default answer' };
   }
 
+  private async speech(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await new Promise<string>((resolve) => {
+      let data = '';
+      req.on('data', (c: Buffer) => (data += c.toString('utf8')));
+      req.on('end', () => resolve(data));
+    });
+    this.speechCalls.push({ body: JSON.parse(raw) as SpeechCall['body'] });
+    res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': this.speechAudio.length }).end(this.speechAudio);
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method === 'POST' && req.url?.endsWith('/embeddings')) return this.embeddings(req, res);
+    if (req.method === 'POST' && req.url?.endsWith('/audio/speech')) return this.speech(req, res);
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       res.writeHead(404).end();
       return;

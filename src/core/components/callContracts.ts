@@ -214,6 +214,24 @@ export interface BrowserObservation {
   error?: string;
 }
 
+/** Speech for a Message with `auto_play` (RAGFlow's TTS): the audio goes straight into the run's log at `slot`. */
+export interface SpeakRequest {
+  /** The Message's text, cut to {@link SPEAK_MAX_CHARS} characters. */
+  text: string;
+  /** Where the `message` event with the audio is written: (seq, 1) of the run's log. */
+  slot: { runId: string; messageId: string; seq: number; createdAt: number };
+}
+
+export interface SpeakResult {
+  /** Bytes of audio written into the slot (0: none). */
+  bytes: number;
+  /** Why no audio was made (no speech endpoint configured). */
+  note?: string;
+}
+
+/** The longest text sent for speech: audio travels as hex in one event, so it stays a few MB at most. */
+export const SPEAK_MAX_CHARS = 4000;
+
 /** Every call a component can ask for, keyed by what carries it out. */
 export interface CallMap {
   llmChat: { request: LlmChatRequest; result: LlmChatResult };
@@ -224,6 +242,7 @@ export interface CallMap {
   invokeCanvas: { request: InvokeCanvasRequest; result: InvokeCanvasResult };
   fileTool: { request: FileToolRequest; result: FileToolResult };
   browserStep: { request: BrowserStepRequest; result: BrowserObservation };
+  speak: { request: SpeakRequest; result: SpeakResult };
 }
 
 export type CallName = keyof CallMap;
@@ -259,6 +278,7 @@ export const CALL_TRAITS = {
   invokeCanvas: { carrier: 'child', streams: false, nests: true, usage: 'run' },
   fileTool: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
   browserStep: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
+  speak: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
 } as const satisfies { readonly [K in CallName]: CallTraits };
 
 /** The calls carried out as activities of the same name. */

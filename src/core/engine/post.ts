@@ -6,6 +6,7 @@
  */
 import { pyJson, splitTemplate, type TemplatePart } from '../dsl/refs';
 import { downloadInfos, isAttachment, publicDownload } from '../components/files';
+import { speakOutcome, TTS_NOT_CONFIGURED } from '../components/Message';
 import { makeContext, resolveRef } from './context';
 import { nodeFinishedData } from './runEvents';
 import type { MessageCursor } from './state';
@@ -136,6 +137,26 @@ function render(step: Step, cursor: MessageCursor): Progress {
   return 'done';
 }
 
+/**
+ * A Message with `auto_play`: after its text, a `speak` call writes the audio event into a slot of
+ * the log (RAGFlow's TTS). Runs that do not make speech (started before the feature, or in
+ * process) note why in the Message's `tts` output. True while the call is out.
+ */
+function speak(step: Step, id: string, cursor: MessageCursor): boolean {
+  const { state } = step;
+  if ((step.canvas.nodes[id]!.params as { auto_play?: unknown }).auto_play !== true) return false;
+  if (!state.speech) {
+    state.outputs[id] = { ...state.outputs[id], tts: TTS_NOT_CONFIGURED };
+    return false;
+  }
+  if (!cursor.speech) {
+    cursor.speech = 'asked';
+    const slot = { runId: state.runId, messageId: state.messageId, seq: step.sink.reserve(), createdAt: state.createdAt };
+    applyOutcome(step, id, speakOutcome(cursor.content, slot));
+  }
+  return hasOpenCalls(state, id);
+}
+
 /** Post-processes path[i] of the batch. */
 function postOne(step: Step, i: number, phase: { cursor: MessageCursor | null }): Progress {
   const { canvas, state } = step;
@@ -149,6 +170,7 @@ function postOne(step: Step, i: number, phase: { cursor: MessageCursor | null })
       phase.cursor = { componentId: id, parts: splitTemplate(template), index: 0, content: '', inputs: {}, awaiting: null };
     }
     if (render(step, phase.cursor) === 'wait') return 'wait';
+    if (speak(step, id, phase.cursor)) return 'wait';
     const files = messageFiles(step, phase.cursor.parts);
     state.outputs[id] = {
       ...state.outputs[id],

@@ -45,6 +45,8 @@ export interface RunStartInput {
    * client's stream opens as soon as the run is accepted, not when a worker first picks it up).
    */
   announced?: boolean;
+  /** `auto_play` Messages ask for speech (the workflow sets it under its patch). */
+  speech?: boolean;
 }
 
 export interface StepResult {
@@ -116,6 +118,7 @@ function initialState(canvas: CompiledCanvas, input: RunStartInput, now: number)
     usage: { ...ZERO_USAGE },
     toolCalling: input.toolCalling ?? null,
     loops: {},
+    ...(input.speech ? { speech: true } : {}),
   };
 }
 

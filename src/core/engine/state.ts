@@ -71,6 +71,8 @@ export interface MessageCursor {
   inputs: Record<string, unknown>;
   /** The producer whose stream is being awaited. */
   awaiting: string | null;
+  /** An `auto_play` Message asked for its speech (see post.ts). */
+  speech?: 'asked';
 }
 
 export type Phase =
@@ -182,6 +184,8 @@ export interface RunState extends RunRecords {
   toolCalling: ToolCallingTable | null;
   /** Loop items: passes made in the current run of their loop, -1 once the loop ended. */
   loops: Record<string, number>;
+  /** `auto_play` Messages ask for speech (`speak` calls); absent in runs started before it. */
+  speech?: boolean;
 }
 
 /** The flat v1 state (and the older field-less ones), as continue-as-new checkpoints in histories hold it. */
