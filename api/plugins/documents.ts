@@ -125,7 +125,7 @@ export async function documentsPlugin(app: FastifyInstance, deps: AppDeps, opts:
   const { store } = deps;
   const k = store.knowledge;
   keepRawBodies(app);
-  await app.register(multipart, { limits: { fileSize: opts.maxFileBytes ?? 100 * 1024 * 1024, files: 64, fields: 16 } });
+  await app.register(multipart, { limits: { fileSize: opts.maxFileBytes ?? 100 * 1024 * 1024, files: 1000, fields: 16 } });
 
   async function dataset(request: FastifyRequest): Promise<DatasetRecord> {
     const { dataset_id } = request.params as { dataset_id: string };
@@ -284,6 +284,45 @@ export async function documentsPlugin(app: FastifyInstance, deps: AppDeps, opts:
         .header('content-type', MIME[ext] ?? 'application/octet-stream')
         .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(doc.name)}`)
         .send(Buffer.from(content));
+    },
+  );
+
+  // RAGFlow's raw document routes (document_api.py): download by id alone, document images and
+  // sandbox artifacts. agent-canvas stores no page images and no sandbox artifacts.
+  app.get(
+    '/api/v1/documents/:document_id',
+    { config: ragflow, schema: { tags: ['datasets'], summary: 'Download a document by its id' } },
+    async (request, reply) => {
+      const { document_id } = request.params as { document_id: string };
+      const doc = await k.documents.get(request.tenantId, document_id);
+      if (!doc) throw rf(102, 'document not found');
+      const content = await k.documents.content(doc.id);
+      if (!content || content.byteLength === 0) return { code: 102, message: 'This file is empty.' };
+      const ext = doc.name.slice(doc.name.lastIndexOf('.') + 1).toLowerCase();
+      return reply
+        .header('content-type', MIME[ext] ?? 'application/octet-stream')
+        .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(doc.name)}`)
+        .send(Buffer.from(content));
+    },
+  );
+  app.get(
+    '/api/v1/documents/images/:image_id',
+    { config: ragflow, schema: { tags: ['datasets'], summary: 'A page image of a document (none stored)' } },
+    async () => {
+      throw rf(102, 'Image not found.');
+    },
+  );
+  const ARTIFACT_TYPES = ['.png', '.jpg', '.jpeg', '.svg', '.pdf', '.csv', '.json', '.html'];
+  app.get(
+    '/api/v1/documents/artifact/:filename',
+    { config: ragflow, schema: { tags: ['datasets'], summary: 'A sandbox artifact (none stored)' } },
+    async (request) => {
+      const { filename } = request.params as { filename: string };
+      if (filename.includes('/') || filename.includes('\\')) throw rf(102, 'Invalid filename.');
+      const dot = filename.lastIndexOf('.');
+      const ext = dot > 0 ? filename.slice(dot).toLowerCase() : '';
+      if (!ARTIFACT_TYPES.includes(ext)) throw rf(102, 'invalid file type');
+      throw rf(102, 'Artifact not found.');
     },
   );
 

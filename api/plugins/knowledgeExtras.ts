@@ -352,14 +352,11 @@ export async function metadataRoutes(app: FastifyInstance, deps: AppDeps): Promi
     const q = query(request);
     const logType = q.log_type ?? 'dataset';
     if (logType !== 'dataset' && logType !== 'file') throw rf(102, 'Invalid "log_type", expected "dataset" or "file"');
-    if (q.create_date_from && q.create_date_to && q.create_date_from > q.create_date_to)
-      throw rf(102, '`create_date_from` must not be later than `create_date_to`');
     return { code: 0, data: { total: 0, logs: [] } };
   });
   app.get('/api/v1/datasets/:dataset_id/ingestions/:log_id', doc('One ingestion log'), async (request) => {
     await ownDataset(request, () => 'no authorization');
-    const { log_id } = request.params as { log_id: string };
-    throw rf(102, `Invalid log ID '${log_id}'`);
+    throw rf(102, 'Log not found');
   });
 
   // ---- search ---------------------------------------------------------------------------------

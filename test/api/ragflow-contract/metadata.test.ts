@@ -137,7 +137,11 @@ describe('RAGFlow REST contract: tags, ingestion, search, graph and index', () =
     const s = await call('GET', `/datasets/${datasetId}/ingestions/summary`);
     expect(s.data).toMatchObject({ doc_num: 3, status: { unstart_count: 3, done_count: 0 } });
     expect(await call('GET', `/datasets/${datasetId}/ingestions?page=1&page_size=10`)).toEqual({ code: 0, data: { total: 0, logs: [] } });
-    expect((await call('GET', `/datasets/${datasetId}/ingestions/nope`)).code).toBe(102);
+    expect(await call('GET', `/datasets/${datasetId}/ingestions?create_date_from=2025-02-01&create_date_to=2025-01-01`)).toEqual({
+      code: 0,
+      data: { total: 0, logs: [] },
+    });
+    expect(await call('GET', `/datasets/${datasetId}/ingestions/nope`)).toEqual({ code: 102, message: 'Log not found' });
     expect((await call('GET', '/datasets/invalid_id/ingestions/summary')).code).toBe(102);
   });
 
@@ -156,6 +160,18 @@ describe('RAGFlow REST contract: tags, ingestion, search, graph and index', () =
     expect((await call('DELETE', `/datasets/${datasetId}/invalid_type`)).code).toBe(101);
     const empty = (await call('POST', '/datasets', { name: 'no-docs' })).data.id as string;
     expect(await call('POST', `/datasets/${empty}/index?type=raptor`)).toEqual({ code: 102, message: `No documents in Dataset ${empty}` });
+  });
+});
+
+describe('RAGFlow REST contract: raw document routes', () => {
+  it('downloads a document by its id alone; images and artifacts answered as RAGFlow does without them', async () => {
+    const res = await fetch(`${h.base}/api/v1/documents/${docIds[0]}`, { headers: { authorization: `Bearer ${h.key}` } });
+    expect(await res.text()).toBe('content of m1.txt');
+    expect(await call('GET', '/documents/invalid_document_id')).toEqual({ code: 102, message: 'document not found' });
+    expect((await api(h, 'GET', `/api/v1/documents/${docIds[0]}`, { key: null })).status).toBe(401);
+    expect(await call('GET', '/documents/images/not-a-valid-image-id')).toEqual({ code: 102, message: 'Image not found.' });
+    expect(await call('GET', '/documents/artifact/x.exe')).toEqual({ code: 102, message: 'invalid file type' });
+    expect(await call('GET', '/documents/artifact/x.png')).toEqual({ code: 102, message: 'Artifact not found.' });
   });
 });
 
