@@ -125,6 +125,12 @@ export async function documentsPlugin(app: FastifyInstance, deps: AppDeps, opts:
   const { store } = deps;
   const k = store.knowledge;
   keepRawBodies(app);
+  // `/datasets//documents…` (an empty dataset id): RAGFlow's router answers 405, which its error
+  // handler wraps as code 100 with the exception's repr.
+  app.addHook('preValidation', async (request, reply) => {
+    const params = request.params as { dataset_id?: string } | undefined;
+    if (params?.dataset_id === '') return reply.send({ code: 100, message: "<MethodNotAllowed '405: Method Not Allowed'>" });
+  });
   await app.register(multipart, { limits: { fileSize: opts.maxFileBytes ?? 100 * 1024 * 1024, files: 1000, fields: 16 } });
 
   async function dataset(request: FastifyRequest): Promise<DatasetRecord> {

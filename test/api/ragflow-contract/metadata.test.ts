@@ -164,11 +164,20 @@ describe('RAGFlow REST contract: tags, ingestion, search, graph and index', () =
 });
 
 describe('RAGFlow REST contract: raw document routes', () => {
-  it('downloads a document by its id alone; images and artifacts answered as RAGFlow does without them', async () => {
+  it('downloads a document by its id alone; an empty dataset id, images and artifacts answered as RAGFlow does', async () => {
     const res = await fetch(`${h.base}/api/v1/documents/${docIds[0]}`, { headers: { authorization: `Bearer ${h.key}` } });
     expect(await res.text()).toBe('content of m1.txt');
     expect(await call('GET', '/documents/invalid_document_id')).toEqual({ code: 102, message: 'document not found' });
     expect((await api(h, 'GET', `/api/v1/documents/${docIds[0]}`, { key: null })).status).toBe(401);
+    for (const [method, path] of [
+      ['GET', '/datasets//documents'],
+      ['DELETE', '/datasets//documents'],
+      ['POST', '/datasets//documents/parse'],
+    ] as const)
+      expect(await call(method, path, method === 'GET' ? undefined : { ids: ['x'] })).toEqual({
+        code: 100,
+        message: "<MethodNotAllowed '405: Method Not Allowed'>",
+      });
     expect(await call('GET', '/documents/images/not-a-valid-image-id')).toEqual({ code: 102, message: 'Image not found.' });
     expect(await call('GET', '/documents/artifact/x.exe')).toEqual({ code: 102, message: 'invalid file type' });
     expect(await call('GET', '/documents/artifact/x.png')).toEqual({ code: 102, message: 'Artifact not found.' });
