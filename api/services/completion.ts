@@ -88,39 +88,62 @@ async function turnOrResume(
   canvas: CanvasRecord,
   session: SessionRecord,
   req: CompletionRequest,
-): Promise<{ run: { runId: string }; after: EventCursor | null }> {
+): Promise<{ run: { runId: string }; after: EventCursor | null; unfollow: () => void }> {
   const active = await deps.store.runs.activeForSession(tenantId, session.id);
   if (active?.status === 'paused') {
     const query = typeof req.query === 'string' ? req.query : req.query === null || req.query === undefined ? '' : JSON.stringify(req.query);
     if (req.inputs && Object.keys(req.inputs).length > 0) {
       const resumed = await submitRunInputs(deps, active, { inputs: req.inputs, ...(query ? { query } : {}) });
       if (query) await deps.store.sessions.appendMessages(session.id, [{ role: 'user', content: query, created_at: Date.now() / 1000 }]);
-      return { run: { runId: active.id }, after: resumed.after };
+      return { run: { runId: active.id }, after: resumed.after, unfollow: followRun(active.id) };
     }
     const pause = await currentPause(deps, active);
-    return { run: { runId: active.id }, after: { seq: pause.seq - 1, sub: 2_147_483_647 } };
+    return { run: { runId: active.id }, after: { seq: pause.seq - 1, sub: 2_147_483_647 }, unfollow: followRun(active.id) };
   }
-  if (active?.status === 'running' && (await abandoned(active.id))) await supersede(deps, session.id, active);
-  const run = await startTurn(launchDeps(deps), {
-    tenantId,
-    canvas,
-    session,
-    query: req.query,
-    inputs: req.inputs,
-    files: req.files,
-    userId: req.userId ?? tenantId,
-  });
-  return { run, after: null };
+  if (active?.status === 'running' && (await abandoned(active.id, session.id))) {
+    // Its follower may have left because the turn ended during the grace: only a run still
+    // holding the session is superseded.
+    const still = await deps.store.runs.activeForSession(tenantId, session.id);
+    if (still?.id === active.id && still.status === 'running') await supersede(deps, session.id, still);
+  }
+  // Followed from before its run is visible: a next question arriving while this turn is still
+  // starting must not take it for abandoned (the run id is only known once the start returns).
+  const unfollowSession = followRun(sessionKey(session.id));
+  try {
+    const run = await startTurn(launchDeps(deps), {
+      tenantId,
+      canvas,
+      session,
+      query: req.query,
+      inputs: req.inputs,
+      files: req.files,
+      userId: req.userId ?? tenantId,
+    });
+    const unfollowRun = followRun(run.runId);
+    return {
+      run,
+      after: null,
+      unfollow: () => {
+        unfollowRun();
+        unfollowSession();
+      },
+    };
+  } catch (err) {
+    unfollowSession();
+    throw err;
+  }
 }
+
+const sessionKey = (sessionId: string): string => `session:${sessionId}`;
 
 /**
  * Whether no client follows the run. A client that just dropped its stream and asks again at once
  * may be faster than the server's notice of the dropped connection: a followed run gets a short
  * grace (FOLLOWER_GRACE_MS) to lose its follower before it counts as read.
  */
-async function abandoned(runId: string): Promise<boolean> {
+async function abandoned(runId: string, sessionId: string): Promise<boolean> {
   const until = Date.now() + FOLLOWER_GRACE_MS;
-  while (isFollowed(runId)) {
+  while (isFollowed(runId) || isFollowed(sessionKey(sessionId))) {
     if (Date.now() >= until) return false;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -152,9 +175,8 @@ export async function runCompletion(deps: AppDeps, request: FastifyRequest, repl
   // Uploaded files travel as references (`⟦file:<id>⟧`), never as bytes.
   req = { ...req, files: await filesAsMarkers(deps, tenantId, req.files), inputs: await inputFilesAsMarkers(deps, tenantId, req.inputs) };
   const session = await resolveSession(deps, tenantId, canvas, req);
-  const { run, after } = await turnOrResume(deps, tenantId, canvas, session, req);
+  const { run, after, unfollow } = await turnOrResume(deps, tenantId, canvas, session, req);
   const collected = newCollector();
-  const unfollow = followRun(run.runId);
   try {
     return await deliver(deps, request, reply, req, { run, after, collected, sessionId: session.id, canvasId: canvas.id });
   } finally {

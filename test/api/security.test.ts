@@ -133,7 +133,8 @@ describe('hostile input', () => {
   });
 
   it('refuses a second turn while the session’s run is in progress with a clear conflict', async () => {
-    h.llm.whenPromptIncludes('Busy model.', { content: 'slow answer', delayMs: 300 });
+    // Longer than the next question's grace for a dropped follower (2 s): still running when it is answered.
+    h.llm.whenPromptIncludes('Busy model.', { content: 'slow answer', delayMs: 4_000 });
     const busy = dsl({ begin: { name: 'Begin', downstream: ['LLM:b'] }, 'LLM:b': { name: 'LLM', params: { llm_id: 'x@OpenAI', sys_prompt: 'Busy model.' } } });
     const created = await api(h, 'POST', '/api/v1/agents', { body: { title: 'busy agent', dsl: busy } });
     const id = (created.body as { data: { id: string } }).data.id;

@@ -223,7 +223,8 @@ describe('RAGFlow REST contract: agent sessions', () => {
   });
 
   it('a turn a client is still reading keeps the session: the next question is told the session is busy', async () => {
-    h.llm.whenPromptIncludes('Followed stream model.', { content: 'read to the end', delayMs: 1_500 });
+    // Longer than the next question's grace for a dropped follower (2 s): still running when it is answered.
+    h.llm.whenPromptIncludes('Followed stream model.', { content: 'read to the end', delayMs: 4_000 });
     const slow = await createAgent('session contract followed', llmDsl('Followed stream model.'));
     const created = await api(h, 'POST', `/api/v1/agents/${slow}/sessions`, { body: {} });
     const sessionId = (created.body as { data: { id: string } }).data.id;
