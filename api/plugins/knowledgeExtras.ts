@@ -361,8 +361,7 @@ export async function metadataRoutes(app: FastifyInstance, deps: AppDeps): Promi
 
   // ---- search ---------------------------------------------------------------------------------
 
-  app.post('/api/v1/datasets/:dataset_id/search', doc('Search one dataset (retrieval test)'), async (request) => {
-    const body = jsonObjectBody(request);
+  const searchIn = async (request: FastifyRequest, body: Record<string, unknown>, datasetIds: string[]) => {
     const errors: PyError[] = [];
     const v = searchDatasetReq(body, [], errors);
     if (v === INVALID || errors.length > 0) throw rf(101, formatPyErrors(errors));
@@ -376,10 +375,10 @@ export async function metadataRoutes(app: FastifyInstance, deps: AppDeps): Promi
       vector_similarity_weight: number;
       rerank_id: string | null;
     };
-    const d = await ownDataset(request, () => 'No authorization.');
+    for (const id of datasetIds) if (!(await k.datasets.get(request.tenantId, id))) throw rf(102, 'No authorization.');
     const result = await searchKnowledge(knowledgeOf(deps), {
       tenantId: request.tenantId,
-      datasets: [d.id],
+      datasets: datasetIds,
       documentIds: b.doc_ids.length ? b.doc_ids : undefined,
       question: b.question,
       topN: b.size,
@@ -402,6 +401,23 @@ export async function metadataRoutes(app: FastifyInstance, deps: AppDeps): Promi
       important_kwd: [],
     }));
     return { code: 0, data: { chunks, doc_aggs: result.docAggs, total: result.total, labels: [] } };
+  };
+  app.post('/api/v1/datasets/:dataset_id/search', doc('Search one dataset (retrieval test)'), async (request) => {
+    const body = jsonObjectBody(request);
+    const { dataset_id } = request.params as { dataset_id: string };
+    return searchIn(request, body, [dataset_id]);
+  });
+  app.post('/api/v1/datasets/search', doc('Search datasets (retrieval test)'), async (request) => {
+    const body = jsonObjectBody(request);
+    const ids = body.dataset_ids;
+    if (!Array.isArray(ids) || ids.length === 0 || ids.some((x) => typeof x !== 'string'))
+      throw rf(
+        101,
+        Array.isArray(ids) && ids.length === 0
+          ? 'Field: <dataset_ids> - Message: <List should have at least 1 item after validation, not 0>'
+          : 'Field: <dataset_ids> - Message: <Field required>',
+      );
+    return searchIn(request, body, ids as string[]);
   });
 
   // ---- knowledge graph and index tasks (agent-canvas builds neither) -----------------------------

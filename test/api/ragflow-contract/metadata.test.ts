@@ -150,6 +150,10 @@ describe('RAGFlow REST contract: tags, ingestion, search, graph and index', () =
     const r = await call('POST', `/datasets/${datasetId}/search`, { question: 'content', size: 2, similarity_threshold: 0.5 });
     expect(r.code).toBe(0);
     expect(Array.isArray(r.data.chunks)).toBe(true);
+    const many = await call('POST', '/datasets/search', { dataset_ids: [datasetId], question: 'content' });
+    expect(many.code).toBe(0);
+    expect((await call('POST', '/datasets/search', { question: 'content' })).code).toBe(101);
+    expect((await call('POST', '/datasets/search', { dataset_ids: ['invalid_id'], question: 'content' })).code).toBe(102);
   });
 
   it('graph is empty; index tasks are traced as none and deleted as nothing', async () => {
