@@ -12,7 +12,8 @@ import type { DatasetRecord } from '../../src/io/store/knowledgeTypes';
 import type { AppDeps } from '../deps';
 import { formatPyErrors, INVALID, uuidHex } from '../pyValidate';
 import { jsonObjectBody, keepRawBodies } from '../ragflowBody';
-import { deleteRequestModel, listDatasetModel, parserConfigFor, deepMerge, uniqueName, validateDatasetRequest } from '../services/datasetRequests';
+import { deleteRequestModel, listDatasetModel, validateDatasetRequest } from '../services/datasetRequests';
+import { deepMerge, parserConfigFor, uniqueName } from '../services/datasetDefaults';
 import { datasetView, knowledgeOf, stopIndexing } from '../services/knowledge';
 import { metadataRoutes } from './knowledgeExtras';
 

@@ -12,7 +12,9 @@ import type { DatasetRecord, DocumentRecord } from '../../src/io/store/knowledge
 import type { AppDeps } from '../deps';
 import { formatPyErrors, INVALID, py, pyStr, type PyError } from '../pyValidate';
 import { jsonObjectBody, keepRawBodies, lenientBody } from '../ragflowBody';
-import { deleteRequestModel, parserConfigModel, parserConfigFor, deepMerge, uniqueName } from '../services/datasetRequests';
+import { deleteRequestModel } from '../services/datasetRequests';
+import { parserConfigModel } from '../services/parserConfigModel';
+import { deepMerge, parserConfigFor, uniqueName } from '../services/datasetDefaults';
 import { documentView, knowledgeOf, startIndexing, stopIndexing } from '../services/knowledge';
 import { restPage, restPageSize } from './chunks';
 import { rf } from './datasets';
