@@ -6,7 +6,7 @@
  * tags, ingestion summary and logs, dataset search, the (empty) knowledge graph and index tasks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyMetadataChanges, metadataSummary } from '../../../api/plugins/knowledgeExtras';
+import { applyMetadataChanges, metadataSummary } from '../../../api/services/documentMetadata';
 import { api, startHarness, type Harness } from '../../helpers/appHarness';
 
 let h: Harness;
