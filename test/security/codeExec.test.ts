@@ -34,18 +34,30 @@ async function failure(params: Record<string, unknown>, args: Record<string, unk
   throw new Error('the script was expected to fail');
 }
 
-/** Processes of the sandbox user on the host right now (not bwrap's monitor, which waits outside the script's user namespace). */
+/**
+ * Processes of the sandbox user started by this test file right now: descendants of this process
+ * (other test files run CodeExec at the same time), plus any orphan the host's init adopted (a
+ * script's process that escaped its namespace counts, whoever started it); not bwrap's monitor,
+ * which waits outside the script's user namespace.
+ */
 function sandboxProcesses(): number {
-  let n = 0;
+  const parents = new Map<number, number>();
+  const sandboxed: number[] = [];
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-      if (new RegExp(`^Uid:\\s+${SANDBOX_UID}\\s`, 'm').test(status) && !/^Name:\s+bwrap$/m.test(status)) n++;
+      parents.set(Number(pid), Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0));
+      if (new RegExp(`^Uid:\\s+${SANDBOX_UID}\\s`, 'm').test(status) && !/^Name:\s+bwrap$/m.test(status)) sandboxed.push(Number(pid));
     } catch {
       // ended meanwhile
     }
   }
-  return n;
+  const ours = (pid: number): boolean => {
+    if (parents.get(pid) === 1) return true;
+    for (let p = parents.get(pid), hops = 0; p && hops < 64; p = parents.get(p), hops++) if (p === process.pid) return true;
+    return false;
+  };
+  return sandboxed.filter(ours).length;
 }
 
 const py = (script: string, extra: Record<string, unknown> = {}) => ({ lang: 'python', script, outputs: {}, ...extra });
