@@ -178,7 +178,8 @@ describe('CodeExec in a run', () => {
     const sentAt = Date.now();
     await r.handle.signal(cancelSignal, 'test cancels');
     expect(((await r.handle.result()) as CanvasRunResult).status).toBe('canceled');
-    expect(Date.now() - sentAt).toBeLessThan(3000);
+    // Well under the script's 30 s: the cancel stopped it (a loose bound, the machine may be loaded).
+    expect(Date.now() - sentAt).toBeLessThan(15_000);
     expect(sandboxProcesses()).toBe(0);
   });
 });
