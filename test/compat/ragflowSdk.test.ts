@@ -39,9 +39,6 @@ const STEPS = [
   'cleanup',
 ] as const;
 
-/** Steps skipped, with the reason (a route agent-canvas does not serve yet). Empty when all are served. */
-const SKIPPED: Partial<Record<(typeof STEPS)[number], string>> = {};
-
 interface StepResult {
   step: string;
   ok: boolean;
@@ -120,11 +117,6 @@ describe('ragflow-sdk (PyPI) against npm start', () => {
   });
 
   for (const step of STEPS) {
-    const reason = SKIPPED[step];
-    if (reason) {
-      it.skip(`${step} (skipped: ${reason})`, () => {});
-      continue;
-    }
     it(step, () => {
       const result = results.get(step);
       expect(result, `the script reported no "${step}" step:\n${scriptOutput.slice(-3000)}`).toBeDefined();
