@@ -8,7 +8,7 @@
 const layers = [
   { name: 'errors', paths: ['src/errors\\.ts'] },
   { name: 'dsl', paths: ['src/core/dsl/', 'src/core/runSettings\\.ts'] },
-  { name: 'components', paths: ['src/core/components/'] },
+  { name: 'components', paths: ['src/core/components/', 'src/core/pipeline/'] },
   { name: 'engine', paths: ['src/core/engine/', 'src/core/searchAttributes\\.ts'] },
   { name: 'io', paths: ['src/io/'] },
   { name: 'workflows-activities', paths: ['workflows/', 'activities/'] },

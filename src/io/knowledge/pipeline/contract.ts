@@ -1,0 +1,68 @@
+/**
+ * The seam between an ingestion pipeline's steps (what each RAGFlow `rag/flow` component does,
+ * src/io/knowledge/pipeline/*) and whoever carries them (the `ingestPipeline` workflow's
+ * activities, the in-process runner of unit tests and the benchmark baseline).
+ *
+ * A step reads the payload its upstream produced and returns the next one, as RAGFlow's
+ * `*FromUpstream` models describe it. Payloads can be large (a parsed book, 10,000 chunks): the
+ * workflow never holds them, activities pass them by reference (blobs).
+ */
+import type { PipelineStep } from '../../../core/pipeline/types';
+
+export type PipelineOutputFormat = 'json' | 'markdown' | 'text' | 'html' | 'chunks';
+
+/** One chunk as RAGFlow's chunkers write it: `text`, plus fields later steps add (summary, keywords, questions, metadata, vectors…). */
+export interface PipelineChunk {
+  text: string;
+  [field: string]: unknown;
+}
+
+/** The file a pipeline runs over, as the `File` component hands it on. */
+export interface PipelineFile {
+  /** The document id (its bytes are read through `PipelineServices.readFile`). */
+  id: string;
+  name: string;
+  size: number;
+}
+
+/** What flows from one step to the next (RAGFlow's `*FromUpstream`). */
+export interface PipelinePayload {
+  name: string;
+  file?: PipelineFile;
+  output_format?: PipelineOutputFormat;
+  json?: Array<Record<string, unknown>>;
+  markdown?: string;
+  text?: string;
+  html?: string;
+  chunks?: PipelineChunk[];
+}
+
+/** The I/O a step may do; the carrier builds it (activities: from the worker's deps, honouring the cancellation signal). */
+export interface PipelineServices {
+  tenantId: string;
+  readFile(fileId: string): Promise<Uint8Array>;
+  /** One chat completion (Extractor); `llmId` is the component's `llm_id`. */
+  chat(request: { llmId: string; system: string; user: string; temperature?: number; maxTokens?: number }, signal: AbortSignal): Promise<string>;
+  /** Embeddings for texts with the dataset's embedding model (Tokenizer). */
+  embed(texts: string[], signal: AbortSignal): Promise<number[][]>;
+  /** Reports progress within the step (0..1) and a message; carriers heartbeat and update the document. */
+  progress(fraction: number, message: string): void;
+}
+
+/** How a step's per-item model work splits, so a carrier can fan it out in bounded, heartbeated batches. */
+export interface ItemPlan {
+  /** How many independent items the step processes (0: the step runs whole through `runStep`). */
+  items: number;
+}
+
+/** The functions a carrier needs; src/io/knowledge/pipeline/index.ts exports an object of this shape. */
+export interface PipelineSteps {
+  /** Runs a whole step (every component; for Extractor only when `planItems` says 0 items). */
+  runStep(step: PipelineStep, input: PipelinePayload, services: PipelineServices, signal: AbortSignal): Promise<PipelinePayload>;
+  /** The per-item fan-out of a step (Extractor over chunks); 0 items for every other step. */
+  planItems(step: PipelineStep, input: PipelinePayload): ItemPlan;
+  /** Processes items [from, to) of a planned step; results are JSON values, one per item, in order. */
+  runItems(step: PipelineStep, input: PipelinePayload, from: number, to: number, services: PipelineServices, signal: AbortSignal): Promise<unknown[]>;
+  /** Folds every item's result (in order) into the step's output payload. */
+  applyItems(step: PipelineStep, input: PipelinePayload, results: unknown[]): PipelinePayload;
+}
