@@ -4,6 +4,7 @@
  * time. Never edit a released migration: add a new one, in its own file, listed below.
  */
 import type { Db } from './contract';
+import { PIPELINE_MIGRATION } from './pipelineMigration';
 import { RELEASED_MIGRATIONS, type Migration } from './releasedMigrations';
 
 export type { Migration };
@@ -12,7 +13,7 @@ export type { Migration };
 const MIGRATION_LOCK_KEY = 7_215_426_148;
 
 /** Every migration in order: the released ones, then each later one from its own file. */
-export const MIGRATIONS: readonly Migration[] = [...RELEASED_MIGRATIONS];
+export const MIGRATIONS: readonly Migration[] = [...RELEASED_MIGRATIONS, PIPELINE_MIGRATION];
 
 /**
  * Applies the pending migrations, each in its own transaction, and returns the versions applied.
