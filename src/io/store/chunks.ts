@@ -9,7 +9,7 @@ import { normalize } from '../knowledge/localEmbedding';
 import { tokenize } from '../knowledge/text';
 import type { ChunkRecord, ChunkSearch, KnowledgeStore, NewChunk } from './knowledgeTypes';
 import { SqlParams } from './sql';
-import type { Queryable } from './contract';
+import type { Db, Queryable } from './contract';
 
 interface ChunkRow {
   id: string;
@@ -68,22 +68,62 @@ function vectorLiteral(v: readonly number[]): string {
   return `[${v.map((x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
 }
 
-export function chunksRepository(db: Queryable, vector: boolean): KnowledgeStore['chunks'] {
-  const insert = async (doc: { id: string; tenant_id: string; dataset_id: string; name: string }, chunks: NewChunk[]) => {
-    const now = Date.now();
-    // A few hundred rows per statement keeps parameter counts well under PostgreSQL's limit.
-    for (let i = 0; i < chunks.length; i += 200) {
-      const params = new SqlParams();
-      const rows = chunks.slice(i, i + 200).map((c) => {
-        const e = normalize(c.embedding);
-        const vec = vector ? `, ${params.add(vectorLiteral(e))}::vector` : '';
-        return `(${params.add(c.id)}, ${params.add(doc.tenant_id)}, ${params.add(doc.dataset_id)}, ${params.add(doc.id)}, ${params.add(doc.name)}, ${params.add(c.content.split('\u0000').join(''))}, ${params.add(c.section)}, ${params.add(c.position)}, ${params.add(c.tokens)}, ${params.add(e)}::real[]${vec}, ${params.add(now)})`;
-      });
-      const cols = `id, tenant_id, dataset_id, document_id, document_name, content, section, position, tokens, embedding${vector ? ', embedding_v' : ''}, create_time`;
-      await db.query(`INSERT INTO chunks (${cols}) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`, params.values());
-    }
-  };
+type ChunkOwner = { id: string; tenant_id: string; dataset_id: string; name: string };
+
+/** Inserts chunks with every field a writer may set (keywords, questions and extra fields of a pipeline). */
+async function insertChunks(db: Queryable, vector: boolean, doc: ChunkOwner, chunks: NewChunk[]): Promise<void> {
+  const now = Date.now();
+  // A few hundred rows per statement keeps parameter counts well under PostgreSQL's limit.
+  for (let i = 0; i < chunks.length; i += 200) {
+    const params = new SqlParams();
+    const rows = chunks.slice(i, i + 200).map((c) => {
+      const e = normalize(c.embedding);
+      const vec = vector ? `, ${params.add(vectorLiteral(e))}::vector` : '';
+      const fields = [
+        params.add(c.id),
+        params.add(doc.tenant_id),
+        params.add(doc.dataset_id),
+        params.add(doc.id),
+        params.add(doc.name),
+        params.add(c.content.split('\u0000').join('')),
+        params.add(c.section),
+        params.add(c.position),
+        params.add(c.tokens),
+        `${params.add(e)}::real[]${vec}`,
+        params.add(now),
+        `${params.add(JSON.stringify(c.importantKeywords ?? []))}::jsonb`,
+        `${params.add(JSON.stringify(c.questions ?? []))}::jsonb`,
+        `${params.add(
+          JSON.stringify(c.extra ?? {})
+            .split('\\u0000')
+            .join(''),
+        )}::jsonb`,
+      ];
+      return `(${fields.join(', ')})`;
+    });
+    const cols = `id, tenant_id, dataset_id, document_id, document_name, content, section, position, tokens, embedding${vector ? ', embedding_v' : ''}, create_time, important_keywords, questions, extra`;
+    await db.query(`INSERT INTO chunks (${cols}) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`, params.values());
+  }
+}
+
+export function chunksRepository(db: Db, vector: boolean): KnowledgeStore['chunks'] {
+  const insert = (doc: ChunkOwner, chunks: NewChunk[]) => insertChunks(db, vector, doc, chunks);
   return {
+    async commitDocument(doc, chunks) {
+      return db.transaction(async (tx) => {
+        // Locks the document row: two commits of one document (a re-parse racing an older run) queue up.
+        await tx.query('SELECT id FROM documents WHERE id = $1 FOR UPDATE', [doc.id]);
+        const old = await tx.query<{ id: string }>('DELETE FROM chunks WHERE document_id = $1 RETURNING id', [doc.id]);
+        await insertChunks(tx, vector, doc, chunks);
+        await tx.query('UPDATE documents SET chunk_count = $2, token_count = $3 WHERE id = $1', [
+          doc.id,
+          chunks.length,
+          chunks.reduce((n, c) => n + c.tokens, 0),
+        ]);
+        const kept = new Set(chunks.map((c) => c.id));
+        return { replacedIds: old.rows.map((r) => r.id).filter((id) => !kept.has(id)) };
+      });
+    },
     async replace(doc, chunks) {
       await db.query('DELETE FROM chunks WHERE document_id = $1', [doc.id]);
       await insert(doc, chunks);

@@ -74,6 +74,12 @@ export interface NewChunk {
   position: number;
   tokens: number;
   embedding: number[];
+  /** RAGFlow's `important_kwd` (an ingestion pipeline's Extractor may write them). */
+  importantKeywords?: string[];
+  /** RAGFlow's `question_kwd`. */
+  questions?: string[];
+  /** Further fields a pipeline wrote (summary, metadata…), kept as jsonb. */
+  extra?: Record<string, unknown>;
 }
 
 /** A chunk as listed: its text and RAGFlow's editable fields. */
@@ -168,6 +174,11 @@ export interface KnowledgeStore {
     metas(tenantId: string, datasetIds: string[]): Promise<Array<{ id: string; meta_fields: Record<string, unknown> }>>;
   };
   chunks: {
+    /**
+     * Replaces a document's chunks and its counts in one transaction (an ingestion pipeline's
+     * commit): a reader sees the old chunks or the new ones, never a mix or none.
+     */
+    commitDocument(doc: Pick<DocumentRecord, 'id' | 'tenant_id' | 'dataset_id' | 'name'>, chunks: NewChunk[]): Promise<{ replacedIds: string[] }>;
     /** Replaces a document's chunks (idempotent: a re-run writes the same ids). */
     replace(doc: Pick<DocumentRecord, 'id' | 'tenant_id' | 'dataset_id' | 'name'>, chunks: NewChunk[]): Promise<void>;
     /** Appends chunks of a document (ids already present are left as they are). */
