@@ -23,6 +23,7 @@ import { filesPlugin } from './plugins/files';
 import { mcpServersPlugin } from './plugins/mcpServers';
 import { retrievalPlugin } from './plugins/retrieval';
 import { metaPlugin } from './plugins/meta';
+import { metricsPlugin } from './plugins/metrics';
 import { openAiPlugin } from './plugins/openai';
 import { runsPlugin } from './plugins/runs';
 import { runsIndexPlugin } from './plugins/runsIndex';
@@ -62,6 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const plugins = [
     healthPlugin,
+    metricsPlugin,
     metaPlugin,
     canvasesPlugin,
     agentsPlugin,

@@ -6,63 +6,21 @@
  * sheet, a CodeExec tabulating it, and the Message showing both; the else branch when no stock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchRun, type LaunchDeps } from '../../api/services/runLauncher';
-import { openStore } from '../../src/io/store/store';
-import type { Store } from '../../src/io/store/contract';
-import { DEFAULT_RUN_SETTINGS, type CanvasRunResult } from '../../workflows/definitions';
 import { dsl } from '../helpers/canvasKit';
-import { startScriptedLlm, type RecordedCall, type Reply, type ScriptedLlm } from '../helpers/scriptedLlm';
-import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from '../helpers/temporal';
-import { startToolServices, type ToolServices } from '../helpers/toolServices';
-import { startWebSearchServer, type WebSearchServer } from '../helpers/webSearchServer';
+import { startToolCanvasHarness, toolCall as tc, type ToolCanvasHarness } from '../helpers/toolCanvasHarness';
 
-let store: Store;
-let llm: ScriptedLlm;
-let svc: ToolServices;
-let tavily: WebSearchServer;
-let temporal: TemporalHandles;
-let worker: RunningWorker;
-let deps: LaunchDeps;
-const tenantId = 'tenant-stock-research';
+let h: ToolCanvasHarness;
 
 beforeAll(async () => {
-  [store, llm, svc, tavily, temporal] = await Promise.all([openStore({}), startScriptedLlm(), startToolServices(), startWebSearchServer(), connectTemporal()]);
-  await store.tenants.ensure(tenantId, 'stock research tests');
-  const env = {
-    ...svc.env,
-    TAVILY_BASE_URL: tavily.url,
-    TAVILY_API_KEY: 'tvly-test',
-  };
-  worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url, env });
-  deps = { store, client: temporal.client, taskQueue: worker.taskQueue, settings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000 } };
+  h = await startToolCanvasHarness('tenant-stock-research');
 });
 
 afterAll(async () => {
-  await worker?.stop();
-  await Promise.all([temporal?.close(), llm?.stop(), svc?.stop(), tavily?.stop(), store?.close()]);
+  await h?.stop();
 });
 
-async function run(title: string, canvas: Record<string, unknown>, query: string) {
-  const saved = await store.canvases.create({ tenantId, title: `${title} ${Date.now()}`, dsl: canvas });
-  const launched = await launchRun(deps, { tenantId, canvas: saved, sessionId: null, query, inputs: null, files: [], userId: 'u1', session: null });
-  const result = (await temporal.client.workflow.getHandle(launched.workflowId).result()) as CanvasRunResult;
-  const events = await store.events.list(launched.runId, null, 10_000);
-  const finished = (id: string) =>
-    events.find((e) => e.event === 'node_finished' && e.data.component_id === id)?.data as { outputs: Record<string, unknown> } | undefined;
-  const reference = events.find((e) => e.event === 'message_end')?.data.reference as { chunks: Record<string, { url: string }> } | undefined;
-  return { result, finished, reference };
-}
-
-function script(marker: string, replies: Reply[]): RecordedCall[] {
-  const seen: RecordedCall[] = [];
-  llm.when((call) => {
-    if (!call.body.messages.some((m) => typeof m.content === 'string' && m.content.includes(marker))) return undefined;
-    seen.push(call);
-    return replies[seen.length - 1] ?? { content: `no more scripted replies for ${marker}` };
-  });
-  return seen;
-}
-const tc = (id: string, name: string, args: unknown) => ({ id, name, arguments: JSON.stringify(args) });
+const run = (title: string, canvas: Record<string, unknown>, query: string) => h.run(title, canvas, query);
+const script = (marker: string, replies: Parameters<ToolCanvasHarness['script']>[1]) => h.script(marker, replies);
 
 describe("a canvas in the style of RAGFlow's stock research template", () => {
   // The annual balance sheet comes first in the report; its first column is the latest year.
@@ -153,7 +111,7 @@ describe("a canvas in the style of RAGFlow's stock research template", () => {
     expect(toolResults[0]).toContain('Finding 1 about Apple stock ticker.');
     expect(toolResults[1]).toContain('| symbol | AAPL |');
     // The node's stock_code is the bare `sys.query`, as in the template: the question resolves through Yahoo's search.
-    expect(svc.requestsFor("How is Apple's balance sheet?").map((q) => q.path)).toContain('/yahoo/v1/finance/search');
+    expect(h.svc.requestsFor("How is Apple's balance sheet?").map((q) => q.path)).toContain('/yahoo/v1/finance/search');
     expect(r.finished('YahooFinance:QuickAdsDig')!.outputs.report).toContain('| Total Assets | 364980000000 | 352583000000 |');
     expect(r.finished('CodeExec:LightSheepTrade')!.outputs.md_table).toBe(
       '| Indicator | Latest |\n|---|---|\n| Total Assets (USD) | 364,980,000,000 |\n| Total Debt (USD) | 106,629,000,000 |\n| Working Capital (USD) | -23,405,000,000 |',

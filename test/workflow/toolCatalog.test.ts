@@ -6,67 +6,26 @@
  * research template: stockResearch.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchRun, type LaunchDeps } from '../../api/services/runLauncher';
-import { openStore } from '../../src/io/store/store';
-import type { Store } from '../../src/io/store/contract';
-import { DEFAULT_RUN_SETTINGS, type CanvasRunResult } from '../../workflows/definitions';
 import { dsl } from '../helpers/canvasKit';
-import { startScriptedLlm, type RecordedCall, type Reply, type ScriptedLlm } from '../helpers/scriptedLlm';
-import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from '../helpers/temporal';
-import { startToolServices, type ToolServices } from '../helpers/toolServices';
-import { startWebSearchServer, type WebSearchServer } from '../helpers/webSearchServer';
+import { startToolCanvasHarness, toolCall as tc, type ToolCanvasHarness } from '../helpers/toolCanvasHarness';
 
-let store: Store;
-let llm: ScriptedLlm;
-let svc: ToolServices;
-let tavily: WebSearchServer;
-let temporal: TemporalHandles;
-let worker: RunningWorker;
-let deps: LaunchDeps;
-const tenantId = 'tenant-tool-catalog';
+let h: ToolCanvasHarness;
 
 beforeAll(async () => {
-  [store, llm, svc, tavily, temporal] = await Promise.all([openStore({}), startScriptedLlm(), startToolServices(), startWebSearchServer(), connectTemporal()]);
-  await store.tenants.ensure(tenantId, 'tool catalog tests');
-  const env = {
-    ...svc.env,
-    TAVILY_BASE_URL: tavily.url,
-    TAVILY_API_KEY: 'tvly-test',
+  h = await startToolCanvasHarness('tenant-tool-catalog', {
     SERPAPI_API_KEY: 'serp-key',
     QUERIT_API_KEY: 'querit-key',
     // Crawler's pages are the model's or the canvas's choice: the stand-in on loopback must be allowed.
     NETWORK_ALLOW_HOSTS: '127.0.0.1',
-  };
-  worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url, env });
-  deps = { store, client: temporal.client, taskQueue: worker.taskQueue, settings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000 } };
+  });
 });
 
 afterAll(async () => {
-  await worker?.stop();
-  await Promise.all([temporal?.close(), llm?.stop(), svc?.stop(), tavily?.stop(), store?.close()]);
+  await h?.stop();
 });
 
-async function run(title: string, canvas: Record<string, unknown>, query: string) {
-  const saved = await store.canvases.create({ tenantId, title: `${title} ${Date.now()}`, dsl: canvas });
-  const launched = await launchRun(deps, { tenantId, canvas: saved, sessionId: null, query, inputs: null, files: [], userId: 'u1', session: null });
-  const result = (await temporal.client.workflow.getHandle(launched.workflowId).result()) as CanvasRunResult;
-  const events = await store.events.list(launched.runId, null, 10_000);
-  const finished = (id: string) =>
-    events.find((e) => e.event === 'node_finished' && e.data.component_id === id)?.data as { outputs: Record<string, unknown> } | undefined;
-  const reference = events.find((e) => e.event === 'message_end')?.data.reference as { chunks: Record<string, { url: string }> } | undefined;
-  return { result, events, finished, reference, history: JSON.stringify(await temporal.client.workflow.getHandle(launched.workflowId).fetchHistory()) };
-}
-
-function script(marker: string, replies: Reply[]): RecordedCall[] {
-  const seen: RecordedCall[] = [];
-  llm.when((call) => {
-    if (!call.body.messages.some((m) => typeof m.content === 'string' && m.content.includes(marker))) return undefined;
-    seen.push(call);
-    return replies[seen.length - 1] ?? { content: `no more scripted replies for ${marker}` };
-  });
-  return seen;
-}
-const tc = (id: string, name: string, args: unknown) => ({ id, name, arguments: JSON.stringify(args) });
+const run = (title: string, canvas: Record<string, unknown>, query: string) => h.run(title, canvas, query);
+const script = (marker: string, replies: Parameters<ToolCanvasHarness['script']>[1]) => h.script(marker, replies);
 
 /** [component, params, query, output to show, text the output must hold, whether it cites]. */
 const NODES: Array<[string, Record<string, unknown>, string, string, string, boolean]> = [
@@ -112,7 +71,7 @@ describe('the catalog as canvas nodes', () => {
         'Crawler:c': { name: 'Crawler', downstream: ['Message:m'] },
         'Message:m': { name: 'Message', params: { content: ['{Crawler:c@formalized_content}'] } },
       }),
-      `${svc.url}/pages/article`,
+      `${h.svc.url}/pages/article`,
     );
     expect(r.result.content).toContain('Temporal keeps [state](https://temporal.io).');
   });
@@ -124,7 +83,7 @@ describe('the catalog as canvas nodes', () => {
       'secret test',
     );
     expect(r.result.status).toBe('finished');
-    expect(r.history).not.toContain('deepl-secret-key-123');
+    expect(await r.history()).not.toContain('deepl-secret-key-123');
     expect(JSON.stringify(r.events)).not.toContain('deepl-secret-key-123');
   });
 });
@@ -144,7 +103,7 @@ describe('the catalog as Agent tools', () => {
       ['YahooFinance', { info: true, news: false }, 'yahoo_finance_9', { stock_code: 'TSLA' }],
       ['DeepL', { auth_key: 'deepl-key' }, 'deepl_translate_10', { query: '谢谢' }],
       ['QWeather', { web_apikey: 'qw-key' }, 'qweather_11', { query: 'Chengdu' }],
-      ['Crawler', {}, 'web_crawler_12', { query: `${svc.url}/pages/article` }],
+      ['Crawler', {}, 'web_crawler_12', { query: `${h.svc.url}/pages/article` }],
       ['AkShare', {}, 'akshare_stock_news_13', { query: '600519' }],
     ] as const;
     const calls = script('MARK-catalog-agent', [{ toolCalls: tools.map(([, , fn, args], i) => tc(`c${i}`, fn, args)) }, { content: 'Done [ID:0].' }]);
@@ -210,7 +169,7 @@ describe('the catalog failing', () => {
     );
     expect(r.result.status).toBe('failed');
     expect(r.result.error).toMatch(/YahooFinance answered HTTP 429/);
-    expect(svc.requestsFor('RATELIMIT').filter((q) => q.path.startsWith('/yahoo/v10/'))).toHaveLength(2);
+    expect(h.svc.requestsFor('RATELIMIT').filter((q) => q.path.startsWith('/yahoo/v10/'))).toHaveLength(2);
   });
 
   it('does not retry a refused key', async () => {
@@ -224,6 +183,6 @@ describe('the catalog failing', () => {
     );
     expect(r.result.status).toBe('failed');
     expect(r.result.error).toMatch(/invalid subscription key/);
-    expect(svc.requestsFor('refused key')).toHaveLength(1);
+    expect(h.svc.requestsFor('refused key')).toHaveLength(1);
   });
 });
