@@ -14,8 +14,12 @@ export const METRICS_PATH = '/metrics';
 export async function metricsPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const unwatch = watchActiveRuns(deps.store.db);
   app.addHook('onClose', async () => unwatch());
-  app.get(METRICS_PATH, { config: { auth: false }, schema: { tags: ['health'], summary: 'Prometheus metrics of this process (text format 0.0.4); no API key' } }, async (_request, reply) => {
-    const page = await metricsPage();
-    return reply.type(page.contentType).send(page.body);
-  });
+  app.get(
+    METRICS_PATH,
+    { config: { auth: false }, schema: { tags: ['health'], summary: 'Prometheus metrics of this process (text format 0.0.4); no API key' } },
+    async (_request, reply) => {
+      const page = await metricsPage();
+      return reply.type(page.contentType).send(page.body);
+    },
+  );
 }

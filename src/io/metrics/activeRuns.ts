@@ -16,9 +16,7 @@ const QUERY_TIMEOUT_MS = 2000;
 let source: Queryable | null = null;
 
 async function countActive(db: Queryable): Promise<Map<string, number>> {
-  const query = db.query<{ status: string; n: number }>(
-    `SELECT status, count(*)::int AS n FROM runs WHERE status IN ('running', 'paused') GROUP BY status`,
-  );
+  const query = db.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM runs WHERE status IN ('running', 'paused') GROUP BY status`);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error('the store did not answer')), QUERY_TIMEOUT_MS);
