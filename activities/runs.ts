@@ -9,6 +9,7 @@ import { nestEvents, type NestTarget, type RunEvent } from '../src/core/engine/r
 import type { RunStatus, SessionState } from '../src/core/engine/state';
 import type { Store } from '../src/io/store/contract';
 import type { Logger } from '../src/io/log';
+import { observeNodeEvents, runsEnded } from '../src/io/metrics/registry';
 
 export interface AppendRunEventsInput {
   runId: string;
@@ -105,6 +106,7 @@ export function createRunActivities(deps: RunActivityDeps) {
     /** Appends events to the run's log and updates its status. */
     async appendRunEvents(input: AppendRunEventsInput): Promise<void> {
       if (input.events.length > 0) await store.events.append(input.runId, input.events);
+      observeNodeEvents(input.events);
       if (input.mirror && input.events.length > 0) await store.events.append(input.mirror.runId, nestEvents(input.mirror, input.events));
       if (input.status && input.status !== 'finished' && input.status !== 'failed' && input.status !== 'canceled') {
         await store.runs.setStatus(input.runId, input.status);
@@ -128,6 +130,8 @@ export function createRunActivities(deps: RunActivityDeps) {
       }
       await store.events.append(input.runId, input.events);
       if (input.mirror) await store.events.append(input.mirror.runId, nestEvents(input.mirror, input.events));
+      observeNodeEvents(input.events);
+      runsEnded.inc({ status: result.status });
       log.info('run ended', { runId: input.runId, status: result.status, calls: result.usage.calls, tokens: result.usage.total_tokens });
       deps.onRunFinished?.(input.runId);
     },

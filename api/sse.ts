@@ -4,6 +4,7 @@
  * exposes it as an AbortSignal, so the work feeding the stream stops too.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { trackSseClient } from '../src/io/metrics/registry';
 
 export interface SseWriter {
   /** Aborts when the client disconnects. */
@@ -28,11 +29,13 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, opts: { da
     'x-accel-buffering': 'no',
   });
   raw.flushHeaders();
+  const untrack = trackSseClient();
   const keepalive = setInterval(() => {
     if (!raw.writableEnded) raw.write(': keepalive\n\n');
   }, KEEPALIVE_MS);
   const stop = () => {
     clearInterval(keepalive);
+    untrack();
     controller.abort();
   };
   request.raw.on('close', stop);

@@ -7,15 +7,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { InternalConnectionLikeSymbol, WorkflowExecutionAlreadyStartedError, type Client, type InternalConnectionLike } from '@temporalio/client';
-import { redactSecrets, slimForRun } from '../../src/core/dsl/secrets';
 import type { SessionState } from '../../src/core/engine/state';
 import { announcement } from '../../src/core/engine';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord, Store } from '../../src/io/store/contract';
+import { runsStarted } from '../../src/io/metrics/registry';
 import { CANVAS_ID_KEY, RUN_STATUS_KEY, SESSION_ID_KEY, TENANT_ID_KEY } from '../../src/core/searchAttributes';
 import { canvasRunInput, workflowIdFor, type RunSettings } from '../../workflows/definitions';
 import { checkRunInputSizes, checkSize, DEFAULT_RUN_INPUT_LIMITS, type RunInputLimits } from './runLimits';
 import { failStrandedRun } from './runReconciler';
+import { runDslOf } from './canvasVersions';
 
 export interface LaunchDeps {
   store: Store;
@@ -42,6 +43,8 @@ export interface LaunchRequest {
   webhook?: Record<string, unknown>;
   /** The caller stored the run row already (a session turn records it before its claim). */
   recorded?: boolean;
+  /** The caller stored its first event (`workflow_started`) already, with the row. */
+  announced?: boolean;
 }
 
 export interface LaunchedRun {
@@ -88,13 +91,26 @@ export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<L
   checkLaunchSizes(deps, req);
   const runId = req.runId ?? newId();
   const messageId = req.messageId ?? newId();
-  const workflowId = workflowIdFor(req.canvas.id, runId);
   if (!req.recorded) await recordRun(deps, req, runId);
+  // The stream opens now: a client sees its run accepted (workflow_started, event 1) without
+  // waiting for a worker's first workflow task, which a burst of starts queues up.
+  if (!req.announced) await deps.store.events.append(runId, [announcement({ runId, messageId, inputs: req.inputs }, Date.now())]);
+  return startRecordedRun(deps, req, { runId, messageId });
+}
+
+/**
+ * Starts the workflow of a run whose row and first event are stored. A start Temporal refuses
+ * fails the run (its readers get run_failed), withdraws its user message and releases its
+ * session, then throws TEMPORAL_UNAVAILABLE.
+ */
+export async function startRecordedRun(deps: LaunchDeps, req: LaunchRequest, ids: { runId: string; messageId: string }): Promise<LaunchedRun> {
+  const { runId, messageId } = ids;
+  const workflowId = workflowIdFor(req.canvas.id, runId);
   const input = canvasRunInput({
     runId,
     messageId,
     tenantId: req.tenantId,
-    canvas: { id: req.canvas.id, title: req.canvas.title, dsl: redactSecrets(slimForRun(req.canvas.dsl)) },
+    canvas: { id: req.canvas.id, title: req.canvas.title, dsl: runDslOf(req.canvas) },
     sessionId: req.sessionId,
     query: req.query,
     inputs: req.inputs,
@@ -104,9 +120,6 @@ export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<L
     settings: deps.settings,
     ...(req.webhook ? { webhook: req.webhook } : {}),
   });
-  // The stream opens now: a client sees its run accepted (workflow_started, event 1) without
-  // waiting for a worker's first workflow task, which a burst of starts queues up.
-  await deps.store.events.append(runId, [announcement({ runId, messageId, inputs: req.inputs }, Date.now())]);
   input.announced = true;
   try {
     await deps.client.workflow.start('canvasRun', {

@@ -3,6 +3,7 @@
  * Appends are idempotent so that retried activities can write the same events again.
  */
 import { isTerminalEvent, type RunEvent, type RunEventName } from '../../core/engine/runEvents';
+import { timeEventAppend } from '../metrics/registry';
 import { jsonParam } from './sql';
 import type { Db, Store, StoredEvent } from './contract';
 
@@ -123,8 +124,9 @@ export function eventsRepository(db: Db): Store['events'] {
         // statement: one round trip (PGlite runs every statement of the process in one queue).
         // The notification goes out even when a retry inserted nothing: the first attempt may
         // have died before it was delivered. On PostgreSQL it is delivered on commit.
-        await db.query(
-          `WITH inserted AS (
+        await timeEventAppend(() =>
+          db.query(
+            `WITH inserted AS (
              INSERT INTO run_events (run_id, seq, sub, event, message_id, created_at, task_id, data, terminal)
              SELECT $1, r.seq, r.sub, r.event, r.message_id, r.created_at, r.task_id, r.data, r.terminal
              FROM json_to_recordset($2::json) AS r(seq int, sub int, event text, message_id text, created_at double precision,
@@ -133,7 +135,8 @@ export function eventsRepository(db: Db): Store['events'] {
              RETURNING 1
            )
            SELECT pg_notify($3, $1) FROM (SELECT count(*) FROM inserted) AS done`,
-          [runId, jsonParam(rows), RUN_EVENTS_CHANNEL],
+            [runId, jsonParam(rows), RUN_EVENTS_CHANNEL],
+          ),
         );
       }
     },
