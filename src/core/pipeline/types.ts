@@ -28,4 +28,13 @@ export interface PipelineProblem {
   message: string;
 }
 
-export type PipelineCompileResult = { ok: true; pipeline: CompiledPipeline } | { ok: false; problems: PipelineProblem[] };
+export type PipelineCompileResult =
+  | {
+      ok: true;
+      pipeline: CompiledPipeline;
+      /** Components the path from File never reaches (they never run; RAGFlow saves them too). */
+      warnings?: PipelineProblem[];
+      /** The normalized bare DSL (legacy names renamed, empty values of the wrong kind read as absent): what to store. */
+      dsl?: Record<string, unknown>;
+    }
+  | { ok: false; problems: PipelineProblem[] };
