@@ -143,5 +143,6 @@ export async function startRecordedRun(deps: LaunchDeps, req: LaunchRequest, ids
     if (run) await failStrandedRun(deps.store, run, `Could not start the run on Temporal: ${reason}`, { neverStarted: true });
     throw new AppError('TEMPORAL_UNAVAILABLE', `Could not start the run on Temporal: ${reason}`);
   }
+  runsStarted.inc();
   return { runId, messageId, workflowId };
 }
