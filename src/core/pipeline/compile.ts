@@ -64,7 +64,9 @@ export function isPipelineDsl(value: unknown): boolean {
   const names = Object.values(components).map((c) => (isObject(c) && isObject(c.obj) ? c.obj.component_name : undefined));
   if (names.includes('Begin') || Object.prototype.hasOwnProperty.call(components, 'begin')) return false;
   return names.some(
-    (n) => typeof n === 'string' && (n === 'File' || n === 'Parser' || n === 'TokenChunker' || n === 'TitleChunker' || n === 'Tokenizer' || LEGACY_PIPELINE_NAMES.has(n)),
+    (n) =>
+      typeof n === 'string' &&
+      (n === 'File' || n === 'Parser' || n === 'TokenChunker' || n === 'TitleChunker' || n === 'Tokenizer' || LEGACY_PIPELINE_NAMES.has(n)),
   );
 }
 
@@ -118,7 +120,8 @@ function compileNormalized(raw: unknown, base: PathSegment[]): PipelineCompileRe
     });
     // RAGFlow's pipeline never reads `upstream` (the editor's bookkeeping): a stale entry is a warning.
     comp.upstream.forEach((u, i) => {
-      if (!ids.has(u)) upstreamWarnings.push(problem(at(id, 'upstream', i), `upstream component "${u}" does not exist (ignored: a pipeline follows downstream)`));
+      if (!ids.has(u))
+        upstreamWarnings.push(problem(at(id, 'upstream', i), `upstream component "${u}" does not exist (ignored: a pipeline follows downstream)`));
     });
   }
 
@@ -159,7 +162,9 @@ function compileNormalized(raw: unknown, base: PathSegment[]): PipelineCompileRe
         path.push(d);
       });
     }
-    for (const id of path) if (canvas.components[id]!.obj.component_name === 'File' && id !== FILE_ID) problems.push(problem(at(id, 'obj', 'component_name'), 'only the entry may be a File component'));
+    for (const id of path)
+      if (canvas.components[id]!.obj.component_name === 'File' && id !== FILE_ID)
+        problems.push(problem(at(id, 'obj', 'component_name'), 'only the entry may be a File component'));
   }
 
   // Extractor prompts read values by reference (`{TokenChunker:X@chunks}`). A step receives the
@@ -184,7 +189,10 @@ function compileNormalized(raw: unknown, base: PathSegment[]): PipelineCompileRe
           const replacedBy = path.slice(from + 1, index).find((between) => writes(canvas.components[between]!.obj.component_name).has(ref.output));
           if (replacedBy)
             problems.push(
-              problem(where, `reference {${ref.expr}}: "${replacedBy}" replaces ${ref.output} after "${ref.componentId}", so this step would read "${replacedBy}"'s; reference it instead`),
+              problem(
+                where,
+                `reference {${ref.expr}}: "${replacedBy}" replaces ${ref.output} after "${ref.componentId}", so this step would read "${replacedBy}"'s; reference it instead`,
+              ),
             );
         }
       }

@@ -43,7 +43,10 @@ export function isPipelineComponent(name: string): name is PipelineComponentName
 }
 
 /** A step's params with their component's type. */
-export function paramsOf<K extends PipelineComponentName>(step: { component: PipelineComponentName; params: Record<string, unknown> }, name: K): PipelineParamsOf[K] {
+export function paramsOf<K extends PipelineComponentName>(
+  step: { component: PipelineComponentName; params: Record<string, unknown> },
+  name: K,
+): PipelineParamsOf[K] {
   if (step.component !== name) throw new Error(`expected a ${name} step, got ${step.component}`);
   return step.params as unknown as PipelineParamsOf[K];
 }

@@ -49,7 +49,15 @@ export const ALLOWED_OUTPUT_FORMATS: Readonly<Partial<Record<ParserFileType, rea
 
 /** RAGFlow's default `setups`. */
 export const DEFAULT_SETUPS: Readonly<Record<ParserFileType, Readonly<Record<string, unknown>>>> = {
-  pdf: { parse_method: 'deepdoc', lang: 'Chinese', flatten_media_to_text: false, remove_toc: false, remove_header_footer: false, suffix: ['pdf'], output_format: 'json' },
+  pdf: {
+    parse_method: 'deepdoc',
+    lang: 'Chinese',
+    flatten_media_to_text: false,
+    remove_toc: false,
+    remove_header_footer: false,
+    suffix: ['pdf'],
+    output_format: 'json',
+  },
   spreadsheet: { parse_method: 'deepdoc', flatten_media_to_text: false, output_format: 'html', suffix: ['xls', 'xlsx', 'csv'] },
   doc: { remove_toc: false, remove_header_footer: false, suffix: ['doc'], output_format: 'json' },
   docx: { flatten_media_to_text: false, remove_toc: false, remove_header_footer: false, suffix: ['docx'], output_format: 'json' },
@@ -136,7 +144,8 @@ export const ParserParamsSchema = lazySchema(() =>
         if (key === 'setups' || !isKnownType(key)) continue;
         const parsed = SetupSchema.safeParse(value);
         if (!parsed.success) {
-          for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: [key, ...(issue.path as (string | number)[])], message: issue.message });
+          for (const issue of parsed.error.issues)
+            ctx.addIssue({ code: 'custom', path: [key, ...(issue.path as (string | number)[])], message: issue.message });
           continue;
         }
         checkSetup(key, parsed.data, [key], ctx);

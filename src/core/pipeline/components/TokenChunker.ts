@@ -14,16 +14,13 @@ function numeric(v: unknown): unknown {
 
 /** RAGFlow's delimiter lists: one string or a list, non-strings and empty strings dropped. */
 const delimiterList = (def: string[]) =>
-  z.preprocess(
-    (v) => {
-      if (v === undefined) return def;
-      if (v === null) return [];
-      if (typeof v === 'string') return v ? [v] : [];
-      if (Array.isArray(v)) return v.filter((d): d is string => typeof d === 'string' && d !== '');
-      return v;
-    },
-    z.array(z.string()),
-  );
+  z.preprocess((v) => {
+    if (v === undefined) return def;
+    if (v === null) return [];
+    if (typeof v === 'string') return v ? [v] : [];
+    if (Array.isArray(v)) return v.filter((d): d is string => typeof d === 'string' && d !== '');
+    return v;
+  }, z.array(z.string()));
 
 export const TokenChunkerParamsSchema = lazySchema(() =>
   z.looseObject({
