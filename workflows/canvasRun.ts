@@ -2,7 +2,7 @@
  * One canvas run as a Temporal workflow. It only drives the pure engine (workflows/workflowCarrier.ts):
  * everything the run decides is in the engine; everything it touches is in activities.
  */
-import { continueAsNew, patched, upsertSearchAttributes } from '@temporalio/workflow';
+import { continueAsNew, patched, setWorkflowOptions, upsertSearchAttributes } from '@temporalio/workflow';
 import { CANCELED_MESSAGE, compileCanvas, rejectRun, sessionAfter, startRun, type StepResult } from '../src/core/engine';
 import { ZERO_USAGE } from '../src/core/engine/state';
 import { describeProblems } from '../src/errors';
@@ -85,3 +85,6 @@ async function finalize(input: CanvasRunInput, step: StepResult): Promise<Canvas
   });
   return result;
 }
+
+// Pinned: a run (paused for days at UserFillUp, say) replays on the code that started it; see docs/ARCHITECTURE.md, "Deploying workflow changes".
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, canvasRun);

@@ -3,7 +3,7 @@
  * the Temporal UI under its parent, with its own event log (a run whose parent is the caller's)
  * and the same durability as any run. Cancelling the parent cancels it.
  */
-import { ApplicationFailure, continueAsNew, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, continueAsNew, proxyActivities, setWorkflowOptions, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/activityTypes';
 import type { SubAgentResult } from '../src/core/components/callContracts';
 import { compileCanvas, startRun, type StepResult } from '../src/core/engine';
@@ -62,3 +62,6 @@ export async function subAgentRun(input: SubAgentRunInput): Promise<SubAgentResu
   if (!outcome.ok) throw ApplicationFailure.nonRetryable(outcome.error, 'SUB_AGENT_FAILED');
   return outcome.result;
 }
+
+// Pinned like its parent run (a child of a pinned run starts on the parent's version): one run, one code.
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, subAgentRun);

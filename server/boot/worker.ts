@@ -1,4 +1,5 @@
 /** The Temporal worker: the run workflow plus the activities, with heartbeats frequent enough for prompt cancels. */
+import type { VersioningBehavior, WorkerDeploymentVersion } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../../src/io/temporal/bundle';
@@ -37,14 +38,33 @@ export async function createWorker(opts: {
   activities: ActivityDeps;
   maxCachedWorkflows?: number;
   shutdownGraceMs?: number;
+  /**
+   * Poll as this Worker Deployment version (src/io/temporal/deployment.ts). Omitted: an
+   * unversioned worker, as the tests' workers are. Each workflow declares pinned or auto-upgrade
+   * (`setWorkflowOptions` in workflows/); the default covers any that does not.
+   */
+  deployment?: { version: WorkerDeploymentVersion; defaultBehavior?: VersioningBehavior };
+  /** A workflow bundle built beforehand (tests run other code as another version); default: bundle workflows/ now. */
+  workflowBundlePath?: string;
 }): Promise<{ worker: Worker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: opts.address });
   const worker = await Worker.create({
     connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
-    workflowsPath: workflowsPath(opts.projectRoot),
-    bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] },
+    ...(opts.workflowBundlePath
+      ? { workflowBundle: { codePath: opts.workflowBundlePath } }
+      : { workflowsPath: workflowsPath(opts.projectRoot), bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] } }),
+    ...(opts.deployment
+      ? {
+          workerDeploymentOptions: {
+            version: opts.deployment.version,
+            useWorkerVersioning: true,
+            // Pinned unless a workflow says otherwise: replaying a run on the code that started it is always safe.
+            defaultVersioningBehavior: opts.deployment.defaultBehavior ?? 'PINNED',
+          },
+        }
+      : {}),
     activities: createActivities(opts.activities),
     // A cached workflow costs ~2 MB of worker memory (its own copy of the engine's modules);
     // bounding the cache bounds memory: a paused run that leaves it is replayed when it resumes.
