@@ -3,6 +3,7 @@ import type { VersioningBehavior, WorkerDeploymentVersion } from '@temporalio/co
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../../src/io/temporal/bundle';
+import { activityMetricsInterceptor } from '../../src/io/metrics/activityRetries';
 
 /**
  * The SDK logs through its own runtime logger; keep it at warnings (the bundler's build report
@@ -66,6 +67,7 @@ export async function createWorker(opts: {
         }
       : {}),
     activities: createActivities(opts.activities),
+    interceptors: { activity: [activityMetricsInterceptor] },
     // A cached workflow costs ~2 MB of worker memory (its own copy of the engine's modules);
     // bounding the cache bounds memory: a paused run that leaves it is replayed when it resumes.
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
