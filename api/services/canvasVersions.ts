@@ -1,0 +1,45 @@
+/**
+ * What a start derives from its canvas's DSL, once per canvas version: the compiled canvas (a
+ * new session's greeting, Begin's form) and the DSL as the run's workflow gets it (slimmed,
+ * credentials redacted). Compiling took a few ms of the main thread per start, which a burst of
+ * starts paid 200 times over for the same canvas. Keyed by the canvas and its version id, which
+ * every DSL edit renews, so an edited canvas is compiled anew; bounded, least recently used first.
+ */
+import { redactSecrets, slimForRun } from '../../src/core/dsl/secrets';
+import { compileCanvas } from '../../src/core/engine';
+import type { CanvasRecord } from '../../src/io/store/contract';
+
+/** Versions kept at once: the canvases a busy API serves, with room to spare. */
+const MAX_VERSIONS = 256;
+
+type Compiled = ReturnType<typeof compileCanvas>;
+
+interface Derived {
+  compiled?: Compiled;
+  runDsl?: Record<string, unknown>;
+}
+
+const byVersion = new Map<string, Derived>();
+
+function derivedOf(canvas: Pick<CanvasRecord, 'id' | 'version_id'>): Derived {
+  const key = `${canvas.id}\u0000${canvas.version_id}`;
+  let derived = byVersion.get(key);
+  if (derived)
+    byVersion.delete(key); // re-inserted below: the most recently used goes last
+  else derived = {};
+  byVersion.set(key, derived);
+  if (byVersion.size > MAX_VERSIONS) byVersion.delete(byVersion.keys().next().value!);
+  return derived;
+}
+
+/** The canvas compiled (shared: callers must not change it). */
+export function compiledCanvas(canvas: Pick<CanvasRecord, 'id' | 'version_id' | 'dsl'>): Compiled {
+  const derived = derivedOf(canvas);
+  return (derived.compiled ??= compileCanvas(canvas.dsl));
+}
+
+/** The DSL a run's workflow starts with: slimmed, credential params redacted (shared: not to be changed). */
+export function runDslOf(canvas: Pick<CanvasRecord, 'id' | 'version_id' | 'dsl'>): Record<string, unknown> {
+  const derived = derivedOf(canvas);
+  return (derived.runDsl ??= redactSecrets(slimForRun(canvas.dsl)) as Record<string, unknown>);
+}
