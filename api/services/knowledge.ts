@@ -31,7 +31,7 @@ export function datasetView(d: DatasetRecord): Record<string, unknown> {
     created_by: d.tenant_id,
     language: d.language,
     pagerank: d.pagerank,
-    pipeline_id: null,
+    pipeline_id: d.pipeline_id ?? null,
     similarity_threshold: 0.2,
     vector_similarity_weight: 0.3,
     status: '1',
@@ -75,17 +75,38 @@ export function documentView(doc: DocumentRecord, chunkMethod = 'naive'): Record
   };
 }
 
-/** Starts (or restarts) indexing of documents; each runs as workflow `index-document-<id>`. */
+/** Items per Extractor batch and batches in flight of `ingestPipeline` (PIPELINE_ITEM_BATCH, PIPELINE_ITEM_CONCURRENCY). */
+function pipelineBatching(): { batchSize?: number; concurrency?: number } {
+  const n = (v: string | undefined) => (v && Number.isInteger(Number(v)) && Number(v) > 0 ? Number(v) : undefined);
+  return { batchSize: n(process.env.PIPELINE_ITEM_BATCH), concurrency: n(process.env.PIPELINE_ITEM_CONCURRENCY) };
+}
+
+/**
+ * Starts (or restarts) indexing of documents; each runs as workflow `index-document-<id>`: the
+ * built-in `indexDocument`, or `ingestPipeline` when the document's dataset names a pipeline.
+ */
 export async function startIndexing(deps: AppDeps, tenantId: string, documentIds: string[]): Promise<void> {
+  const pipelineOf = new Map<string, string | null>();
   for (const documentId of documentIds) {
+    const doc = await deps.store.knowledge.documents.get(tenantId, documentId);
+    if (doc && !pipelineOf.has(doc.dataset_id))
+      pipelineOf.set(doc.dataset_id, (await deps.store.knowledge.datasets.get(tenantId, doc.dataset_id))?.pipeline_id ?? null);
+    const pipelineId = doc ? pipelineOf.get(doc.dataset_id) : null;
     await deps.store.knowledge.documents.setProgress(documentId, { run: 'RUNNING', progress: 0, msg: 'Queued' });
     const start = () =>
-      deps.temporal.workflow.start('indexDocument', {
-        taskQueue: deps.taskQueue,
-        workflowId: indexWorkflowId(documentId),
-        args: [{ tenantId, documentId }],
-        memo: { title: `index ${documentId}` },
-      });
+      pipelineId
+        ? deps.temporal.workflow.start('ingestPipeline', {
+            taskQueue: deps.taskQueue,
+            workflowId: indexWorkflowId(documentId),
+            args: [{ tenantId, documentId, pipelineId, ...pipelineBatching() }],
+            memo: { title: `pipeline ${pipelineId} over ${documentId}` },
+          })
+        : deps.temporal.workflow.start('indexDocument', {
+            taskQueue: deps.taskQueue,
+            workflowId: indexWorkflowId(documentId),
+            args: [{ tenantId, documentId }],
+            memo: { title: `index ${documentId}` },
+          });
     try {
       await start();
     } catch (err) {

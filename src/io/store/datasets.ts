@@ -6,7 +6,7 @@ import type { Queryable } from './contract';
 
 // Counts are derived, so they can never drift from the rows they count.
 const DATASET_COLUMNS = `d.id, d.tenant_id, d.name, d.description, d.avatar, d.embedding_model, d.chunk_method, d.parser_config, d.permission,
-  d.pagerank, d.language, d.connectors, d.create_time, d.update_time, d.create_date, d.update_date,
+  d.pagerank, d.language, d.connectors, d.pipeline_id, d.create_time, d.update_time, d.create_date, d.update_date,
   (SELECT count(*)::int FROM documents x WHERE x.dataset_id = d.id) AS document_count,
   (SELECT coalesce(sum(x.chunk_count), 0)::int FROM documents x WHERE x.dataset_id = d.id) AS chunk_count,
   (SELECT coalesce(sum(x.token_count), 0)::int FROM documents x WHERE x.dataset_id = d.id) AS token_num`;
@@ -24,8 +24,8 @@ export function datasetsRepository(db: Queryable): KnowledgeStore['datasets'] {
       const id = input.id ?? newId();
       await db.query(
         `INSERT INTO datasets (id, tenant_id, name, description, avatar, embedding_model, chunk_method, parser_config, create_time, update_time, create_date, update_date,
-           permission, pagerank, language)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $9, $10, $10, $11, $12, $13)`,
+           permission, pagerank, language, pipeline_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $9, $10, $10, $11, $12, $13, $14)`,
         [
           id,
           input.tenantId,
@@ -40,6 +40,7 @@ export function datasetsRepository(db: Queryable): KnowledgeStore['datasets'] {
           input.permission ?? 'me',
           input.pagerank ?? 0,
           input.language ?? 'English',
+          input.pipelineId ?? null,
         ],
       );
       return (await get(input.tenantId, id))!;
@@ -76,6 +77,7 @@ export function datasetsRepository(db: Queryable): KnowledgeStore['datasets'] {
       if (patch.pagerank !== undefined) sets.push(`pagerank = ${params.add(patch.pagerank)}`);
       if (patch.language !== undefined) sets.push(`language = ${params.add(patch.language)}`);
       if (patch.embeddingModel !== undefined) sets.push(`embedding_model = ${params.add(patch.embeddingModel)}`);
+      if (patch.pipelineId !== undefined) sets.push(`pipeline_id = ${params.add(patch.pipelineId)}`);
       if (patch.connectors !== undefined) sets.push(`connectors = ${params.add(jsonParam(patch.connectors))}::jsonb`);
       const now = stampNow();
       sets.push(`update_time = ${params.add(now.time)}`, `update_date = ${params.add(now.date)}`);

@@ -17,6 +17,8 @@ export interface DatasetRecord {
   pagerank: number;
   language: string;
   connectors: unknown[];
+  /** The ingestion pipeline canvas its documents run through (RAGFlow's `pipeline_id`); null: the built-in indexing. */
+  pipeline_id: string | null;
   document_count: number;
   chunk_count: number;
   token_num: number;
@@ -39,6 +41,7 @@ export interface NewDataset {
   permission?: string;
   pagerank?: number;
   language?: string;
+  pipelineId?: string | null;
 }
 
 export interface DocumentRecord {
@@ -125,7 +128,10 @@ export interface KnowledgeStore {
       tenantId: string,
       id: string,
       patch: Partial<
-        Pick<NewDataset, 'name' | 'description' | 'avatar' | 'chunkMethod' | 'parserConfig' | 'permission' | 'pagerank' | 'language' | 'embeddingModel'>
+        Pick<
+          NewDataset,
+          'name' | 'description' | 'avatar' | 'chunkMethod' | 'parserConfig' | 'permission' | 'pagerank' | 'language' | 'embeddingModel' | 'pipelineId'
+        >
       > & { connectors?: unknown[] },
     ): Promise<DatasetRecord | null>;
     delete(tenantId: string, ids: string[]): Promise<string[]>;
