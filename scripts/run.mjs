@@ -53,6 +53,8 @@ function runStart(mainArgs) {
   // once from the terminal plus once more from each of npm and this script.
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...mainArgs], {
     cwd: root,
+    // `npm start` runs its worker as a Worker Deployment version (docs/ARCHITECTURE.md, "Deploying workflow changes").
+    env: { ...process.env, WORKER_VERSIONING: process.env.WORKER_VERSIONING ?? '1' },
     stdio: 'inherit',
     detached: process.platform !== 'win32',
   });

@@ -15,8 +15,8 @@ export interface VersionReport {
   createdAt: string | null;
   /** Open workflows whose version is this one (pinned runs, or auto-upgrade ones not yet moved on). */
   running: number;
-  /** Of those, runs waiting for a person (our RunStatus search attribute is `paused`). */
-  paused: number;
+  /** Of those, runs waiting for a person (our RunStatus search attribute is `paused`); null where the namespace lacks it. */
+  paused: number | null;
   /** Whether this version's workers may be stopped now, and why (not). */
   retire: { ok: boolean; why: string };
 }
@@ -36,7 +36,7 @@ export async function listDeploymentVersions(connection: Connection, namespace: 
     const quoted = `'${deploymentName}:${buildId}'`.replaceAll('"', '');
     const [running, paused] = await Promise.all([
       count(connection, namespace, `TemporalWorkerDeploymentVersion = ${quoted} AND ExecutionStatus = 'Running'`),
-      count(connection, namespace, `TemporalWorkerDeploymentVersion = ${quoted} AND ExecutionStatus = 'Running' AND RunStatus = 'paused'`),
+      count(connection, namespace, `TemporalWorkerDeploymentVersion = ${quoted} AND ExecutionStatus = 'Running' AND RunStatus = 'paused'`).catch(() => null),
     ]);
     const drainage = summary.drainageInfo?.status ?? summary.drainageStatus ?? 0;
     const role: VersionReport['role'] =
