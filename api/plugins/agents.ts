@@ -15,6 +15,7 @@ import { asBody, requireArguments } from '../ragflowArgs';
 import { testDbConnection } from '../services/dbConnection';
 import { webhookTraceSince } from '../services/webhookTrace';
 import { checkSize, DEFAULT_RUN_INPUT_LIMITS } from '../services/runLimits';
+import { acceptPipelineCanvas, isPipelineRequest, PIPELINE_CATEGORY } from '../services/pipelines';
 
 const ragflow = { ragflow: true } as const;
 
@@ -84,7 +85,9 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
     async (request) => {
       const b = body(request.body);
       if (b.dsl === undefined || b.dsl === null) throw new AppError('BAD_REQUEST', 'No DSL data in request.');
-      const canvas = acceptCanvas(b.dsl);
+      // An ingestion pipeline (RAGFlow's canvas_category "dataflow_canvas") is validated by the pipeline compiler.
+      const pipeline = isPipelineRequest(b);
+      const canvas = pipeline ? acceptPipelineCanvas(b.dsl) : acceptCanvas(b.dsl);
       checkCanvasSize(canvas.dsl);
       if (b.title === undefined || b.title === null) throw new AppError('BAD_REQUEST', 'No title in request.');
       const title = b.title.trim();
@@ -96,7 +99,7 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
         description: b.description ?? canvas.meta.description ?? null,
         avatar: b.avatar ?? canvas.meta.avatar ?? null,
         canvasType: b.canvas_type ?? canvas.meta.canvas_type ?? null,
-        canvasCategory: AGENT_CATEGORY,
+        canvasCategory: pipeline ? PIPELINE_CATEGORY : AGENT_CATEGORY,
         dsl: canvas.dsl,
       });
       return { ...ragflowJson(agentView(created)), ...warningsOf(canvas.warnings) };
@@ -130,7 +133,8 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
       const existing = await store.canvases.get(request.tenantId, agent_id);
       if (!existing) throw noAccess();
       const b = body(request.body);
-      const accepted = b.dsl === undefined || b.dsl === null ? undefined : acceptCanvas(b.dsl);
+      const accept = existing.canvas_category === PIPELINE_CATEGORY ? acceptPipelineCanvas : acceptCanvas;
+      const accepted = b.dsl === undefined || b.dsl === null ? undefined : accept(b.dsl);
       if (accepted) checkCanvasSize(accepted.dsl);
       const dsl = accepted?.dsl;
       let title: string | undefined;

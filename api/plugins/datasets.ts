@@ -16,6 +16,7 @@ import { deleteRequestModel, listDatasetModel, validateDatasetRequest } from '..
 import { deepMerge, parserConfigFor, uniqueName } from '../services/datasetDefaults';
 import { datasetView, knowledgeOf, stopIndexing } from '../services/knowledge';
 import { metadataRoutes } from './knowledgeExtras';
+import { requirePipelineCanvas } from '../services/pipelines';
 
 const ragflow = { ragflow: true } as const;
 const KNOWN_FACTORIES = [...Object.keys(PROVIDERS), 'Builtin'];
@@ -66,6 +67,8 @@ export async function datasetsPlugin(app: FastifyInstance, deps: AppDeps): Promi
       const why = embeddingUnavailable(model, embedding, KNOWN_FACTORIES);
       if (why) throw rf(102, why);
     }
+    const pipelineId = (b.pipeline_id as string | null | undefined) ?? null;
+    if (pipelineId) await requirePipelineCanvas(store, request.tenantId, pipelineId);
     const chunkMethod = (b.chunk_method as string | null) ?? 'naive';
     const parserConfig = { ...parserConfigFor(chunkMethod, b.parser_config as Record<string, unknown> | null), llm_id: defaultLlmId(deps) };
     for (let attempt = 0; ; attempt++) {
@@ -83,6 +86,7 @@ export async function datasetsPlugin(app: FastifyInstance, deps: AppDeps): Promi
           chunkMethod,
           parserConfig,
           permission: b.permission as string,
+          pipelineId,
         });
         return { code: 0, data: await withExtras(created) };
       } catch (err) {
@@ -188,6 +192,11 @@ export async function datasetsPlugin(app: FastifyInstance, deps: AppDeps): Promi
       patch.chunkMethod = chunkMethod;
       if (!parserConfig) patch.parserConfig = parserConfigFor(chunkMethod, null);
     }
+    if ('pipeline_id' in req) {
+      const pipelineId = (req.pipeline_id as string | null) || null;
+      if (pipelineId) await requirePipelineCanvas(store, request.tenantId, pipelineId);
+      patch.pipelineId = pipelineId;
+    } else if (kb.pipeline_id && chunkMethod) patch.pipelineId = null; // RAGFlow: a chunk method replaces the pipeline
     if (typeof req.name === 'string' && req.name.toLowerCase() !== kb.name.toLowerCase()) {
       const exists = await datasets.find(request.tenantId, req.name);
       if (exists && exists.name.toLowerCase() === req.name.toLowerCase()) throw rf(102, `Dataset name '${req.name}' already exists`);
