@@ -70,7 +70,12 @@ export function openAiError(status: number, message: string, code: string | null
   return { error: { message, type: openAiErrorType(status), param, code } };
 }
 
+/** Outages (the store, Temporal): HTTP 503 on every route, RAGFlow's too, so clients and load balancers retry. */
+const RETRY_AFTER_S = 5;
+
 export function replyWithError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+  const outage = ERROR_REGISTRY[err.code].http === 503;
+  if (outage) void reply.header('retry-after', String(RETRY_AFTER_S));
   if (request.routeOptions.config?.openai) {
     const status = typeof err.details.status === 'number' ? err.details.status : ERROR_REGISTRY[err.code].http;
     const openAiCode = typeof err.details.openaiCode === 'string' ? err.details.openaiCode : err.code.toLowerCase();
@@ -82,7 +87,7 @@ export function replyWithError(request: FastifyRequest, reply: FastifyReply, err
   }
   // A few of our additions to RAGFlow's routes (form validation) also say it with the HTTP status.
   if (request.routeOptions.config?.ragflow)
-    return reply.status(typeof err.details.ragflowHttpStatus === 'number' ? err.details.ragflowHttpStatus : 200).send(ragflowError(err));
+    return reply.status(typeof err.details.ragflowHttpStatus === 'number' ? err.details.ragflowHttpStatus : outage ? 503 : 200).send(ragflowError(err));
   const status = typeof err.details.status === 'number' ? err.details.status : undefined;
   if (status) return reply.status(status).send({ code: err.code, message: err.message });
   return sendError(reply, err);
@@ -92,7 +97,13 @@ export function installErrorHandler(app: FastifyInstance, log: Logger): void {
   app.setErrorHandler((err, request, reply) => {
     const appErr = toAppError(err);
     if (appErr.code === 'INTERNAL' || appErr.category === 'system') {
-      log.error('request failed', { method: request.method, url: request.url, code: appErr.code, error: err instanceof Error ? err.stack : String(err) });
+      log.error('request failed', {
+        method: request.method,
+        url: request.url,
+        code: appErr.code,
+        error: err instanceof Error ? err.stack : String(err),
+        ...(appErr.details.cause !== undefined ? { cause: String(appErr.details.cause) } : {}),
+      });
     }
     return replyWithError(request, reply, appErr);
   });

@@ -1,6 +1,12 @@
-/** The `Db` contract on PostgreSQL through a `pg.Pool`. */
+/**
+ * The `Db` contract on PostgreSQL through a `pg.Pool`. The pool outlives a server restart: a
+ * connection the server dropped fails its query (STORE_UNAVAILABLE) and leaves the pool, the next
+ * query opens a new one. Inside a Temporal activity a query waits for the server to come back
+ * instead (see `waitOutOutage`); an API request fails at once, so the client gets its 503.
+ */
+import { Context } from '@temporalio/activity';
 import pg from 'pg';
-import { AppError } from '../../errors';
+import { AppError, isAppError } from '../../errors';
 import { redactUrl, toStoreError } from './dbErrors';
 import { PgListener } from './pgListener';
 import type { Db, Queryable, QueryResult } from './contract';
@@ -22,6 +28,50 @@ async function runQuery<T>(target: pg.Pool | pg.PoolClient, sql: string, params?
     return { rows: result.rows as T[] };
   } catch (err) {
     throw toStoreError(err);
+  }
+}
+
+/** Longest an activity's query waits for PostgreSQL; the attempt's own start-to-close timeout bounds it too. */
+const ACTIVITY_OUTAGE_WAIT_MS = 120_000;
+const OUTAGE_BACKOFF_MS = [200, 500, 1000, 2000, 5000];
+
+function activityContext(): Context | null {
+  try {
+    return Context.current();
+  } catch {
+    return null; // not inside an activity (an API request, a boot step)
+  }
+}
+
+/**
+ * Runs `attempt`; when it fails with STORE_UNAVAILABLE inside an activity, waits (heartbeating,
+ * with backoff) and tries again until the server answers, the activity is cancelled, or its time
+ * runs out. Why here and not in Temporal's retry: a model call's attempts are RAGFlow's
+ * `max_retries` (0 by default), so a store outage of a few seconds would fail the node; and a
+ * retried model call is paid for again. The statements retried are the activity's own, which are
+ * idempotent since Temporal may run any activity twice. Outside an activity it fails at once.
+ */
+async function waitOutOutage<T>(attempt: () => Promise<T>, log: (msg: string) => void): Promise<T> {
+  const started = Date.now();
+  for (let retry = 0; ; retry++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      const ctx = isAppError(err, 'STORE_UNAVAILABLE') ? activityContext() : null;
+      if (!ctx || ctx.cancellationSignal.aborted) throw err;
+      const { info } = ctx;
+      const attemptEnds = (info.currentAttemptScheduledTimestampMs ?? started) + (info.startToCloseTimeoutMs ?? ACTIVITY_OUTAGE_WAIT_MS) - 1_000;
+      const delay = OUTAGE_BACKOFF_MS[Math.min(retry, OUTAGE_BACKOFF_MS.length - 1)]!;
+      if (Date.now() + delay > Math.min(started + ACTIVITY_OUTAGE_WAIT_MS, attemptEnds)) throw err;
+      if (retry === 0)
+        log(
+          `PostgreSQL unavailable in activity ${info.activityType} (${info.workflowExecution?.workflowId ?? 'no workflow'}); waiting for it (${String((err as AppError).details.cause ?? '')})`,
+        );
+      // A remote activity's heartbeat timeout must not mistake the wait for a dead worker.
+      if (!info.isLocal) ctx.heartbeat();
+      await ctx.sleep(delay).catch(() => undefined);
+      if (ctx.cancellationSignal.aborted) throw err;
+    }
   }
 }
 
@@ -47,16 +97,18 @@ export async function createPgDb(databaseUrl: string, log: (msg: string) => void
     kind: 'postgres',
 
     query<T>(sql: string, params?: unknown[]) {
-      return runQuery<T>(pool, sql, params);
+      return waitOutOutage(() => runQuery<T>(pool, sql, params), log);
     },
 
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      let client: pg.PoolClient;
-      try {
-        client = await pool.connect();
-      } catch (err) {
-        throw toStoreError(err);
-      }
+      // Only getting a connection is waited out: a transaction that broke midway is the caller's to retry.
+      const client = await waitOutOutage(async () => {
+        try {
+          return await pool.connect();
+        } catch (err) {
+          throw toStoreError(err);
+        }
+      }, log);
       let discardClient = false;
       try {
         await runQuery(client, 'BEGIN');
@@ -82,7 +134,7 @@ export async function createPgDb(databaseUrl: string, log: (msg: string) => void
     },
 
     async notify(channel, payload) {
-      await runQuery(pool, 'SELECT pg_notify($1, $2)', [channel, payload]);
+      await waitOutOutage(() => runQuery(pool, 'SELECT pg_notify($1, $2)', [channel, payload]), log);
     },
 
     async close() {
