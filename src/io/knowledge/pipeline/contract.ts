@@ -35,6 +35,24 @@ export interface PipelinePayload {
   text?: string;
   html?: string;
   chunks?: PipelineChunk[];
+  /** What the Tokenizer's embedding consumed (RAGFlow's `embedding_token_consumption`; characters here). */
+  embedding_token_consumption?: number;
+}
+
+/** One model call of a step (Extractor). */
+export interface PipelineChatRequest {
+  llmId: string;
+  system: string;
+  /** The last user message (what `messages` ends with when given). */
+  user: string;
+  temperature?: number;
+  maxTokens?: number;
+  /** The whole conversation after the system prompt, when the component's prompts hold more than one message. */
+  messages?: Array<{ role: 'user' | 'assistant'; content: string }>;
+  /** RAGFlow's other generation settings, sent only when the component enables them. */
+  topP?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
 }
 
 /** The I/O a step may do; the carrier builds it (activities: from the worker's deps, honouring the cancellation signal). */
@@ -42,7 +60,7 @@ export interface PipelineServices {
   tenantId: string;
   readFile(fileId: string): Promise<Uint8Array>;
   /** One chat completion (Extractor); `llmId` is the component's `llm_id`. */
-  chat(request: { llmId: string; system: string; user: string; temperature?: number; maxTokens?: number }, signal: AbortSignal): Promise<string>;
+  chat(request: PipelineChatRequest, signal: AbortSignal): Promise<string>;
   /** Embeddings for texts with the dataset's embedding model (Tokenizer). */
   embed(texts: string[], signal: AbortSignal): Promise<number[][]>;
   /** Reports progress within the step (0..1) and a message; carriers heartbeat and update the document. */

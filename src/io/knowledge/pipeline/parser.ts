@@ -1,0 +1,179 @@
+/**
+ * Parser, as RAGFlow's `rag/flow/parser/parser.py` behaves for the file types this build reads:
+ * the setup whose suffixes match the file name is used, and its `output_format` decides the
+ * output (`json`: a list of `{text, doc_type_kwd}` items; `markdown`, `text`, `html`: one string).
+ * - pdf: the text layer (unpdf), an item per line with its page (`_pdf_positions`); RAGFlow's
+ *   DeepDOC also does layout analysis and OCR, MinerU/Docling/VLM methods call services: those
+ *   parse methods fail clearly here.
+ * - markdown / text&code / html: RAGFlow's sections (markdown elements; text merged to 128 tokens
+ *   at sentence ends; HTML through its Markdown rendering).
+ * - docx (mammoth): paragraphs and headings as text items, tables as `table` items (HTML).
+ * - spreadsheet (xlsx, csv; exceljs): an HTML table per sheet, a "header: value; …" line per row
+ *   (json), or Markdown tables.
+ * - image, slides, doc, email, audio, video, epub: no engine for them here (no OCR, no speech
+ *   model): a COMPONENT_UNSUPPORTED error names the file type.
+ */
+import mammoth from 'mammoth';
+import { ALLOWED_OUTPUT_FORMATS, setupForFile, type ParserFileType, type ParserParams, type ParserSetup } from '../../../core/pipeline/components/Parser';
+import { AppError } from '../../../errors';
+import { readSheets, type Row } from '../../files/sheets';
+import { htmlToMarkdown } from '../parse';
+import type { PipelineOutputFormat, PipelinePayload, PipelineServices } from './contract';
+import { markdownElements } from './markdownElements';
+import { naiveMerge } from './merge';
+import { PDF_POSITIONS_KEY } from './positions';
+
+type Item = Record<string, unknown> & { text: string };
+type Parsed = { json: Item[] } | { markdown: string } | { text: string } | { html: string };
+
+const decode = (bytes: Uint8Array) => new TextDecoder('utf-8', { fatal: false }).decode(bytes).replace(/^\uFEFF/, '');
+const textItems = (texts: string[]): Item[] => texts.filter((t) => t.trim()).map((text) => ({ text, doc_type_kwd: 'text' }));
+
+function unsupported(type: string, why: string): AppError {
+  return new AppError('COMPONENT_UNSUPPORTED', `The Parser cannot read ${type} files in this build: ${why}`, { fileType: type });
+}
+
+async function pdfItems(bytes: Uint8Array, setup: ParserSetup): Promise<Item[]> {
+  const method = String(setup.parse_method ?? 'deepdoc').toLowerCase();
+  if (method !== 'deepdoc' && method !== 'plain_text')
+    throw unsupported(
+      'pdf',
+      `the parse method "${setup.parse_method}" needs a service this build does not have; use "DeepDOC" or "Plain Text" (the PDF's text layer)`,
+    );
+  const { extractText, getDocumentProxy } = await import('unpdf');
+  let pages: string[];
+  try {
+    pages = (await extractText(await getDocumentProxy(new Uint8Array(bytes)), { mergePages: false })).text as string[];
+  } catch (err) {
+    throw new AppError('BAD_REQUEST', `The PDF cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const items: Item[] = [];
+  pages.forEach((page, i) => {
+    for (const line of page.split('\n'))
+      if (line.trim())
+        items.push({ text: line.trim(), layout_type: 'text', doc_type_kwd: 'text', page_number: i + 1, [PDF_POSITIONS_KEY]: [[i + 1, 0, 0, 0, 0]] });
+  });
+  return items;
+}
+
+function markdownOf(html: string): string {
+  return htmlToMarkdown(html);
+}
+
+/** HTML split at its tables: text around them as Markdown sections, each table whole. */
+function htmlItems(html: string, flatten: boolean): Item[] {
+  const items: Item[] = [];
+  let rest = html;
+  for (;;) {
+    const m = /<table[\s>][\s\S]*?<\/table>/i.exec(rest);
+    const before = m ? rest.slice(0, m.index) : rest;
+    items.push(...textItems(markdownElements(markdownOf(before))));
+    if (!m) break;
+    items.push({ text: m[0], doc_type_kwd: flatten ? 'text' : 'table' });
+    rest = rest.slice(m.index + m[0].length);
+  }
+  return items;
+}
+
+const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+function columns(rows: Row[]): string[] {
+  const cols: string[] = [];
+  for (const r of rows) for (const k of Object.keys(r)) if (!cols.includes(k)) cols.push(k);
+  return cols;
+}
+
+async function spreadsheet(bytes: Uint8Array, name: string, format: string): Promise<Parsed> {
+  if (/\.xls$/i.test(name)) throw unsupported('spreadsheet', 'the old binary .xls format has no reader here; save it as .xlsx or .csv');
+  const sheets = Object.entries(await readSheets(bytes, name));
+  if (format === 'json') {
+    const lines: string[] = [];
+    for (const [sheet, rows] of sheets) {
+      const cols = columns(rows);
+      for (const r of rows) {
+        const fields = cols.filter((c) => cell(r[c]) !== '').map((c) => `${c}：${cell(r[c])}`);
+        if (fields.length > 0) lines.push(`${fields.join('; ')}${sheets.length > 1 || sheet !== 'Sheet1' ? ` ——${sheet}` : ''}`);
+      }
+    }
+    return { json: textItems(lines) };
+  }
+  if (format === 'markdown') {
+    const tables = sheets.map(([, rows]) => {
+      const cols = columns(rows);
+      const line = (cells: string[]) => `| ${cells.map((c) => c.replace(/\|/g, '\\|').replace(/\n/g, ' ')).join(' | ')} |`;
+      return [line(cols), line(cols.map(() => '---')), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n');
+    });
+    return { markdown: tables.join('\n\n') };
+  }
+  const tables = sheets.map(([sheet, rows]) => {
+    const cols = columns(rows);
+    const head = `<tr>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr>`;
+    const body = rows.map((r) => `<tr>${cols.map((c) => `<td>${esc(cell(r[c]))}</td>`).join('')}</tr>`).join('');
+    return `<table><caption>${esc(sheet)}</caption>${head}${body}</table>`;
+  });
+  return { html: tables.join('\n') };
+}
+
+async function parseAs(type: ParserFileType, setup: ParserSetup, name: string, bytes: Uint8Array): Promise<Parsed> {
+  const format = setup.output_format;
+  const flatten = setup.flatten_media_to_text === true;
+  switch (type) {
+    case 'pdf': {
+      const items = await pdfItems(bytes, setup);
+      return format === 'markdown' ? { markdown: items.map((i) => `${i.text}\n`).join('') } : { json: items };
+    }
+    case 'markdown': {
+      const sections = markdownElements(decode(bytes));
+      return format === 'json' ? { json: textItems(sections) } : { text: sections.join('\n') };
+    }
+    case 'text&code': {
+      const sections = naiveMerge(decode(bytes), 128, '\n!?;。；！？').map((s) => s.replace(/^\n/, ''));
+      return format === 'json' ? { json: textItems(sections) } : { text: sections.filter((s) => s.trim()).join('\n') };
+    }
+    case 'html': {
+      const sections = markdownElements(markdownOf(decode(bytes)));
+      return format === 'json' ? { json: textItems(sections) } : { text: sections.join('\n') };
+    }
+    case 'docx': {
+      if (/\.doc$/i.test(name)) throw unsupported('doc', 'the old binary .doc format has no reader here; save it as .docx');
+      let html: string;
+      try {
+        html = (await mammoth.convertToHtml({ buffer: Buffer.from(bytes) })).value;
+      } catch (err) {
+        throw new AppError('BAD_REQUEST', `${name} cannot be read as a Word document: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      return format === 'markdown' ? { markdown: markdownOf(html) } : { json: htmlItems(html, flatten) };
+    }
+    case 'spreadsheet':
+      return spreadsheet(bytes, name, format);
+    case 'image':
+      throw unsupported('image', 'RAGFlow reads images with its OCR engine or a vision model; neither is available here');
+    case 'doc':
+      throw unsupported('doc', 'the old binary .doc format needs Apache Tika; save it as .docx');
+    default:
+      throw unsupported(type, 'no parser for this file type is available here');
+  }
+}
+
+/** Runs the Parser on the file named in `input`. */
+export async function parseFile(p: ParserParams, input: PipelinePayload, services: PipelineServices): Promise<PipelinePayload> {
+  const name = input.name || input.file?.name || '';
+  const chosen = setupForFile(p, name);
+  const ext = (name.split('.').pop() ?? '').toLowerCase();
+  if (!chosen) throw new AppError('BAD_REQUEST', `No suitable for file extension: \`.${ext}\` (the Parser has no setup whose suffixes include it)`);
+  if (!input.file) throw new AppError('BAD_REQUEST', 'The Parser received no file (the step before it must be File)');
+  services.progress(0.02, `Start to work on a ${chosen.type} file.`);
+  const bytes = await services.readFile(input.file.id);
+  const allowed = ALLOWED_OUTPUT_FORMATS[chosen.type];
+  if (allowed && !allowed.includes(chosen.setup.output_format))
+    throw new AppError('COMPONENT_PARAMS', `${chosen.type} output format "${chosen.setup.output_format}" is not supported`);
+  const parsed = await parseAs(chosen.type, chosen.setup, name, bytes);
+  const format = Object.keys(parsed)[0] as PipelineOutputFormat;
+  const out: PipelinePayload = { ...input, output_format: format };
+  delete out.json;
+  delete out.markdown;
+  delete out.text;
+  delete out.html;
+  return { ...out, ...parsed } as PipelinePayload;
+}

@@ -1,0 +1,63 @@
+/** The pipeline steps behind the carrier seam (`PipelineSteps`): each component's behaviour, dispatched by name. */
+import { paramsOf } from '../../../core/pipeline/registry';
+import type { PipelineStep } from '../../../core/pipeline/types';
+import { AppError } from '../../../errors';
+import { compileChunks } from './compiler';
+import type { ItemPlan, PipelinePayload, PipelineServices, PipelineSteps } from './contract';
+import { applyExtractorItems, extractorItemCount, runExtractorItems, runExtractorOnce } from './extractor';
+import { parseFile } from './parser';
+import { titleChunks } from './titleChunker';
+import { tokenChunks } from './tokenChunker';
+import { tokenizeChunks } from './tokenizer';
+
+function chunked(input: PipelinePayload, chunks: PipelinePayload['chunks']): PipelinePayload {
+  return { ...input, output_format: 'chunks', chunks };
+}
+
+async function runStep(step: PipelineStep, input: PipelinePayload, services: PipelineServices, signal: AbortSignal): Promise<PipelinePayload> {
+  signal.throwIfAborted();
+  switch (step.component) {
+    case 'File':
+      services.progress(1, 'File fetched.');
+      return { ...input };
+    case 'Parser':
+      return parseFile(paramsOf(step, 'Parser'), input, services);
+    case 'TokenChunker':
+      services.progress(0.02, 'Start to split into chunks.');
+      return chunked(input, tokenChunks(paramsOf(step, 'TokenChunker'), input));
+    case 'TitleChunker':
+      services.progress(0.02, 'Start to chunk by title.');
+      return chunked(input, titleChunks(paramsOf(step, 'TitleChunker'), input));
+    case 'Extractor':
+      return runExtractorOnce(paramsOf(step, 'Extractor'), input, services, signal);
+    case 'Tokenizer':
+      return tokenizeChunks(paramsOf(step, 'Tokenizer'), input, services, signal);
+    case 'Compiler':
+      return compileChunks(paramsOf(step, 'Compiler'), input, services);
+    default:
+      throw new AppError('COMPONENT_UNSUPPORTED', `Unknown pipeline component ${String((step as PipelineStep).component)}`);
+  }
+}
+
+function planItems(step: PipelineStep, input: PipelinePayload): ItemPlan {
+  return { items: step.component === 'Extractor' ? extractorItemCount(paramsOf(step, 'Extractor'), input) : 0 };
+}
+
+async function runItems(
+  step: PipelineStep,
+  input: PipelinePayload,
+  from: number,
+  to: number,
+  services: PipelineServices,
+  signal: AbortSignal,
+): Promise<unknown[]> {
+  if (step.component !== 'Extractor') throw new AppError('INTERNAL', `${step.component} has no items to run`);
+  return runExtractorItems(paramsOf(step, 'Extractor'), input, from, to, services, signal);
+}
+
+function applyItems(step: PipelineStep, input: PipelinePayload, results: unknown[]): PipelinePayload {
+  if (step.component !== 'Extractor') throw new AppError('INTERNAL', `${step.component} has no items to apply`);
+  return applyExtractorItems(paramsOf(step, 'Extractor'), input, results);
+}
+
+export const pipelineSteps: PipelineSteps = { runStep, planItems, runItems, applyItems };
