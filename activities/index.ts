@@ -7,6 +7,7 @@ import type { Store } from '../src/io/store/contract';
 import type { ChunkIndex } from '../src/io/knowledge/chunkIndex';
 import { knowledgeDeps } from '../src/io/knowledge/deps';
 import { createKnowledgeActivities } from './knowledge';
+import { createPipelineActivities } from './pipeline';
 import { createLlmActivities } from './llm';
 import type { Logger } from '../src/io/log';
 import { createMcpActivities } from './mcp';
@@ -38,6 +39,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRunActivities({ store: deps.store, log: deps.log, onRunFinished: deps.onRunFinished }),
     ...createToolActivities({ store: deps.store, log: deps.log, env: deps.env ?? {}, knowledge }),
     ...createKnowledgeActivities({ ...knowledge, log: deps.log }),
+    ...createPipelineActivities({ ...knowledge, log: deps.log, llm: deps.llm }),
     ...createMcpActivities({ store: deps.store, log: deps.log, env: deps.env ?? {}, pool: deps.mcpPool }),
     ...createFileActivities({ store: deps.store, log: deps.log }),
     ...createBrowserActivities({ store: deps.store, log: deps.log, env: deps.env ?? {} }),

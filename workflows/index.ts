@@ -2,6 +2,7 @@
 export { canvasRun } from './canvasRun';
 export { subAgentRun } from './subAgentRun';
 export { indexDocument } from './indexDocument';
+export { ingestPipeline } from './ingestPipeline';
 
 import type { CanvasRunWorkflow, SubAgentRunWorkflow } from './children';
 import { canvasRun } from './canvasRun';
