@@ -34,8 +34,6 @@ export interface StepAt extends PipelineRef {
   inputRef: string;
 }
 
-const HEARTBEAT_MS = 5_000;
-
 /** The blob owner of a run's payloads (deleted once its chunks are committed). */
 const payloadOwner = (documentId: string, generation: string) => `pipeline-${documentId}-${generation}`;
 
@@ -74,7 +72,8 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
     fn: (ctx: Context, report: (fraction: number, message: string) => void) => Promise<T>,
   ): Promise<T> => {
     const ctx = Context.current();
-    const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
+    // Beats well inside the heartbeat timeout even while a step reports nothing (a cancel must reach it).
+    const beat = setInterval(() => ctx.heartbeat(), Math.max(200, Math.min(5_000, (ctx.info.heartbeatTimeoutMs ?? 15_000) / 3)));
     let last = 0;
     const report = (fraction: number, message: string) => {
       ctx.heartbeat();

@@ -16,11 +16,13 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/activityTypes';
 
-const steps = proxyActivities<Activities>({
-  startToCloseTimeout: '2 hours',
-  heartbeatTimeout: '1 minute',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
-});
+/** Step activities; a heartbeat timeout of seconds hands a dead worker's batch to another quickly. */
+const stepActivities = (heartbeatTimeoutMs: number) =>
+  proxyActivities<Activities>({
+    startToCloseTimeout: '2 hours',
+    heartbeatTimeout: heartbeatTimeoutMs,
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
+  });
 
 const bookkeeping = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
 
@@ -33,6 +35,8 @@ export interface IngestPipelineInput {
   batchSize?: number;
   /** runPipelineItems activities in flight at once (default 4). */
   concurrency?: number;
+  /** Heartbeat timeout of the step activities (default 60 s; the API passes its run settings' value). */
+  heartbeatTimeoutMs?: number;
 }
 
 export interface IngestPipelineResult {
@@ -57,6 +61,7 @@ async function bounded<T>(tasks: Array<() => Promise<T>>, limit: number): Promis
 export async function ingestPipeline(input: IngestPipelineInput): Promise<IngestPipelineResult | null> {
   const batchSize = Math.max(1, input.batchSize ?? 32);
   const concurrency = Math.max(1, input.concurrency ?? 4);
+  const steps = stepActivities(Math.max(1000, input.heartbeatTimeoutMs ?? 60_000));
   try {
     const plan = await steps.loadPipeline(input);
     let payloadRef = plan.inputRef;

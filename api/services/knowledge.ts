@@ -98,7 +98,7 @@ export async function startIndexing(deps: AppDeps, tenantId: string, documentIds
         ? deps.temporal.workflow.start('ingestPipeline', {
             taskQueue: deps.taskQueue,
             workflowId: indexWorkflowId(documentId),
-            args: [{ tenantId, documentId, pipelineId, ...pipelineBatching() }],
+            args: [{ tenantId, documentId, pipelineId, heartbeatTimeoutMs: deps.runSettings.heartbeatTimeoutMs, ...pipelineBatching() }],
             memo: { title: `pipeline ${pipelineId} over ${documentId}` },
           })
         : deps.temporal.workflow.start('indexDocument', {
