@@ -77,6 +77,55 @@ export function overlapPercent(value: number): number {
 }
 
 /**
+ * RAGFlow's `merge_paragraphs` (OVER_CAP strategy): paragraphs are grouped while the running size
+ * stays within the (overlap-scaled) budget — one paragraph may overflow it, and a paragraph larger
+ * than the budget stands alone.
+ */
+export function mergeParagraphs(paragraphs: readonly string[], chunkTokens: number, percent = 0): string[][] {
+  const threshold = (chunkTokens * (100 - percent)) / 100;
+  const groups: string[][] = [];
+  let cur: string[] = [];
+  let curTokens = 0;
+  for (const p of paragraphs) {
+    const t = tokens(p);
+    if (t > chunkTokens) {
+      if (cur.length > 0) groups.push(cur);
+      groups.push([p]);
+      cur = [];
+      curTokens = 0;
+    } else if (cur.length === 0) {
+      cur = [p];
+      curTokens = t;
+    } else if (curTokens > threshold) {
+      groups.push(cur);
+      cur = [p];
+      curTokens = t;
+    } else {
+      cur.push(p);
+      curTokens += t;
+    }
+  }
+  if (cur.length > 0) groups.push(cur);
+  return groups;
+}
+
+/** RAGFlow's `TxtParser`: split at the delimiters keeping each with its piece, pieces merged to the budget and joined by line breaks. */
+export function textSections(text: string, chunkTokens: number, delimiter: string): string[] {
+  const pattern = delimiterPattern(parseDelimiterField(delimiter));
+  const source = normalizeNewlines(text);
+  if (!pattern) return source ? [source] : [];
+  const parts = source.split(new RegExp(`(${pattern})`, 's'));
+  const whole = new RegExp(`^(?:${pattern})$`, 's');
+  const paragraphs: string[] = [];
+  parts.forEach((part, i) => {
+    if (!part || whole.test(part)) return;
+    const next = parts[i + 1];
+    paragraphs.push(next !== undefined && whole.test(next) ? part + next : part);
+  });
+  return mergeParagraphs(paragraphs, chunkTokens).map((g) => g.join('\n'));
+}
+
+/**
  * RAGFlow's `naive_merge` (OVER_CAP strategy): with a backtick-wrapped delimiter every segment is
  * a chunk; otherwise the text is split at the delimiters into paragraphs, which are merged while
  * the running size stays within the (overlap-scaled) budget — one paragraph may overflow it, a
@@ -92,35 +141,7 @@ export function naiveMerge(text: string, chunkTokens: number, delimiter: string,
     return splitByPattern(section, pattern).map((s) => `\n${s}`);
   }
   const paragraphs = (pattern ? splitByPattern(section, pattern) : [section]).map((s) => `\n${s}`);
-  const threshold = (chunkTokens * (100 - percent)) / 100;
-  const groups: string[] = [];
-  let cur = '';
-  let curTokens = 0;
-  let open = false;
-  for (const p of paragraphs) {
-    const t = tokens(p);
-    if (t > chunkTokens) {
-      if (open) groups.push(cur);
-      groups.push(p);
-      cur = '';
-      curTokens = 0;
-      open = false;
-      continue;
-    }
-    if (!open) {
-      cur = p;
-      curTokens = t;
-      open = true;
-    } else if (curTokens > threshold) {
-      groups.push(cur);
-      cur = p;
-      curTokens = t;
-    } else {
-      cur += p;
-      curTokens += t;
-    }
-  }
-  if (open) groups.push(cur);
+  const groups = mergeParagraphs(paragraphs, chunkTokens, percent).map((g) => g.join(''));
   if (percent <= 0) return groups;
   const out: string[] = [];
   groups.forEach((g, i) => out.push(i === 0 ? g : overlapPrefix(out[i - 1]!, percent) + g));

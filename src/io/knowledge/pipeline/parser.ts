@@ -20,7 +20,7 @@ import { readSheets, type Row } from '../../files/sheets';
 import { htmlToMarkdown } from '../parse';
 import type { PipelineOutputFormat, PipelinePayload, PipelineServices } from './contract';
 import { markdownElements } from './markdownElements';
-import { naiveMerge } from './merge';
+import { textSections } from './merge';
 import { PDF_POSITIONS_KEY } from './positions';
 
 type Item = Record<string, unknown> & { text: string };
@@ -128,7 +128,7 @@ async function parseAs(type: ParserFileType, setup: ParserSetup, name: string, b
       return format === 'json' ? { json: textItems(sections) } : { text: sections.join('\n') };
     }
     case 'text&code': {
-      const sections = naiveMerge(decode(bytes), 128, '\n!?;。；！？').map((s) => s.replace(/^\n/, ''));
+      const sections = textSections(decode(bytes), 128, '\n!?;。；！？');
       return format === 'json' ? { json: textItems(sections) } : { text: sections.filter((s) => s.trim()).join('\n') };
     }
     case 'html': {

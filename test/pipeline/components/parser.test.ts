@@ -1,0 +1,135 @@
+/**
+ * The Parser per file type: what each setup's `output_format` yields, and the clear errors for
+ * files this build cannot read (no OCR engine, no .doc reader, service-backed PDF methods).
+ */
+import { Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow } from 'docx';
+import { describe, expect, it } from 'vitest';
+import { ParserParamsSchema } from '../../../src/core/pipeline/components/Parser';
+import { AppError } from '../../../src/errors';
+import { writeXlsx } from '../../../src/io/files/sheets';
+import type { PipelinePayload, PipelineServices } from '../../../src/io/knowledge/pipeline/contract';
+import { parseFile } from '../../../src/io/knowledge/pipeline/parser';
+import { textPdf } from '../../helpers/pdf';
+
+/** Services over in-memory bytes: the Parser only reads the file (the in-process test uses the real store). */
+function servicesFor(bytes: Uint8Array): PipelineServices {
+  return {
+    tenantId: 't',
+    readFile: async () => bytes,
+    chat: async () => {
+      throw new Error('the Parser makes no model call');
+    },
+    embed: async () => {
+      throw new Error('the Parser embeds nothing');
+    },
+    progress: () => {},
+  };
+}
+
+async function parse(name: string, bytes: Uint8Array, setups: Record<string, unknown> = {}): Promise<PipelinePayload> {
+  const params = ParserParamsSchema.parse(Object.keys(setups).length > 0 ? { setups } : {});
+  return parseFile(params, { name, file: { id: 'doc-1', name, size: bytes.length } }, servicesFor(bytes));
+}
+
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
+async function failure(p: Promise<unknown>): Promise<AppError> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(AppError);
+  return err as AppError;
+}
+
+describe('Parser', () => {
+  it('splits Markdown into its elements (headings, paragraphs, lists, code) as JSON items', async () => {
+    const md = '# Title\n\nFirst paragraph\ncontinues here.\n\n- one\n- two\n\n```js\nlet x = 1;\n```\n';
+    const out = await parse('a.md', utf8(md));
+    expect(out.output_format).toBe('json');
+    expect(out.json!.map((i) => i.text)).toEqual(['# Title', 'First paragraph\ncontinues here.', '- one\n- two\n', '```js\nlet x = 1;\n```']);
+    expect(out.json!.every((i) => i.doc_type_kwd === 'text')).toBe(true);
+  });
+
+  it('gives Markdown as text when the setup asks for text', async () => {
+    const out = await parse('a.md', utf8('# T\n\nBody.'), { markdown: { suffix: ['md'], output_format: 'text' } });
+    expect(out).toMatchObject({ output_format: 'text', text: '# T\nBody.' });
+  });
+
+  it('reads a PDF text layer, an item per line with its page', async () => {
+    const out = await parse('r.pdf', textPdf(['Page one line.', 'Page two line.']));
+    expect(out.json!.map((i) => [i.text, i.page_number])).toEqual([
+      ['Page one line.', 1],
+      ['Page two line.', 2],
+    ]);
+    const md = await parse('r.pdf', textPdf(['Only page.']), { pdf: { suffix: ['pdf'], output_format: 'markdown' } });
+    expect(md).toMatchObject({ output_format: 'markdown', markdown: 'Only page.\n' });
+  });
+
+  it('refuses PDF parse methods that need a service this build does not have', async () => {
+    const err = await failure(parse('r.pdf', textPdf(['x']), { pdf: { suffix: ['pdf'], output_format: 'json', parse_method: 'MinerU' } }));
+    expect(err.code).toBe('COMPONENT_UNSUPPORTED');
+    expect(err.message).toMatch(/MinerU/);
+  });
+
+  it('reads DOCX paragraphs as text items and tables as table items', async () => {
+    const doc = new Document({
+      sections: [
+        {
+          children: [
+            new Paragraph({ text: 'Report', heading: HeadingLevel.HEADING_1 }),
+            new Paragraph('Sales rose in spring.'),
+            new Table({
+              rows: [new TableRow({ children: [new TableCell({ children: [new Paragraph('Q1')] }), new TableCell({ children: [new Paragraph('10')] })] })],
+            }),
+            new Paragraph('End of report.'),
+          ],
+        },
+      ],
+    });
+    const out = await parse('r.docx', new Uint8Array(await Packer.toBuffer(doc)));
+    expect(out.json!.map((i) => [i.doc_type_kwd, i.doc_type_kwd === 'table' ? /<td>.*Q1.*<\/td>/.test(i.text as string) : i.text])).toEqual([
+      ['text', '# Report'],
+      ['text', 'Sales rose in spring.'],
+      ['table', true],
+      ['text', 'End of report.'],
+    ]);
+  });
+
+  it('reads a spreadsheet as an HTML table by default, rows as "header：value" lines in JSON', async () => {
+    const xlsx = await writeXlsx({
+      Prices: [
+        { item: 'tea', price: 3 },
+        { item: 'cake', price: 5 },
+      ],
+    });
+    const html = await parse('p.xlsx', xlsx);
+    expect(html.output_format).toBe('html');
+    expect(html.html).toContain('<caption>Prices</caption><tr><th>item</th><th>price</th></tr><tr><td>tea</td><td>3</td></tr>');
+    const json = await parse('p.xlsx', xlsx, { spreadsheet: { suffix: ['xlsx'], output_format: 'json' } });
+    expect(json.json!.map((i) => i.text)).toEqual(['item：tea; price：3 ——Prices', 'item：cake; price：5 ——Prices']);
+    const csv = await parse('p.csv', utf8('item,price\ntea,3\n'), { spreadsheet: { suffix: ['csv'], output_format: 'markdown' } });
+    expect(csv.markdown).toBe('| item | price |\n| --- | --- |\n| tea | 3 |');
+  });
+
+  it('reads HTML through its Markdown rendering and plain text merged at sentence ends', async () => {
+    const html = await parse('p.html', utf8('<h1>Hello</h1><p>Body text.</p>'));
+    expect(html.json!.map((i) => i.text)).toEqual(['# Hello', 'Body text.']);
+    const txt = await parse('n.txt', utf8('One. Two!\nThree?'));
+    expect(txt.json!.map((i) => i.text).join('')).toContain('One. Two!');
+  });
+
+  it('fails clearly for images (no OCR engine here) and for file types no setup takes', async () => {
+    const image = await failure(parse('photo.png', new Uint8Array([137, 80, 78, 71])));
+    expect(image.code).toBe('COMPONENT_UNSUPPORTED');
+    expect(image.message).toMatch(/image/);
+    const unknown = await failure(parse('archive.zip', new Uint8Array([1])));
+    expect(unknown.code).toBe('BAD_REQUEST');
+    expect(unknown.message).toMatch(/\.zip/);
+  });
+
+  it("refuses output formats RAGFlow's Parser does not allow for the type", () => {
+    const r = ParserParamsSchema.safeParse({ setups: { pdf: { suffix: ['pdf'], output_format: 'html' }, markdown: { output_format: 'markdown' } } });
+    expect(r.error?.issues.map((i) => i.path.join('.'))).toEqual(['setups.pdf.output_format', 'setups.markdown.output_format']);
+  });
+});
