@@ -91,18 +91,27 @@ export async function runsPlugin(app: FastifyInstance, deps: AppDeps): Promise<v
       // A reader here keeps the run's session from being superseded (services/completion.ts).
       const unfollow = followRun(run.id);
       sse.signal.addEventListener('abort', unfollow, { once: true });
-      for await (const e of followRunEvents(store, run.id, { after, signal: sse.signal })) {
-        sse.send(
-          {
-            event: e.event,
-            message_id: e.message_id,
-            created_at: e.created_at,
-            task_id: e.task_id,
-            data: e.data,
-            ...(run.session_id ? { session_id: run.session_id } : {}),
-          },
-          eventId(e),
-        );
+      try {
+        for await (const e of followRunEvents(store, run.id, { after, signal: sse.signal })) {
+          sse.send(
+            {
+              event: e.event,
+              message_id: e.message_id,
+              created_at: e.created_at,
+              task_id: e.task_id,
+              data: e.data,
+              ...(run.session_id ? { session_id: run.session_id } : {}),
+            },
+            eventId(e),
+          );
+        }
+      } catch (err) {
+        // The store failed mid-stream (an outage). The reply is hijacked, so Fastify's error
+        // handler cannot answer and the stream would hang: end it without [DONE], and the client
+        // resumes with Last-Event-ID (getting a 503 until the store is back).
+        deps.log.warn('event stream ended by an error; the client resumes', { runId: run.id, error: err instanceof Error ? err.message : String(err) });
+        sse.close();
+        return reply;
       }
       if (!sse.signal.aborted) sse.done();
       return reply;
