@@ -13,7 +13,9 @@
  *   Docling, VLM methods are not available and fail with COMPONENT_UNSUPPORTED), Markdown,
  *   text & code, HTML, DOCX (mammoth), spreadsheets (xlsx/csv via exceljs). Images (no OCR
  *   engine or vision parsing here), slides, .doc, email, audio, video and EPUB fail with
- *   COMPONENT_UNSUPPORTED naming the type.
+ *   COMPONENT_UNSUPPORTED naming the type. `remove_toc` and `remove_header_footer` are read but
+ *   not applied (RAGFlow finds those with DeepDOC's layout labels and the file's outline); a
+ *   setup's missing keys take RAGFlow's defaults for its type.
  * - **TokenChunker** (./tokenChunker.ts) and **TitleChunker** (./titleChunker.ts) follow RAGFlow's
  *   algorithms and tests (backtick-quoted delimiters, overlap carrying the previous chunk's tail
  *   and coordinates, children delimiters with `mom`, media context, heading hierarchy, group
@@ -23,7 +25,9 @@
  * - **Extractor** (./extractor.ts) asks the model once per chunk with the chunk's text in place
  *   of the `{…@chunks}` reference and writes the answer (think part removed) to `field_name`; its
  *   per-chunk calls are items (`planItems`/`runItems`/`applyItems`) a carrier batches durably.
- *   `field_name: "toc"` (a generated table of contents) is refused at compile time.
+ *   `field_name: "toc"` (a generated table of contents) is refused at compile time. A reference
+ *   must name an earlier step whose value reaches this one unreplaced (checked at compile time:
+ *   steps receive only their predecessor's output, which carries earlier values forward).
  * - **Tokenizer** (./tokenizer.ts) writes the full-text fields and embeds `fields` with the
  *   dataset's model, mixing the file name in by `filename_embd_weight`.
  * - **Compiler** (./compiler.ts) normalizes its input into chunks and passes them on: RAGFlow's
