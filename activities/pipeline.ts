@@ -202,6 +202,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
         const chunks = drafts.map(({ hasVector: _, ...c }) => c);
         await deps.index.indexDocument(document, chunks);
         const { replacedIds } = await store.knowledge.chunks.commitDocument(document, chunks);
+        await deps.index.commitGeneration?.(document, at.generation);
         if (replacedIds.length > 0) {
           if (deps.index.removeChunks) await deps.index.removeChunks(document.tenant_id, replacedIds);
         }

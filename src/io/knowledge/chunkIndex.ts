@@ -20,6 +20,12 @@ export interface ChunkIndex {
   /** Documents (or whole datasets) were deleted. */
   removeDocuments(tenantId: string, documentIds: string[]): Promise<void>;
   removeDatasets(tenantId: string, datasetIds: string[]): Promise<void>;
+  /**
+   * An ingestion pipeline committed a document's chunks as `generation` (ids `<docId>-<generation>-<n>`,
+   * indexed before): make it the searchable one at once. Backends whose searches read the store's
+   * committed rows (the store itself) omit it; OpenSearch flips a marker (./openSearchGenerations.ts).
+   */
+  commitGeneration?(doc: Pick<DocumentRecord, 'id' | 'tenant_id' | 'dataset_id'>, generation: string): Promise<void>;
   /** Single chunks were deleted (chunk routes); backends without a copy of their own omit it. */
   removeChunks?(tenantId: string, chunkIds: string[]): Promise<void>;
   /** Candidates by vector similarity and by keywords, each up to `topK`, with cosine similarity. */

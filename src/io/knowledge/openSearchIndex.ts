@@ -11,6 +11,7 @@ import { normalize } from './localEmbedding';
 import { AppError } from '../../errors';
 import type { ChunkSearch } from '../store/knowledgeTypes';
 import type { ChunkIndex } from './chunkIndex';
+import { generationGate } from './openSearchGenerations';
 import { chunkDocument, hitToChunk, indexBody, indexName, indexPattern, keywordSearchBody, vectorSearchBody } from './openSearchBodies';
 
 export interface OpenSearchIndexOptions {
@@ -111,6 +112,7 @@ export function openSearchIndex(o: OpenSearchIndexOptions): OpenSearchChunkIndex
   };
 
   const refresh = o.refresh === 'true' ? true : 'wait_for';
+  const generations = generationGate(client, prefix, call);
   const known = new Map<number, Promise<IndexInfo>>();
 
   const readInfo = async (dim: number): Promise<IndexInfo | null> => {
@@ -202,8 +204,15 @@ export function openSearchIndex(o: OpenSearchIndexOptions): OpenSearchChunkIndex
       }
     },
 
-    removeDocuments: (tenantId, documentIds) => deleteWhere(tenantId, 'document_id', documentIds),
-    removeDatasets: (tenantId, datasetIds) => deleteWhere(tenantId, 'dataset_id', datasetIds),
+    async removeDocuments(tenantId, documentIds) {
+      await deleteWhere(tenantId, 'document_id', documentIds);
+      await generations.forget(tenantId, 'document_id', documentIds);
+    },
+    async removeDatasets(tenantId, datasetIds) {
+      await deleteWhere(tenantId, 'dataset_id', datasetIds);
+      await generations.forget(tenantId, 'dataset_id', datasetIds);
+    },
+    commitGeneration: (doc, generation) => generations.mark(doc, generation),
     removeChunks: (tenantId, chunkIds) => deleteWhere(tenantId, '_id', chunkIds),
 
     async candidates(s: ChunkSearch) {
@@ -217,7 +226,7 @@ export function openSearchIndex(o: OpenSearchIndexOptions): OpenSearchChunkIndex
       if (bodies.length === 0) return [];
       // Both searches in one round trip.
       const res = await call('search chunks', () => client.msearch({ body: bodies.flatMap((b) => [{ index: info.name }, b]) }));
-      return res.body.responses.flatMap((r) => {
+      const hits = res.body.responses.flatMap((r) => {
         if ('error' in r && r.error)
           throw new AppError(
             (r.status ?? 500) >= 500 || r.status === 429 ? 'TOOL_UNAVAILABLE' : 'TOOL_BAD_REQUEST',
@@ -225,6 +234,7 @@ export function openSearchIndex(o: OpenSearchIndexOptions): OpenSearchChunkIndex
           );
         return 'hits' in r ? r.hits.hits.map(hitToChunk) : [];
       });
+      return generations.filter(hits);
     },
 
     async close() {
