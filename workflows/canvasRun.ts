@@ -2,7 +2,7 @@
  * One canvas run as a Temporal workflow. It only drives the pure engine (workflows/workflowCarrier.ts):
  * everything the run decides is in the engine; everything it touches is in activities.
  */
-import { continueAsNew, patched, setWorkflowOptions, upsertSearchAttributes } from '@temporalio/workflow';
+import { continueAsNew, patched, setWorkflowOptions, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { CANCELED_MESSAGE, compileCanvas, rejectRun, sessionAfter, startRun, type StepResult } from '../src/core/engine';
 import { ZERO_USAGE } from '../src/core/engine/state';
 import { describeProblems } from '../src/errors';
@@ -87,4 +87,5 @@ async function finalize(input: CanvasRunInput, step: StepResult): Promise<Canvas
 }
 
 // Pinned: a run (paused for days at UserFillUp, say) replays on the code that started it; see docs/ARCHITECTURE.md, "Deploying workflow changes".
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, canvasRun);
+// Declared only on a versioned worker: the server refuses a behavior from an unversioned one (the tests' workers).
+setWorkflowOptions(() => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'PINNED' } : {}), canvasRun);

@@ -3,7 +3,15 @@
  * worker restarts: the activity reports progress on the document and heartbeats; failures that
  * are not worth retrying (an unreadable file) end the document FAIL, a cancel ends it CANCEL.
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities, setWorkflowOptions } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  proxyActivities,
+  setWorkflowOptions,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/activityTypes';
 
 const indexing = proxyActivities<Activities>({
@@ -40,4 +48,4 @@ export async function indexDocument(input: IndexDocumentInput): Promise<{ chunks
 
 // Auto-upgrade: its commands are the two written above, not a compiled canvas, and the retry of a
 // long indexing activity should run the fixed code of a new version (docs/ARCHITECTURE.md, "Deploying workflow changes").
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, indexDocument);
+setWorkflowOptions(() => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'AUTO_UPGRADE' } : {}), indexDocument);

@@ -64,4 +64,4 @@ export async function subAgentRun(input: SubAgentRunInput): Promise<SubAgentResu
 }
 
 // Pinned like its parent run (a child of a pinned run starts on the parent's version): one run, one code.
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, subAgentRun);
+setWorkflowOptions(() => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'PINNED' } : {}), subAgentRun);

@@ -4,7 +4,7 @@
  * emits a different command sequence (TimerStarted first), which is exactly what breaks a run
  * in flight that replays on it, and what worker versioning and the replay gate must catch.
  */
-import { setWorkflowOptions, sleep } from '@temporalio/workflow';
+import { setWorkflowOptions, sleep, workflowInfo } from '@temporalio/workflow';
 import { canvasRun as releasedCanvasRun } from '../../workflows/canvasRun';
 import type { CanvasRunInput, CanvasRunResult } from '../../workflows/definitions';
 
@@ -14,4 +14,4 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
   await sleep(1);
   return releasedCanvasRun(input);
 }
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, canvasRun);
+setWorkflowOptions(() => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'PINNED' } : {}), canvasRun);
