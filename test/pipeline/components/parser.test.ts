@@ -56,12 +56,16 @@ describe('Parser', () => {
     expect(out).toMatchObject({ output_format: 'text', text: '# T\nBody.' });
   });
 
-  it('reads a PDF text layer, an item per line with its page', async () => {
+  it('reads a PDF text layer, an item per line with its page and box (top-left origin)', async () => {
     const out = await parse('r.pdf', textPdf(['Page one line.', 'Page two line.']));
     expect(out.json!.map((i) => [i.text, i.page_number])).toEqual([
       ['Page one line.', 1],
       ['Page two line.', 2],
     ]);
+    // tests/helpers/pdf.ts writes 12 pt Helvetica at (72, 720) on a 792 pt high page.
+    const [page, x0, x1, top, bottom] = (out.json![0]!._pdf_positions as number[][])[0]!;
+    expect([page, x0, top, bottom]).toEqual([1, 72, 60, 72]);
+    expect(x1).toBeGreaterThan(120);
     const md = await parse('r.pdf', textPdf(['Only page.']), { pdf: { suffix: ['pdf'], output_format: 'markdown' } });
     expect(md).toMatchObject({ output_format: 'markdown', markdown: 'Only page.\n' });
   });

@@ -2,7 +2,7 @@
  * Parser, as RAGFlow's `rag/flow/parser/parser.py` behaves for the file types this build reads:
  * the setup whose suffixes match the file name is used, and its `output_format` decides the
  * output (`json`: a list of `{text, doc_type_kwd}` items; `markdown`, `text`, `html`: one string).
- * - pdf: the text layer (unpdf), an item per line with its page (`_pdf_positions`); RAGFlow's
+ * - pdf: the text layer (unpdf), an item per line with its box (`_pdf_positions`); RAGFlow's
  *   DeepDOC also does layout analysis and OCR, MinerU/Docling/VLM methods call services: those
  *   parse methods fail clearly here.
  * - markdown / text&code / html: RAGFlow's sections (markdown elements; text merged to 128 tokens
@@ -33,27 +33,63 @@ function unsupported(type: string, why: string): AppError {
   return new AppError('COMPONENT_UNSUPPORTED', `The Parser cannot read ${type} files in this build: ${why}`, { fileType: type });
 }
 
+interface PdfTextItem {
+  str: string;
+  width: number;
+  height: number;
+  transform: number[];
+  hasEOL: boolean;
+}
+
+/** The lines of one page with their boxes (top-left origin, points), as RAGFlow's boxes are measured. */
+function pageLines(items: PdfTextItem[], pageNumber: number, pageHeight: number): Item[] {
+  const lines: Item[] = [];
+  let parts: PdfTextItem[] = [];
+  const flush = () => {
+    const text = parts
+      .map((p) => p.str)
+      .join('')
+      .trim();
+    if (text) {
+      const x0 = Math.min(...parts.map((p) => p.transform[4]!));
+      const x1 = Math.max(...parts.map((p) => p.transform[4]! + p.width));
+      const top = Math.min(...parts.map((p) => pageHeight - p.transform[5]! - p.height));
+      const bottom = Math.max(...parts.map((p) => pageHeight - p.transform[5]!));
+      lines.push({ text, layout_type: 'text', doc_type_kwd: 'text', page_number: pageNumber, [PDF_POSITIONS_KEY]: [[pageNumber, x0, x1, top, bottom]] });
+    }
+    parts = [];
+  };
+  for (const item of items) {
+    // A new baseline starts a new line even when the producer set no end-of-line mark.
+    if (parts.length > 0 && Math.abs(parts[parts.length - 1]!.transform[5]! - item.transform[5]!) > Math.max(2, item.height / 2)) flush();
+    parts.push(item);
+    if (item.hasEOL) flush();
+  }
+  flush();
+  return lines;
+}
+
 async function pdfItems(bytes: Uint8Array, setup: ParserSetup): Promise<Item[]> {
   const method = String(setup.parse_method ?? 'deepdoc').toLowerCase();
-  if (method !== 'deepdoc' && method !== 'plain_text')
+  if (method !== 'deepdoc' && method !== 'plain_text' && method !== 'plain text')
     throw unsupported(
       'pdf',
       `the parse method "${setup.parse_method}" needs a service this build does not have; use "DeepDOC" or "Plain Text" (the PDF's text layer)`,
     );
-  const { extractText, getDocumentProxy } = await import('unpdf');
-  let pages: string[];
+  const { getDocumentProxy } = await import('unpdf');
   try {
-    pages = (await extractText(await getDocumentProxy(new Uint8Array(bytes)), { mergePages: false })).text as string[];
+    const pdf = await getDocumentProxy(new Uint8Array(bytes));
+    const items: Item[] = [];
+    for (let n = 1; n <= pdf.numPages; n++) {
+      const page = await pdf.getPage(n);
+      const content = await page.getTextContent();
+      const textItems = (content.items as unknown[]).filter((i): i is PdfTextItem => typeof (i as { str?: unknown }).str === 'string');
+      items.push(...pageLines(textItems, n, page.getViewport({ scale: 1 }).height));
+    }
+    return items;
   } catch (err) {
     throw new AppError('BAD_REQUEST', `The PDF cannot be read: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const items: Item[] = [];
-  pages.forEach((page, i) => {
-    for (const line of page.split('\n'))
-      if (line.trim())
-        items.push({ text: line.trim(), layout_type: 'text', doc_type_kwd: 'text', page_number: i + 1, [PDF_POSITIONS_KEY]: [[i + 1, 0, 0, 0, 0]] });
-  });
-  return items;
 }
 
 function markdownOf(html: string): string {
