@@ -84,6 +84,13 @@ export class Milestones {
     if (!runs.has(runId)) runs.set(runId, performance.now() - this.t0);
   }
 
+  /** Records `runId` reaching `name` at `epochMs` (ms since the epoch: a time taken in another thread). */
+  markAt(name: string, runId: string, epochMs: number): void {
+    let runs = this.byName.get(name);
+    if (!runs) this.byName.set(name, (runs = new Map()));
+    if (!runs.has(runId)) runs.set(runId, epochMs - performance.timeOrigin - this.t0);
+  }
+
   values(name: string): number[] {
     return [...(this.byName.get(name)?.values() ?? [])];
   }

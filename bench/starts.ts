@@ -1,7 +1,8 @@
 /**
  * Concurrent starts (`npm run bench starts`): N clients (default 200, BENCH_STREAMS) each open a
  * streaming completion on a Begin → LLM → Message canvas at the same moment, through the HTTP API
- * with the worker in the same process (the all-in-one `npm start` shape), on PGlite and — when a
+ * with the worker in the same process (the all-in-one `npm start` shape; the clients in a worker
+ * thread, see startClients.ts), on PGlite and — when a
  * PostgreSQL server can be started (test/helpers/postgres.ts) — on PostgreSQL (BENCH_STORES=
  * pglite,postgres picks). Prints request → first SSE event and → `workflow_finished` (p50, p95,
  * max), then where a start spends its time: each milestone of a run in ms since the burst began,
@@ -17,48 +18,21 @@ import type { Store } from '../src/io/store/contract';
 import { dsl } from '../test/helpers/canvasKit';
 import { startPostgres } from '../test/helpers/postgres';
 import { printTable, runBench, startBenchEnvironment, type BenchEnvironmentOptions } from './common';
+import { runClients } from './startClients';
 import { DbMeter, describe, Milestones } from './startPhases';
 
-interface StreamTiming {
-  firstEvent: number | null;
-  finished: number | null;
-  error: string | null;
-}
-
-/** One streaming completion, read to its end; times are ms from the request. */
-async function timeStream(base: string, agentId: string, i: number, onFirst?: () => void): Promise<StreamTiming> {
-  const t = performance.now();
-  const timing: StreamTiming = { firstEvent: null, finished: null, error: null };
-  try {
-    const res = await fetch(`${base}/api/v1/agents/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: 'Bearer bench-key', 'content-type': 'application/json' },
-      body: JSON.stringify({ agent_id: agentId, query: `question ${i}`, stream: true }),
-    });
-    if (!res.ok || !res.body) return { ...timing, error: `HTTP ${res.status}` };
-    const reader = res.body.getReader();
-    const decoder = new TextDecoder();
-    let buf = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buf += decoder.decode(value, { stream: true });
-      if (timing.firstEvent === null && buf.includes('data:')) {
-        timing.firstEvent = performance.now() - t;
-        onFirst?.();
-      }
-      if (timing.finished === null && buf.includes('"event":"workflow_finished"')) timing.finished = performance.now() - t;
-    }
-    if (timing.finished === null) timing.error = buf.includes('"code":') ? 'stream ended with an error' : 'stream ended before workflow_finished';
-  } catch (err) {
-    timing.error = err instanceof Error ? err.message : String(err);
-  }
-  return timing;
-}
-
-/** Marks the milestones a run passes on the API side: its row, its session claim, its first read with events. */
+/** Marks the milestones a run passes on the API side: its canvas read, its rows, its follower's first read with events. */
 function meterStore(store: Store, marks: Milestones): void {
-  const { runs, sessions, events, canvases } = store;
+  const { events, canvases, db } = store;
+  // A turn's rows (run, claim, user message, event 1) are one statement (src/io/store/turnStarts.ts).
+  const query = db.query.bind(db);
+  db.query = (async (sql: string, params?: unknown[]) => {
+    const turn = /INSERT INTO runs/.test(sql) && /INSERT INTO run_events/.test(sql) ? String(params?.[0]) : null;
+    if (turn) marks.mark('1 turn rows asked (one statement)', turn);
+    const result = await query(sql, params);
+    if (turn) marks.mark('2 turn rows stored', turn);
+    return result;
+  }) as typeof db.query;
   let reads = 0;
   const get = canvases.get.bind(canvases);
   canvases.get = async (tenantId, id) => {
@@ -68,21 +42,10 @@ function meterStore(store: Store, marks: Milestones): void {
     marks.mark('0c canvas read answered', key);
     return canvas;
   };
-  const create = runs.create.bind(runs);
-  runs.create = async (input) => {
-    marks.mark('1 run row asked', input.id);
-    return create(input);
-  };
-  const claim = sessions.claim.bind(sessions);
-  sessions.claim = async (id, runId) => {
-    const won = await claim(id, runId);
-    marks.mark('2 session claimed', runId);
-    return won;
-  };
   const list = events.list.bind(events);
   events.list = async (runId, after, limit) => {
     const rows = await list(runId, after, limit);
-    if (rows.length > 0) marks.mark('7 follower read first events', runId);
+    if (rows.length > 0) marks.mark('7 follower read events from the store', runId);
     return rows;
   };
 }
@@ -97,6 +60,9 @@ function meterTemporal(client: Client, marks: Milestones): void {
     return handle;
   }) as typeof start;
 }
+
+/** Where the clients run: a worker thread (as other processes would), or the server's own thread. */
+const CLIENTS = process.env.BENCH_CLIENTS === 'main' ? 'main' : 'thread';
 
 async function benchOne(storeName: string, opts: BenchEnvironmentOptions, meter: DbMeter, streams: number): Promise<void> {
   const marks = new Milestones();
@@ -137,21 +103,20 @@ async function benchOne(storeName: string, opts: BenchEnvironmentOptions, meter:
   const rows: Array<[string, string]> = [];
   await worker.runUntil(async () => {
     // A few runs first, so the worker's bundle and the connections are warm.
-    await Promise.all(Array.from({ length: 3 }, (_, i) => timeStream(base, agent.id, i)));
+    await runClients({ base, agentId: agent.id, streams: 3 }, CLIENTS);
     meter.reset();
     marks.begin();
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
     const t = performance.now();
-    const timings = await Promise.all(
-      Array.from({ length: streams }, (_, i) => timeStream(base, agent.id, i, () => marks.mark('8 client got first event', String(i)))),
-    );
+    const timings = await runClients({ base, agentId: agent.id, streams, from: 3 }, CLIENTS);
     const wall = performance.now() - t;
+    timings.forEach((x, i) => x.firstEventAt !== null && marks.markAt('8 client got first event', String(i), x.firstEventAt));
     loop.disable();
     const first = timings.flatMap((x) => (x.firstEvent === null ? [] : [x.firstEvent]));
     const done = timings.flatMap((x) => (x.finished === null ? [] : [x.finished]));
     const errors = timings.filter((x) => x.error !== null);
-    rows.push(['streams started at once', String(streams)]);
+    rows.push(['streams started at once', `${streams} (clients in ${CLIENTS === 'main' ? "the server's thread" : 'a worker thread'})`]);
     rows.push(['request → first SSE event', describe(first)]);
     rows.push(['request → workflow_finished', describe(done)]);
     rows.push(['finished / failed', `${done.length} / ${errors.length}${errors[0] ? ` (first: ${errors[0].error})` : ''}`]);
