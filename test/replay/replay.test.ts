@@ -1,32 +1,54 @@
 /**
- * Determinism guard: stored histories of real runs (test/fixtures/histories, recorded with
- * test/replay/record.ts) must replay against the current workflow code. A change that would
- * break runs in flight fails here.
+ * The replay gate: every stored history of a real run (test/fixtures/histories, recorded with
+ * test/replay/record.ts) must replay against the current workflow code. A change that would break
+ * runs in flight fails here, naming the history, the SDK's divergence and the first workflow task
+ * whose recorded commands the code no longer emits (test/replay/gate.ts).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { describe, expect, inject, it } from 'vitest';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { replayStoredHistory } from './gate';
 
 const dir = path.resolve(__dirname, '../fixtures/histories');
 const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
 
+/** What the corpus must cover: one history per kind of run the code must keep replaying. */
+const REQUIRED = [
+  'user-fill-up', // a pause answered through the submitInputs update
+  'iteration-and-loop',
+  'agent-tools', // parallel tool calls
+  'sub-agent', // an Agent as a tool: a child workflow
+  'sub-agent-child',
+  'invoke-canvas', // another canvas as a child workflow
+  'invoke-canvas-child',
+  'continue-as-new',
+  'continue-as-new-first-execution',
+  'cancel-mid-stream',
+  'failure',
+  'retry-then-succeed',
+  'data-components',
+  'doc-generator',
+  'message-auto-play',
+  'finalize-local',
+  'announced-start',
+];
+
+beforeAll(() => {
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // installed already in this process
+  }
+});
+
 describe('replaying stored histories', () => {
-  it('has histories to replay', () => {
-    expect(files.length).toBeGreaterThanOrEqual(3);
+  it('covers every kind of run in the corpus', () => {
+    expect(REQUIRED.filter((name) => !files.includes(`${name}.json`))).toEqual([]);
   });
 
   it.each(files)('replays %s without non-determinism', async (file) => {
-    try {
-      Runtime.install({ logger: new DefaultLogger('ERROR') });
-    } catch {
-      // installed already in this process
-    }
-    const history = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as {
-      events: Array<{ workflowExecutionStartedEventAttributes?: { workflowId?: string } }>;
-    };
-    // The original id: workflow code derives ids from it (a sub-agent's child workflow id).
-    const workflowId = history.events[0]?.workflowExecutionStartedEventAttributes?.workflowId ?? `replay-${file}`;
-    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, workflowId);
+    const verdict = await replayStoredHistory(inject('workflowBundlePath'), path.join(dir, file));
+    if (!verdict.ok) throw new Error(verdict.report);
   });
 });
