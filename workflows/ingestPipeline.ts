@@ -13,7 +13,15 @@
  * parsing) ends the document CANCEL with its previous chunks untouched (nothing is replaced
  * before the commit); a user error ends it FAIL with the message.
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  proxyActivities,
+  setWorkflowOptions,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/activityTypes';
 
 /** Step activities; a heartbeat timeout of seconds hands a dead worker's batch to another quickly. */
@@ -93,3 +101,6 @@ export async function ingestPipeline(input: IngestPipelineInput): Promise<Ingest
     return null;
   }
 }
+
+// Pinned: its commands follow the compiled pipeline, so a changed step would change them (docs/ARCHITECTURE.md, "Deploying workflow changes").
+setWorkflowOptions(() => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'PINNED' } : {}), ingestPipeline);
