@@ -38,6 +38,8 @@ const GUIDE = [
 const PDF = textPdf(['Refunds take five business days to reach the account.', 'Support answers within one working day.']);
 
 let llm: ScriptedLlm;
+/** While set, the model holds every call open until the client hangs up. */
+let hanging = false;
 let store: Store;
 let services: PipelineServices;
 const docs: Record<string, { id: string; name: string; size: number }> = {};
@@ -64,7 +66,7 @@ const pipelineOf = (name: string): CompiledPipeline => {
 
 beforeAll(async () => {
   llm = await startScriptedLlm();
-  llm.when((call) => ({ content: answer(call) }));
+  llm.when((call) => (hanging ? { hang: true } : { content: answer(call) }));
   store = await openStore({});
   const tenantId = `tenant-pipeline-${Date.now()}`;
   const dataset = await store.knowledge.datasets.create({
@@ -162,6 +164,23 @@ describe('pipeline details', () => {
     const [content] = await services.embed([chunks[0]!.text], signal);
     const expected = content!.map((x, i) => 0.1 * name![i]! + 0.9 * x);
     vectorOf(chunks[0]!)!.forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 6));
+  });
+
+  it('stops a model call in flight when the run is cancelled', async () => {
+    hanging = true;
+    const calls = llm.calls.length;
+    const controller = new AbortController();
+    const running = runPipelineInProcess(pipelineOf('chunk_summary.json'), docs.md!, services, { signal: controller.signal });
+    const outcome = running.then(
+      () => 'finished',
+      () => 'rejected',
+    );
+    await llm.waitForCalls(calls + 1);
+    controller.abort(new Error('cancelled by the test'));
+    await llm.waitForAbort();
+    hanging = false;
+    expect(await outcome).toBe('rejected');
+    expect(llm.calls.length).toBe(calls + 1);
   });
 
   it('sends the chunk text in place of the chunks reference, under the template system prompt', async () => {

@@ -32,21 +32,40 @@ function messagesOf(request: PipelineChatRequest): ChatCompletionMessageParam[] 
   return [...(request.system.trim() ? [{ role: 'system' as const, content: request.system }] : []), ...rest];
 }
 
+/**
+ * Runs `fn` with a signal of its own that follows `signal`, detached afterwards: a step makes
+ * hundreds of calls under one signal, and a client that leaves its abort listener on it would
+ * pile them up.
+ */
+async function linked<T>(signal: AbortSignal, fn: (own: AbortSignal) => Promise<T>): Promise<T> {
+  const own = new AbortController();
+  const follow = () => own.abort(signal.reason);
+  if (signal.aborted) own.abort(signal.reason);
+  else signal.addEventListener('abort', follow, { once: true });
+  try {
+    return await fn(own.signal);
+  } finally {
+    signal.removeEventListener('abort', follow);
+  }
+}
+
 /** One chat completion (not streamed: a pipeline shows no tokens). */
 export async function pipelineChat(settings: LlmSettings, request: PipelineChatRequest, signal: AbortSignal): Promise<string> {
   const target = resolveModel(request.llmId, settings);
   try {
-    const res = await clientFor(target).chat.completions.create(
-      {
-        model: target.model,
-        messages: messagesOf(request),
-        ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-        ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
-        ...(request.topP !== undefined ? { top_p: request.topP } : {}),
-        ...(request.presencePenalty !== undefined ? { presence_penalty: request.presencePenalty } : {}),
-        ...(request.frequencyPenalty !== undefined ? { frequency_penalty: request.frequencyPenalty } : {}),
-      },
-      { signal },
+    const res = await linked(signal, (own) =>
+      clientFor(target).chat.completions.create(
+        {
+          model: target.model,
+          messages: messagesOf(request),
+          ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+          ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
+          ...(request.topP !== undefined ? { top_p: request.topP } : {}),
+          ...(request.presencePenalty !== undefined ? { presence_penalty: request.presencePenalty } : {}),
+          ...(request.frequencyPenalty !== undefined ? { frequency_penalty: request.frequencyPenalty } : {}),
+        },
+        { signal: own },
+      ),
     );
     return res.choices[0]?.message?.content ?? '';
   } catch (err) {
@@ -65,7 +84,7 @@ export function createPipelineServices(deps: PipelineServiceDeps, scope: Pipelin
       return bytes;
     },
     chat: (request, signal) => pipelineChat(deps.llm, request, signal),
-    embed: (texts, signal) => embedder.embed(texts, signal),
+    embed: (texts, signal) => linked(signal, (own) => embedder.embed(texts, own)),
     progress: (fraction, message) => scope.progress?.(fraction, message),
   };
 }
