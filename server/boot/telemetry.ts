@@ -21,14 +21,26 @@ export interface TemporalRuntimeOptions {
  */
 export function installTemporalRuntime(opts: TemporalRuntimeOptions): boolean {
   const bindAddress = opts.sdkMetricsPort !== null ? `127.0.0.1:${opts.sdkMetricsPort}` : null;
-  try {
+  const install = (metricsAt: string | null) =>
     Runtime.install({
       logger: new DefaultLogger(opts.level),
       shutdownSignals: [],
-      ...(bindAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress } } } } : {}),
+      ...(metricsAt ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAt } } } } : {}),
     });
+  try {
+    install(bindAddress);
   } catch {
-    return false;
+    // A runtime exists already (tests install their own), or the exporter could not bind. In the
+    // second case a runtime without metrics still beats the SDK's default one, whose signal
+    // handlers would stop the worker a second time.
+    if (bindAddress === null) return false;
+    try {
+      install(null);
+    } catch {
+      return false;
+    }
+    setTemporalSdkMetricsUrl(null);
+    return true;
   }
   setTemporalSdkMetricsUrl(bindAddress ? `http://${bindAddress}/metrics` : null);
   return true;

@@ -1,22 +1,17 @@
 /** The Temporal worker: the run workflow plus the activities, with heartbeats frequent enough for prompt cancels. */
 import type { VersioningBehavior, WorkerDeploymentVersion } from '@temporalio/common';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type LogLevel, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../../src/io/temporal/bundle';
 import { activityMetricsInterceptor } from '../../src/io/metrics/activityRetries';
+import { installTemporalRuntime } from './telemetry';
 
 /**
- * The SDK logs through its own runtime logger; keep it at warnings (the bundler's build report
- * is noise on every start) unless debugging. `shutdownSignals: []`: the process's own shutdown
- * (boot/shutdown.ts) stops the worker; the SDK's default handlers would call `shutdown()` too,
- * and the second call throws `IllegalStateError: Not running. Current state: DRAINING`.
+ * The runtime without SDK metrics (installTemporalRuntime in boot/telemetry.ts, which
+ * server/main.ts calls, says why each setting): for entry points that need no /metrics.
  */
 export function quietTemporalRuntime(level: LogLevel = 'WARN'): void {
-  try {
-    Runtime.install({ logger: new DefaultLogger(level), shutdownSignals: [] });
-  } catch {
-    // A runtime exists already (tests install their own).
-  }
+  installTemporalRuntime({ level, sdkMetricsPort: null });
 }
 
 /** Options every worker of the product runs with (the benchmarks use them too). */
