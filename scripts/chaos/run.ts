@@ -7,7 +7,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
-import type { Cluster, ClusterMember } from '../../test/helpers/cluster';
+import type { Cluster } from '../../test/helpers/cluster';
 import { approvalCanvas, isApprovalCall, markerOf, researchAgentCanvas, roundOf } from '../../test/helpers/clusterCanvases';
 import { followRun, gapsOf, storedLog, type FollowedRun } from '../../test/helpers/runFollower';
 import type { RecordedCall } from '../../test/helpers/scriptedLlm';
@@ -66,13 +66,26 @@ interface Tracked {
 }
 
 /** Starts, follows and answers one run. */
-function launch(cluster: Cluster, agentId: string, kind: Tracked['kind'], marker: string, deadline: number, answerDelayMs: number, answered: () => void) {
+function launch(
+  cluster: Cluster,
+  agentId: string,
+  kind: Tracked['kind'],
+  marker: string,
+  deadline: number,
+  answerDelayMs: number,
+  answered: () => void,
+  apiOffset = 0,
+) {
   return (async (): Promise<Tracked> => {
     const runId = await startRunOnce(cluster, agentId, `${kind === 'agent' ? 'research' : 'approve'} ${marker}`, deadline);
     let asked = false;
     const follow = followRun({
       runId,
-      bases: () => liveApis(cluster),
+      // Runs spread their streams over the API processes, so a killed API drops some of them.
+      bases: () => {
+        const live = liveApis(cluster);
+        return live.map((_, i) => live[(i + apiOffset) % live.length]!);
+      },
       headers: { authorization: cluster.auth.authorization ?? '' },
       timeoutMs: deadline - Date.now(),
       onEvent: (e) => {
@@ -92,27 +105,28 @@ function launch(cluster: Cluster, agentId: string, kind: Tracked['kind'], marker
 async function chaosMonkey(cluster: Cluster, count: number, next: () => number, busy: () => boolean, say: (l: string) => void) {
   const kills = { worker: 0, api: 0 };
   const restarts: Array<Promise<void>> = [];
-  const down = new Set<ClusterMember>();
+  const starting = new Set<string>();
   for (let k = 0; k < count && busy();) {
     await sleep(1000 + next() * 5000);
     if (!busy()) break;
-    // At most one member of each role down at a time: the cluster keeps serving, as in a rolling failure.
-    const roles = (['worker', 'api'] as const).filter((r) => ![...down].some((m) => m.role === r));
-    if (roles.length === 0) continue;
-    const role = roles[Math.floor(next() * roles.length)]!;
-    const candidates = (role === 'worker' ? cluster.workers : cluster.apis).filter((m) => m.app !== null);
+    // Any process that is up, the last worker or API included: runs then wait for the restart,
+    // which is what a durable run must survive.
+    const candidates = [...cluster.workers, ...cluster.apis].filter((m) => m.app !== null && !starting.has(m.name));
     const victim = candidates[Math.floor(next() * candidates.length)];
     if (!victim) continue;
     k += 1;
-    kills[role] += 1;
-    down.add(victim);
+    kills[victim.role] += 1;
     say(`  kill ${k}/${count}: SIGKILL ${victim.name} (pid ${victim.app?.proc.pid})`);
     await cluster.kill(victim);
+    starting.add(victim.name);
     restarts.push(
-      cluster.start(victim).then(
-        () => void down.delete(victim),
-        (err: unknown) => say(`  ${victim.name} did not come back: ${String(err).slice(0, 300)}`),
-      ),
+      cluster
+        .start(victim)
+        .then(
+          () => undefined,
+          (err: unknown) => say(`  ${victim.name} did not come back: ${String(err).slice(0, 300)}`),
+        )
+        .finally(() => starting.delete(victim.name)),
     );
   }
   await Promise.all(restarts);
@@ -162,10 +176,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const monkey = chaosMonkey(cluster, opts.kills, next, () => open > 0 && Date.now() < deadline, opts.say);
     for (let i = 0; i < opts.runs; i++) {
       const kind = i % 2 === 0 ? 'agent' : 'approval';
-      const launched = launch(cluster, kind === 'agent' ? agentId : approvalId, kind, `run-marker-${i + 1}`, deadline, next() * 8000, answered);
+      const launched = launch(cluster, kind === 'agent' ? agentId : approvalId, kind, `run-marker-${i + 1}`, deadline, next() * 8000, answered, i);
       launches.push(launched);
       void launched.then((t) => t.follow).finally(() => void (open -= 1));
-      await sleep(next() * 400);
+      // Starts spread over the first minute or so, while processes die.
+      await sleep(next() * 1500);
     }
     const tracked = await Promise.all(launches);
     const followed = await Promise.all(tracked.map((t) => t.follow));
