@@ -1,7 +1,9 @@
 /**
  * Bearer API keys. Every route but health, the OpenAPI document and the demo model requires one;
  * the key (stored as a keyed hash) names the tenant every query is scoped to. Keys are looked up on
- * every request, uncached: a revoked key or a disabled tenant's key is refused from the next request.
+ * every request, uncached (requests arriving while the same key's lookup is in flight share its
+ * answer, see services/singleFlight.ts): a revoked key or a disabled tenant's key is refused from
+ * the next lookup on.
  *
  * RAGFlow-compatible routes answer as current RAGFlow does (`login_required` in its
  * api/apps/__init__.py raising quart_auth's Unauthorized): a missing, empty, malformed or unknown
@@ -11,6 +13,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Store } from '../src/io/store/contract';
+import { SingleFlight } from './services/singleFlight';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -59,11 +62,12 @@ export function installAuth(app: FastifyInstance, store: Store): void {
   app.decorateRequest('tenantId', '');
   app.decorateRequest('apiKeyId', '');
   app.decorateRequest('tenantAdmin', false);
+  const lookups = new SingleFlight<Awaited<ReturnType<Store['tenants']['authenticate']>>>();
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.auth === false || !request.routeOptions.url) return;
     const key = bearerKey(request.headers.authorization);
     if (!key) return reject(request, reply, true);
-    const owner = await store.tenants.authenticate(key);
+    const owner = await lookups.get(key, () => store.tenants.authenticate(key));
     if (!owner) return reject(request, reply, false);
     request.tenantId = owner.tenantId;
     request.apiKeyId = owner.keyId;

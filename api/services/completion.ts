@@ -27,7 +27,8 @@ import { currentPause, submitRunInputs } from './inputs';
 import { filesAsMarkers, inputFilesAsMarkers } from './runFiles';
 import { cancelRunById, terminateAndRelease } from './cancel';
 import { followRun, isFollowed } from './followers';
-import { createSession, startTurn } from './sessions';
+import { beginTurn, beginTurnInNewSession, type BegunTurn } from './sessions';
+import { SingleFlight } from './singleFlight';
 
 /** How long a superseded run gets to end on its own before it is terminated. */
 export const SUPERSEDE_WAIT_MS = 10_000;
@@ -67,14 +68,39 @@ function publicEvent(e: StoredEvent, sessionId: string): Record<string, unknown>
   return { event: e.event, message_id: e.message_id, created_at: e.created_at, task_id: e.task_id, data: e.data, session_id: sessionId };
 }
 
-async function resolveSession(deps: AppDeps, tenantId: string, canvas: CanvasRecord, req: CompletionRequest): Promise<SessionRecord> {
-  if (req.sessionId) {
-    const session = await deps.store.sessions.get(tenantId, canvas.id, req.sessionId);
-    if (session) return session;
-    throw new AppError('NOT_FOUND', 'Session not found!');
-  }
+/** A turn as the completion delivers it: the run to follow, from where, and (a new turn) its start. */
+interface Turn {
+  run: { runId: string };
+  after: EventCursor | null;
+  unfollow: () => void;
+  sessionId: string;
+  /** A turn recorded here: its first event is known and its workflow not started yet. */
+  begun?: BegunTurn;
+}
+
+/** The first turn of a session created with it, as RAGFlow creates one when no session id is given. */
+async function firstTurn(deps: AppDeps, tenantId: string, canvas: CanvasRecord, req: CompletionRequest): Promise<Turn> {
   const name = typeof req.query === 'string' ? req.query.slice(0, 250) : '';
-  return createSession(launchDeps(deps), { tenantId, canvas, name, userId: req.userId ?? tenantId, withPrologue: false });
+  const turn = { tenantId, canvas, name, query: req.query, inputs: req.inputs, files: req.files, userId: req.userId ?? tenantId };
+  const begun = await beginTurnInNewSession(launchDeps(deps), turn);
+  const unfollowRun = followRun(begun.runId);
+  const unfollowSession = followRun(sessionKey(begun.session.id));
+  return {
+    run: { runId: begun.runId },
+    after: null,
+    sessionId: begun.session.id,
+    begun,
+    unfollow: () => {
+      unfollowRun();
+      unfollowSession();
+    },
+  };
+}
+
+async function existingSession(deps: AppDeps, tenantId: string, canvas: CanvasRecord, sessionId: string): Promise<SessionRecord> {
+  const session = await deps.store.sessions.get(tenantId, canvas.id, sessionId);
+  if (session) return session;
+  throw new AppError('NOT_FOUND', 'Session not found!');
 }
 
 /**
@@ -82,23 +108,17 @@ async function resolveSession(deps: AppDeps, tenantId: string, canvas: CanvasRec
  * submitted `inputs` (RAGFlow's way to answer a form). A request without inputs to a paused
  * session gets the pending form again, as RAGFlow asks again.
  */
-async function turnOrResume(
-  deps: AppDeps,
-  tenantId: string,
-  canvas: CanvasRecord,
-  session: SessionRecord,
-  req: CompletionRequest,
-): Promise<{ run: { runId: string }; after: EventCursor | null; unfollow: () => void }> {
+async function turnOrResume(deps: AppDeps, tenantId: string, canvas: CanvasRecord, session: SessionRecord, req: CompletionRequest): Promise<Turn> {
   const active = await deps.store.runs.activeForSession(tenantId, session.id);
   if (active?.status === 'paused') {
     const query = typeof req.query === 'string' ? req.query : req.query === null || req.query === undefined ? '' : JSON.stringify(req.query);
     if (req.inputs && Object.keys(req.inputs).length > 0) {
       const resumed = await submitRunInputs(deps, active, { inputs: req.inputs, ...(query ? { query } : {}) });
       if (query) await deps.store.sessions.appendMessages(session.id, [{ role: 'user', content: query, created_at: Date.now() / 1000 }]);
-      return { run: { runId: active.id }, after: resumed.after, unfollow: followRun(active.id) };
+      return { run: { runId: active.id }, after: resumed.after, unfollow: followRun(active.id), sessionId: session.id };
     }
     const pause = await currentPause(deps, active);
-    return { run: { runId: active.id }, after: { seq: pause.seq - 1, sub: 2_147_483_647 }, unfollow: followRun(active.id) };
+    return { run: { runId: active.id }, after: { seq: pause.seq - 1, sub: 2_147_483_647 }, unfollow: followRun(active.id), sessionId: session.id };
   }
   if (active?.status === 'running' && (await abandoned(active.id, session.id))) {
     // Its follower may have left because the turn ended during the grace: only a run still
@@ -110,7 +130,7 @@ async function turnOrResume(
   // starting must not take it for abandoned (the run id is only known once the start returns).
   const unfollowSession = followRun(sessionKey(session.id));
   try {
-    const run = await startTurn(launchDeps(deps), {
+    const begun = await beginTurn(launchDeps(deps), {
       tenantId,
       canvas,
       session,
@@ -119,10 +139,12 @@ async function turnOrResume(
       files: req.files,
       userId: req.userId ?? tenantId,
     });
-    const unfollowRun = followRun(run.runId);
+    const unfollowRun = followRun(begun.runId);
     return {
-      run,
+      run: { runId: begun.runId },
       after: null,
+      sessionId: session.id,
+      begun,
       unfollow: () => {
         unfollowRun();
         unfollowSession();
@@ -166,21 +188,30 @@ async function supersede(deps: AppDeps, sessionId: string, run: { id: string } &
   }
 }
 
+const canvasReadsByStore = new WeakMap<AppDeps['store'], SingleFlight<CanvasRecord | null>>();
+
+/** A burst of completions on one agent reads its canvas once (see singleFlight.ts). */
+function canvasReads(deps: AppDeps): SingleFlight<CanvasRecord | null> {
+  let reads = canvasReadsByStore.get(deps.store);
+  if (!reads) canvasReadsByStore.set(deps.store, (reads = new SingleFlight()));
+  return reads;
+}
+
 export async function runCompletion(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, req: CompletionRequest): Promise<unknown> {
   const tenantId = request.tenantId;
-  const canvas = await deps.store.canvases.get(tenantId, req.agentId);
+  const canvas = await canvasReads(deps).get(`${tenantId}\u0000${req.agentId}`, () => deps.store.canvases.get(tenantId, req.agentId));
   if (!canvas) throw new AppError('NO_PERMISSION', 'Make sure you have permission to access the agent.');
   // Before anything is stored (a session created on the fly included).
   checkLaunchSizes(launchDeps(deps), { query: req.query, inputs: req.inputs, files: req.files, canvas });
   // Uploaded files travel as references (`⟦file:<id>⟧`), never as bytes.
   req = { ...req, files: await filesAsMarkers(deps, tenantId, req.files), inputs: await inputFilesAsMarkers(deps, tenantId, req.inputs) };
-  const session = await resolveSession(deps, tenantId, canvas, req);
-  const { run, after, unfollow } = await turnOrResume(deps, tenantId, canvas, session, req);
-  const collected = newCollector();
+  const turn = req.sessionId
+    ? await turnOrResume(deps, tenantId, canvas, await existingSession(deps, tenantId, canvas, req.sessionId), req)
+    : await firstTurn(deps, tenantId, canvas, req);
   try {
-    return await deliver(deps, request, reply, req, { run, after, collected, sessionId: session.id, canvasId: canvas.id });
+    return await deliver(deps, request, reply, req, { ...turn, collected: newCollector(), canvasId: canvas.id });
   } finally {
-    unfollow();
+    turn.unfollow();
   }
 }
 
@@ -189,26 +220,38 @@ async function deliver(
   request: FastifyRequest,
   reply: FastifyReply,
   req: CompletionRequest,
-  t: { run: { runId: string }; after: EventCursor | null; collected: Collected; sessionId: string; canvasId: string },
+  t: Turn & { collected: Collected; canvasId: string },
 ): Promise<unknown> {
-  const { run, after, collected } = t;
+  const { run, collected, begun } = t;
+  let after = t.after;
   const session = { id: t.sessionId };
   const canvas = { id: t.canvasId };
   if (req.stream) {
     const sse = openSse(request, reply, { dataPrefix: req.format === 'openai' ? 'data: ' : 'data:' });
-    try {
-      for await (const e of followRunEvents(deps.store, run.runId, { after, signal: sse.signal, stopAfter: endsReply })) {
-        collect(collected, e, req.returnTrace);
-        if (req.format === 'ragflow') {
-          const out = publicEvent(e, session.id);
-          // RAGFlow's `return_trace`: each node_finished carries the trace so far.
-          if (req.returnTrace && e.event === 'node_finished') out.data = { ...e.data, trace: [...collected.trace] };
-          sse.send(out, eventId(e));
-        } else {
-          const piece = openAiChunkFor(e, session.id, canvas.id);
-          if (piece) sse.send(piece, eventId(e));
-        }
+    const show = (e: StoredEvent): void => {
+      collect(collected, e, req.returnTrace);
+      if (req.format === 'ragflow') {
+        const out = publicEvent(e, session.id);
+        // RAGFlow's `return_trace`: each node_finished carries the trace so far.
+        if (req.returnTrace && e.event === 'node_finished') out.data = { ...e.data, trace: [...collected.trace] };
+        sse.send(out, eventId(e));
+      } else {
+        const piece = openAiChunkFor(e, session.id, canvas.id);
+        if (piece) sse.send(piece, eventId(e));
       }
+    };
+    try {
+      if (begun) {
+        // The run is accepted once its rows are stored: the client gets event 1 now, while the
+        // workflow starts. A start Temporal refuses fails the run, and the stream shows run_failed.
+        show(begun.announcement);
+        after = { seq: begun.announcement.seq, sub: begun.announcement.sub };
+        begun.start().catch((err: unknown) => {
+          deps.log.error('run start failed', { runId: run.runId, error: err instanceof Error ? err.message : String(err) });
+        });
+      }
+      const follow = { after, signal: sse.signal, stopAfter: endsReply, checkRunFirst: !begun && after !== null };
+      for await (const e of followRunEvents(deps.store, run.runId, follow)) show(e);
       if (req.format === 'openai' && !sse.signal.aborted) sse.send(openAiFinalChunk(collected, session.id, canvas.id));
       sse.done();
     } catch (err) {
@@ -219,6 +262,8 @@ async function deliver(
     return reply;
   }
 
+  // Not streamed: a start Temporal refuses is this request's error.
+  if (begun) await begun.start();
   const aborted = new AbortController();
   request.raw.on('close', () => {
     if (!reply.sent) aborted.abort();

@@ -20,6 +20,12 @@ export interface FollowOptions {
    * writes them (it never started, its worker died) still ends the stream.
    */
   endGraceMs?: number;
+  /**
+   * Whether to check the run's row before the first wait; by default a reader resuming from a
+   * cursor does (its run may have ended long ago). A reader whose caller just recorded the run
+   * (and showed its first event) has nothing to ask yet.
+   */
+  checkRunFirst?: boolean;
 }
 
 const PAGE = 500;
@@ -89,12 +95,8 @@ export async function* followRunEvents(store: Store, runId: string, opts: Follow
     notified = true;
     wake?.();
   });
-  /**
-   * Whether the run's row is to be checked: after a wait no notification cut short (the safety
-   * poll), and at once for a reader resuming from a cursor (its run may have ended long ago).
-   * A reader from the start of a run just launched has nothing to ask yet.
-   */
-  let pollTimedOut = cursor !== null;
+  /** Whether the run's row is to be checked: after a wait no notification cut short (the safety poll), or at once (checkRunFirst). */
+  let pollTimedOut = opts.checkRunFirst ?? cursor !== null;
   /** Since when the run's row says it ended while no terminal event is stored. */
   let endedQuietSince: number | null = null;
   try {

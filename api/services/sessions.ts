@@ -3,12 +3,15 @@
  * next turn of one. A session runs one turn at a time; its conversation state (history, turn
  * counter, variables, memory) travels into each run and comes back when the run finishes.
  */
-import { compileCanvas, emptySession, sessionAfter, startRun, type SessionState } from '../../src/core/engine';
+import { announcement, emptySession, sessionAfter, startRun, type SessionState } from '../../src/core/engine';
 import { checkForm, describeFieldProblems } from '../../src/core/components/forms';
 import type { FormFieldSpec } from '../../src/core/components/definition';
 import { AppError } from '../../src/errors';
-import type { CanvasRecord, SessionMessage, SessionRecord } from '../../src/io/store/contract';
-import { checkLaunchSizes, launchRun, newId, recordRun, type LaunchDeps, type LaunchedRun } from './runLauncher';
+import type { CanvasRecord, SessionMessage, SessionRecord, StoredEvent } from '../../src/io/store/contract';
+import { recordNewSessionTurn, recordTurnStart } from '../../src/io/store/turnStarts';
+import { workflowIdFor } from '../../workflows/definitions';
+import { compiledCanvas } from './canvasVersions';
+import { checkLaunchSizes, newId, startRecordedRun, type LaunchDeps, type LaunchedRun, type LaunchRequest } from './runLauncher';
 
 /** RAGFlow's session dict (`_normalize_agent_session`). */
 export function sessionView(s: SessionRecord, canvas?: CanvasRecord): Record<string, unknown> {
@@ -33,7 +36,7 @@ export function sessionView(s: SessionRecord, canvas?: CanvasRecord): Record<str
  * turn continued behind it; that turn is pure (Begin + Answer), so the engine runs it here.
  */
 function greeting(canvas: CanvasRecord, withPrologue: boolean): { messages: SessionMessage[]; state: SessionState } {
-  const compiled = compileCanvas(canvas.dsl);
+  const compiled = compiledCanvas(canvas);
   if (!compiled.ok) throw new AppError('DSL_INVALID', 'The stored canvas no longer validates', { problems: compiled.problems });
   const prologue = compiled.canvas.view.prologue();
   const legacy = Object.values(compiled.canvas.nodes).some((n) => n.role === 'answer');
@@ -83,7 +86,7 @@ export interface TurnRequest {
  */
 export function checkBeginInputs(canvas: CanvasRecord, inputs: Record<string, unknown> | null): void {
   if (!inputs || Object.keys(inputs).length === 0) return;
-  const compiled = compileCanvas(canvas.dsl);
+  const compiled = compiledCanvas(canvas);
   if (!compiled.ok) return; // the run reports an invalid canvas with every problem
   const form = (compiled.canvas.nodes.begin?.params as { inputs?: Record<string, FormFieldSpec> } | undefined)?.inputs ?? {};
   const check = checkForm(form, inputs, { allowUnknown: true });
@@ -95,47 +98,83 @@ export function checkBeginInputs(canvas: CanvasRecord, inputs: Record<string, un
   }
 }
 
-/**
- * Starts the session's next turn as a run; refuses while another run holds the session. The run
- * row comes first, then the claim, then the user message, then the workflow: at every point a
- * crash leaves a row the reconciler can repair (it fails the row, takes the user message back
- * and releases the session), never a lock without a run.
- */
-export async function startTurn(deps: LaunchDeps, t: TurnRequest): Promise<LaunchedRun> {
+/** A turn whose rows are stored (run, claim, user message, event 1) and whose workflow is not started yet. */
+export interface BegunTurn {
+  runId: string;
+  messageId: string;
+  session: Pick<SessionRecord, 'id'>;
+  /** Event 1 (`workflow_started`), as stored: a stream can show it before the workflow starts. */
+  announcement: StoredEvent;
+  /** Starts the run's workflow; a start Temporal refuses fails the run and its turn (see startRecordedRun). */
+  start(): Promise<LaunchedRun>;
+}
+
+/** What a turn records, before anything is stored (throws on bad inputs or sizes). */
+function prepareTurn(deps: LaunchDeps, t: Omit<TurnRequest, 'session'>, sessionId: string) {
   checkBeginInputs(t.canvas, t.inputs);
   checkLaunchSizes(deps, t);
   const runId = newId();
   const messageId = newId();
-  const launch = {
+  const now = Date.now();
+  const launch: LaunchRequest = {
     runId,
     messageId,
     tenantId: t.tenantId,
     canvas: t.canvas,
-    sessionId: t.session.id,
+    sessionId,
     query: t.query,
     inputs: t.inputs,
     files: t.files,
     userId: t.userId,
     session: null,
+    recorded: true,
+    announced: true,
   };
-  await recordRun(deps, launch, runId);
-  if (!(await deps.store.sessions.claim(t.session.id, runId))) {
-    await deps.store.runs.discard(runId);
+  const queryText = typeof t.query === 'string' ? t.query : JSON.stringify(t.query ?? '');
+  const message: SessionMessage = { role: 'user', content: queryText, id: messageId, created_at: now / 1000, files: t.files };
+  const event = announcement({ runId, messageId, inputs: t.inputs }, now);
+  const run = { id: runId, tenantId: t.tenantId, canvasId: t.canvas.id, workflowId: workflowIdFor(t.canvas.id, runId), canvasVersionId: t.canvas.version_id };
+  const stored: StoredEvent = { ...event, data: event.data ?? {}, terminal: false };
+  return { launch, message, event, stored, run, now };
+}
+
+function begun(deps: LaunchDeps, launch: LaunchRequest, session: Pick<SessionRecord, 'id'>, announced: StoredEvent): BegunTurn {
+  const ids = { runId: launch.runId!, messageId: launch.messageId! };
+  return { ...ids, session, announcement: announced, start: () => startRecordedRun(deps, launch, ids) };
+}
+
+/**
+ * Records the session's next turn as a run, in one statement (run row, claim, user message,
+ * event 1; see turnStarts.ts); refuses while another run holds the session. Its workflow starts
+ * with `start()`. A crash before that leaves a row the reconciler repairs (it fails the row,
+ * takes the user message back and releases the session), never a lock without a run.
+ */
+export async function beginTurn(deps: LaunchDeps, t: TurnRequest): Promise<BegunTurn> {
+  const p = prepareTurn(deps, t, t.session.id);
+  const claimed = await recordTurnStart(deps.store.db, { sessionId: t.session.id, run: p.run, message: p.message, announcement: p.event, now: p.now });
+  if (!claimed) {
     const active = await deps.store.runs.activeForSession(t.tenantId, t.session.id);
     throw new AppError('CONFLICT', `The session already has a run in progress${active ? ` (task_id ${active.id})` : ''}; wait for it to end or cancel it`, {
       task_id: active?.id,
     });
   }
-  const askedAt = Date.now() / 1000;
-  try {
-    // Read the state again now that the session is ours: a turn that ended meanwhile updated it.
-    const session = (await deps.store.sessions.get(t.tenantId, t.canvas.id, t.session.id)) ?? t.session;
-    const queryText = typeof t.query === 'string' ? t.query : JSON.stringify(t.query ?? '');
-    await deps.store.sessions.appendMessages(t.session.id, [{ role: 'user', content: queryText, id: messageId, created_at: askedAt, files: t.files }]);
-    return await launchRun(deps, { ...launch, session: session.state, recorded: true });
-  } catch (err) {
-    // Nothing half-stored: the user message of a turn that did not start goes with the claim.
-    await deps.store.sessions.abandonTurn(t.session.id, runId, askedAt);
-    throw err;
-  }
+  return begun(deps, { ...p.launch, session: claimed.state }, t.session, p.stored);
+}
+
+/** A first turn together with its session (a completion that names none), in one statement. */
+export async function beginTurnInNewSession(
+  deps: LaunchDeps,
+  t: Omit<TurnRequest, 'session'> & { name: string },
+): Promise<BegunTurn & { session: SessionRecord }> {
+  const { messages, state } = greeting(t.canvas, false);
+  const sessionId = newId();
+  const p = prepareTurn(deps, t, sessionId);
+  const fields = { id: sessionId, name: t.name, userId: t.userId, source: 'agent', messages, state };
+  const session = await recordNewSessionTurn(deps.store.db, { session: fields, run: p.run, message: p.message, announcement: p.event, now: p.now });
+  return { ...begun(deps, { ...p.launch, session: state }, session, p.stored), session };
+}
+
+/** Starts the session's next turn as a run (beginTurn, then its workflow). */
+export async function startTurn(deps: LaunchDeps, t: TurnRequest): Promise<LaunchedRun> {
+  return (await beginTurn(deps, t)).start();
 }
