@@ -2,7 +2,8 @@
  * A deploy with a run in flight, on the real dev server: version A of the workers starts a run
  * that pauses at UserFillUp; version B, whose canvas runs emit a different command sequence
  * (test/versioning/changedWorkflows.ts), is deployed and made current. The paused run resumes
- * through the real `submitInputs` update and finishes on A (it is pinned); a new run goes to B.
+ * through the real `submitInputs` update and finishes on A (it is pinned), the sub-agent it then
+ * starts too; a new run goes to B.
  * The proof is in each run's history: which version completed every workflow task.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { promoteVersion } from '../../src/io/temporal/deployment';
 import { listDeploymentVersions } from '../../src/io/temporal/deploymentVersions';
 import { DEFAULT_RUN_SETTINGS, progressQuery, submitInputsUpdate, type CanvasRunResult } from '../../workflows/definitions';
 import { dsl } from '../helpers/canvasKit';
+import { startScriptedLlm, type RecordedCall, type ScriptedLlm } from '../helpers/scriptedLlm';
 import { connectTemporal, type TemporalHandles } from '../helpers/temporal';
 
 const root = path.resolve(__dirname, '../..');
@@ -32,13 +34,21 @@ const taskQueue = `upgrade-${randomUUID()}`;
 const A = { deploymentName, buildId: 'A' };
 const B = { deploymentName, buildId: 'B' };
 const tenantId = 'tenant-upgrade';
+const model = { llm_id: 'scripted@OpenAI' };
+// After the pause an Agent calls a sub-agent: a child workflow started after B became current.
 const canvas = dsl({
   begin: { name: 'Begin', downstream: ['UserFillUp:f'] },
-  'UserFillUp:f': { name: 'UserFillUp', params: { tips: 'Name?', inputs: { name: { type: 'line' } } }, downstream: ['Message:m'] },
-  'Message:m': { name: 'Message', params: { content: ['Hello {UserFillUp:f@name}'] } },
+  'UserFillUp:f': { name: 'UserFillUp', params: { tips: 'Name?', inputs: { name: { type: 'line' } } }, downstream: ['Agent:a'] },
+  'Agent:a': {
+    name: 'Agent',
+    params: { ...model, sys_prompt: 'Lead.', tools: [{ component_name: 'Agent', name: 'Helper', params: { ...model, sys_prompt: 'Helper.' } }] },
+    downstream: ['Message:m'],
+  },
+  'Message:m': { name: 'Message', params: { content: ['Hello {UserFillUp:f@name}: {Agent:a@content}'] } },
 });
 
 let store: Store;
+let llm: ScriptedLlm;
 let temporal: TemporalHandles;
 let bundleDir: string;
 let bundleB: string;
@@ -50,7 +60,7 @@ async function startVersion(version: typeof A, workflowBundlePath: string) {
     namespace,
     taskQueue,
     projectRoot: root,
-    activities: { store, llm: llmSettingsFromEnv({ LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_API_KEY: 'unused' }), log: silentLogger },
+    activities: { store, llm: llmSettingsFromEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: 'test' }), log: silentLogger },
     deployment: { version },
     workflowBundlePath,
   });
@@ -58,7 +68,7 @@ async function startVersion(version: typeof A, workflowBundlePath: string) {
   workers.push({ worker, running, close: () => connection.close() });
 }
 
-async function startRun(): Promise<WorkflowHandle> {
+async function startRun(): Promise<{ handle: WorkflowHandle; runId: string }> {
   const saved = await store.canvases.create({ tenantId, title: `upgrade ${randomUUID()}`, dsl: canvas });
   const deps: LaunchDeps = { store, client: temporal.client, taskQueue, settings: DEFAULT_RUN_SETTINGS };
   const run = await launchRun(deps, { tenantId, canvas: saved, sessionId: null, query: 'hi', inputs: null, files: [], userId: 'u', session: null });
@@ -70,7 +80,7 @@ async function startRun(): Promise<WorkflowHandle> {
       () => false,
     );
   await until(pending, 'the run to pause at UserFillUp');
-  return handle;
+  return { handle, runId: run.runId };
 }
 
 /** Which version completed each workflow task, and the run's commands in order (event types). */
@@ -99,7 +109,14 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 90
 }
 
 beforeAll(async () => {
-  [store, temporal] = await Promise.all([openStore({}), connectTemporal()]);
+  [store, temporal, llm] = await Promise.all([openStore({}), connectTemporal(), startScriptedLlm()]);
+  const toolsDone = (call: RecordedCall) => call.body.messages.filter((m) => m.role === 'tool').length;
+  llm.whenPromptIncludes('Lead.', (call) =>
+    toolsDone(call) === 0
+      ? { toolCalls: [{ id: 's', name: 'Helper_0', arguments: JSON.stringify({ user_prompt: 'look it up', reasoning: 'r', context: 'c' }) }] }
+      : { content: 'done' },
+  );
+  llm.whenPromptIncludes('Helper.', { content: 'found it' });
   await store.tenants.ensure(tenantId, 'upgrade test');
   const bundle = await bundleWorkflowCode({
     workflowsPath: path.join(__dirname, 'changedWorkflows.ts'),
@@ -114,15 +131,15 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const w of workers) await drainWorker(w.worker, w.running).catch(() => {});
   for (const w of workers) await w.close().catch(() => {});
-  await Promise.all([temporal?.close(), store?.close()]);
+  await Promise.all([temporal?.close(), store?.close(), llm?.stop()]);
   if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
 });
 
 describe('deploying a new worker version with a run paused on the old one', () => {
-  it('finishes the paused run on A, sends the new run to B, and refuses to route back to A', async () => {
+  it('finishes the paused run (and the sub-agent it starts) on A, sends the new run to B, and refuses to route back to A', async () => {
     await startVersion(A, inject('workflowBundlePath'));
     expect(await promoteVersion(temporal.connection, namespace, A)).toEqual({ action: 'promoted', previous: null });
-    const paused = await startRun();
+    const { handle: paused, runId: pausedRunId } = await startRun();
 
     await startVersion(B, bundleB);
     expect(await promoteVersion(temporal.connection, namespace, B)).toEqual({ action: 'promoted', previous: `${deploymentName}:A` });
@@ -141,11 +158,11 @@ describe('deploying a new worker version with a run paused on the old one', () =
     ]);
 
     await paused.executeUpdate(submitInputsUpdate, { args: [{ inputs: { name: 'Ada' } }] });
-    expect(await paused.result()).toMatchObject({ status: 'finished', content: 'Hello Ada' } satisfies Partial<CanvasRunResult>);
+    expect(await paused.result()).toMatchObject({ status: 'finished', content: 'Hello Ada: done' } satisfies Partial<CanvasRunResult>);
 
-    const fresh = await startRun();
+    const { handle: fresh, runId: freshRunId } = await startRun();
     await fresh.executeUpdate(submitInputsUpdate, { args: [{ inputs: { name: 'Grace' } }] });
-    expect(await fresh.result()).toMatchObject({ status: 'finished', content: 'Hello Grace' });
+    expect(await fresh.result()).toMatchObject({ status: 'finished', content: 'Hello Grace: done' });
 
     const old = await versionsAndCommands(paused);
     const next = await versionsAndCommands(fresh);
@@ -157,6 +174,13 @@ describe('deploying a new worker version with a run paused on the old one', () =
     // The new run ran on B, whose first command is the timer A never emits.
     expect(new Set(next.taskVersions)).toEqual(new Set(['B']));
     expect(next.commands[0]).toBe('timerStartedEventAttributes');
+    // A sub-agent started after B became current still ran on its parent's version.
+    const childOf = async (runId: string) => {
+      const [child] = await store.runs.children(runId);
+      return versionsAndCommands(temporal.client.workflow.getHandle(child!.workflow_id));
+    };
+    expect(new Set((await childOf(pausedRunId)).taskVersions)).toEqual(new Set(['A']));
+    expect(new Set((await childOf(freshRunId)).taskVersions)).toEqual(new Set(['B']));
     const described = await paused.describe();
     expect(described.raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.buildId).toBe('A');
 
