@@ -123,6 +123,46 @@ describe('Parser', () => {
     expect(txt.json!.map((i) => i.text).join('')).toContain('One. Two!');
   });
 
+  it('reads an .eml email: wanted headers, other headers as metadata, bodies and attachments', async () => {
+    const eml = [
+      'From: Ada <ada@example.com>',
+      'To: team@example.com',
+      'Subject: =?utf-8?B?UXVhcnRlcmx5IHJlcG9ydCDinJM=?=',
+      'Message-ID: <1@example.com>',
+      'Content-Type: multipart/mixed; boundary="b1"',
+      '',
+      '--b1',
+      'Content-Type: text/plain; charset=utf-8',
+      'Content-Transfer-Encoding: quoted-printable',
+      '',
+      'Sales rose =E2=80=94 again.',
+      '--b1',
+      'Content-Type: text/plain; name="notes.txt"',
+      'Content-Disposition: attachment; filename="notes.txt"',
+      'Content-Transfer-Encoding: base64',
+      '',
+      Buffer.from('attached notes').toString('base64'),
+      '--b1--',
+      '',
+    ].join('\r\n');
+    const json = await parse('report.eml', utf8(eml), { email: { suffix: ['eml'], output_format: 'json' } });
+    expect(json.json![0]).toMatchObject({
+      from: 'Ada <ada@example.com>',
+      to: 'team@example.com',
+      subject: 'Quarterly report ✓',
+      metadata: { 'message-id': '<1@example.com>' },
+      text: 'Sales rose — again.',
+      attachments: [{ filename: 'notes.txt', payload: 'attached notes' }],
+      doc_type_kwd: 'text',
+    });
+    const text = await parse('report.eml', utf8(eml), { email: { suffix: ['eml'], output_format: 'text', fields: ['subject', 'body'] } });
+    expect(text.text).toBe(
+      'metadata:{"message-id": "<1@example.com>", "content-type": "multipart/mixed; boundary=\\"b1\\""}\nsubject:Quarterly report ✓\ntext:Sales rose — again.\ntext_html:\n',
+    );
+    const msg = await failure(parse('old.msg', new Uint8Array([1]), { email: { suffix: ['msg'], output_format: 'json' } }));
+    expect(msg.code).toBe('COMPONENT_UNSUPPORTED');
+  });
+
   it('fails clearly for images (no OCR engine here) and for file types no setup takes', async () => {
     const image = await failure(parse('photo.png', new Uint8Array([137, 80, 78, 71])));
     expect(image.code).toBe('COMPONENT_UNSUPPORTED');

@@ -10,7 +10,8 @@
  * - docx (mammoth): paragraphs and headings as text items, tables as `table` items (HTML).
  * - spreadsheet (xlsx, csv; exceljs): an HTML table per sheet, a "header: value; …" line per row
  *   (json), or Markdown tables.
- * - image, slides, doc, email, audio, video, epub: no engine for them here (no OCR, no speech
+ * - email (.eml): headers, bodies and attachments as RAGFlow collects them (./email.ts).
+ * - image, slides, doc, .msg, audio, video, epub: no engine for them here (no OCR, no speech
  *   model): a COMPONENT_UNSUPPORTED error names the file type.
  */
 import mammoth from 'mammoth';
@@ -19,6 +20,7 @@ import { AppError } from '../../../errors';
 import { readSheets, type Row } from '../../files/sheets';
 import { htmlToMarkdown } from '../parse';
 import type { PipelineOutputFormat, PipelinePayload, PipelineServices } from './contract';
+import { emailText, parseEmail } from './email';
 import { markdownElements } from './markdownElements';
 import { textSections } from './merge';
 import { PDF_POSITIONS_KEY } from './positions';
@@ -183,6 +185,13 @@ async function parseAs(type: ParserFileType, setup: ParserSetup, name: string, b
     }
     case 'spreadsheet':
       return spreadsheet(bytes, name, format);
+    case 'email': {
+      const fields = Array.isArray(setup.fields)
+        ? (setup.fields as string[])
+        : ['from', 'to', 'cc', 'bcc', 'date', 'subject', 'body', 'attachments', 'metadata'];
+      const content = parseEmail(name, bytes, fields);
+      return format === 'json' ? { json: [{ ...content, text: String(content.text ?? ''), doc_type_kwd: 'text' }] } : { text: emailText(content) };
+    }
     case 'image':
       throw unsupported('image', 'RAGFlow reads images with its OCR engine or a vision model; neither is available here');
     case 'doc':
