@@ -11,8 +11,8 @@
  * - **Parser** picks the setup whose suffixes match the file and outputs its `output_format`
  *   (./parser.ts): PDF (text layer via unpdf; DeepDOC's layout analysis/OCR and the MinerU,
  *   Docling, VLM methods are not available and fail with COMPONENT_UNSUPPORTED), Markdown,
- *   text & code, HTML, DOCX (mammoth), spreadsheets (xlsx/csv via exceljs). Images (no OCR
- *   engine or vision parsing here), slides, .doc, email, audio, video and EPUB fail with
+ *   text & code, HTML, DOCX (mammoth), spreadsheets (xlsx/csv via exceljs), .eml emails. Images
+ *   (no OCR engine or vision parsing here), slides, .doc, .msg, audio, video and EPUB fail with
  *   COMPONENT_UNSUPPORTED naming the type. `remove_toc` and `remove_header_footer` are read but
  *   not applied (RAGFlow finds those with DeepDOC's layout labels and the file's outline); a
  *   setup's missing keys take RAGFlow's defaults for its type.
