@@ -54,6 +54,11 @@ describe('stopping and re-parsing a pipeline document', () => {
     const [stopped] = await settled(h, datasetId);
     gate = null;
     release();
+    // The workflow's own CANCEL bookkeeping comes after the route's: wait for the run to close.
+    await h.temporal.client.workflow
+      .getHandle(`index-document-${documentId}`)
+      .result()
+      .catch(() => undefined);
     expect(stopped!.run).toBe('CANCEL');
     expect(stopped!.chunk_count).toBe(firstIds.length);
     expect(await chunkIds(documentId)).toEqual(firstIds);
