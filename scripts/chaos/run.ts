@@ -175,6 +175,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     let open = opts.runs;
     const monkey = chaosMonkey(cluster, opts.kills, next, () => open > 0 && Date.now() < deadline, opts.say);
     for (let i = 0; i < opts.runs; i++) {
+      // The last run starts once every kill has landed and the cluster is back: until then a run
+      // is still to come, so the kills never run out of runs to hit.
+      if (i === opts.runs - 1) await monkey;
       const kind = i % 2 === 0 ? 'agent' : 'approval';
       const launched = launch(cluster, kind === 'agent' ? agentId : approvalId, kind, `run-marker-${i + 1}`, deadline, next() * 8000, answered, i);
       launches.push(launched);
