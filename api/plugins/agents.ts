@@ -122,7 +122,16 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
     const { agent_id } = request.params as { agent_id: string };
     const canvas = await store.canvases.get(request.tenantId, agent_id);
     if (!canvas) throw new AppError('NOT_FOUND', 'canvas not found.');
-    return ragflowJson({ ...agentView(canvas), last_publish_time: null });
+    // RAGFlow lists the datasets that use a pipeline with it.
+    const datasets =
+      canvas.canvas_category === PIPELINE_CATEGORY
+        ? (await store.knowledge.datasets.list(request.tenantId, { page: 1, pageSize: 0, orderby: 'create_time', desc: true, pipelineId: canvas.id })).items
+        : null;
+    return ragflowJson({
+      ...agentView(canvas),
+      last_publish_time: null,
+      ...(datasets ? { datasets: datasets.map((d) => ({ id: d.id, name: d.name, avatar: d.avatar })) } : {}),
+    });
   });
 
   app.put(

@@ -59,6 +59,7 @@ export function datasetsRepository(db: Queryable): KnowledgeStore['datasets'] {
       if (opts.name) where.push(`lower(d.name) = lower(${params.add(opts.name)})`);
       if (opts.id) where.push(`d.id = ${params.add(opts.id)}`);
       if (opts.ids) where.push(`d.id = ANY(${params.add(opts.ids)}::text[])`);
+      if (opts.pipelineId) where.push(`d.pipeline_id = ${params.add(opts.pipelineId)}`);
       const w = where.join(' AND ');
       const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM datasets d WHERE ${w}`, params.values())).rows[0]?.n ?? 0;
       const order = orderBy(opts, DATASET_ORDER, 'd.create_time').replace(/, id /, ', d.id ');

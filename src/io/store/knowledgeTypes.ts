@@ -122,7 +122,7 @@ export interface KnowledgeStore {
     find(tenantId: string, idOrName: string): Promise<DatasetRecord | null>;
     list(
       tenantId: string,
-      opts: { page: number; pageSize: number; orderby: string; desc: boolean; name?: string; id?: string; ids?: string[] },
+      opts: { page: number; pageSize: number; orderby: string; desc: boolean; name?: string; id?: string; ids?: string[]; pipelineId?: string },
     ): Promise<{ items: DatasetRecord[]; total: number }>;
     update(
       tenantId: string,

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startHarness, type Harness } from '../../helpers/appHarness';
 import { textPdf } from '../../helpers/pdf';
-import { answerExtractors, createDataset, createPipeline, retrieve, settled, TEMPLATES, upload, type Envelope } from './pipelineKit';
+import { answerExtractors, createDataset, createPipeline, retrieve, settled, template, TEMPLATES, upload, type Envelope } from './pipelineKit';
 
 const MARKDOWN = [
   '# Battery care',
@@ -75,7 +75,19 @@ describe('RAGFlow pipeline templates as durable workflows', () => {
       expect(foundPdf.map((c) => c.document_id)).toContain(pdfId);
     });
 
-  it('lists the pipeline with its category and refuses a dataset naming an agent or an unknown pipeline', async () => {
+  it('shows a pipeline with the datasets that use it (RAGFlow get_agent), and versions each DSL update', async () => {
+    const pipelineId = await createPipeline(h, 'title_chunker');
+    const datasetId = await createDataset(h, pipelineId);
+    const got = (await api(h, 'GET', `/api/v1/agents/${pipelineId}`)).body as Envelope<{ canvas_category: string; datasets: Array<{ id: string }> }>;
+    expect(got.data.canvas_category).toBe('dataflow_canvas');
+    expect(got.data.datasets.map((d) => d.id)).toEqual([datasetId]);
+    const updated = await api(h, 'PUT', `/api/v1/agents/${pipelineId}`, { body: { dsl: template('chunk_summary') } });
+    expect((updated.body as Envelope).code, updated.text).toBe(0);
+    const versions = (await api(h, 'GET', `/api/v1/agents/${pipelineId}/versions`)).body as Envelope<unknown[]>;
+    expect(versions.data).toHaveLength(2);
+  });
+
+  it('refuses a dataset naming an agent or an unknown pipeline', async () => {
     const agent = await api(h, 'POST', '/api/v1/agents', {
       body: { title: `agent ${Date.now()}`, dsl: { components: { begin: { obj: { component_name: 'Begin', params: {} }, downstream: [], upstream: [] } } } },
     });
@@ -91,7 +103,7 @@ describe('RAGFlow pipeline templates as durable workflows', () => {
   });
 
   it('refuses an invalid pipeline DSL with the JSON path of the problem', async () => {
-    const bad = structuredClone((await import('./pipelineKit')).template('chunk_summary')) as {
+    const bad = structuredClone(template('chunk_summary')) as {
       dsl: { components: Record<string, { obj: { component_name: string } }> };
     };
     bad.dsl.components['Parser:HipSignsRhyme']!.obj.component_name = 'NoSuchParser';
