@@ -32,6 +32,7 @@ const REQUIRED = [
   'message-auto-play',
   'finalize-local',
   'announced-start',
+  'pipeline-ingest', // ingestPipeline: steps over blob references, Extractor batches, commit
 ];
 
 beforeAll(() => {
