@@ -155,6 +155,32 @@ describe('the inputs route', () => {
     expect(done.pending_inputs).toBeNull();
   });
 
+  it('takes the answer again when the row says running but the workflow still waits (an answer lost with its workflow task)', async () => {
+    const agentId = await createAgent('lost answer', { dsl: formCanvas({}) });
+    const first = await completion({ agent_id: agentId, query: 'hi' });
+    const taskId = String(first.events.at(-1)!.task_id);
+    await waitForStatus(taskId, 'paused');
+    // What a workflow task that died while applying an answer leaves behind: its local activity
+    // marked the row running, and Temporal dropped the answer.
+    await h.store.runs.setStatus(taskId, 'running');
+
+    const ok = await api(h, 'POST', `/api/v1/runs/${taskId}/inputs`, { body: { inputs: { count: '5' } } });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(202);
+    const done = await waitForStatus(taskId, 'finished');
+    expect(JSON.stringify(done)).toContain('You asked for 5.');
+  });
+
+  it('refuses an answer to a running run that waits for nothing', async () => {
+    const agentId = await createAgent('no pause', {
+      dsl: dsl({ begin: { name: 'Begin', downstream: ['Message:hi'] }, 'Message:hi': { name: 'Message', params: { content: ['hi'] } } }),
+    });
+    const first = await completion({ agent_id: agentId, query: 'hi' });
+    const taskId = String(first.events.at(-1)!.task_id);
+    await waitForStatus(taskId, 'finished');
+    await h.store.runs.setStatus(taskId, 'running');
+    expect((await api(h, 'POST', `/api/v1/runs/${taskId}/inputs`, { body: { inputs: { count: 1 } } })).status).toBe(409);
+  });
+
   it('takes the exception branch when nobody answers within the timeout', async () => {
     const agentId = await createAgent('pause timeout', { dsl: formCanvas({ timeout: 1, exception_method: 'goto', exception_goto: ['Message:late'] }) });
     const first = await completion({ agent_id: agentId, query: 'hi' });
