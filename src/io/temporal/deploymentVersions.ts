@@ -33,7 +33,8 @@ export async function listDeploymentVersions(connection: Connection, namespace: 
   const reports: VersionReport[] = [];
   for (const summary of info.versionSummaries ?? []) {
     const buildId = summary.deploymentVersion?.buildId ?? '';
-    const quoted = `'${deploymentName}:${buildId}'`.replaceAll('"', '');
+    // A visibility query string literal: quotes inside it escaped.
+    const quoted = `'${`${deploymentName}:${buildId}`.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
     const [running, paused] = await Promise.all([
       count(connection, namespace, `TemporalWorkerDeploymentVersion = ${quoted} AND ExecutionStatus = 'Running'`),
       count(connection, namespace, `TemporalWorkerDeploymentVersion = ${quoted} AND ExecutionStatus = 'Running' AND RunStatus = 'paused'`).catch(() => null),
