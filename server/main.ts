@@ -21,20 +21,26 @@ import { loadApiKeySecret, provisionApiKey } from './boot/apiKey';
 import { loadExamples, readExamples } from './boot/examples';
 import { politeClose } from './boot/httpDrain';
 import { onStopSignals, type ShutdownStep } from './boot/shutdown';
-import { createWorker, drainWorker, quietTemporalRuntime } from './boot/worker';
+import { createWorker, drainWorker } from './boot/worker';
+import { installTemporalRuntime } from './boot/telemetry';
+import { startMetricsServer, type MetricsServer } from '../src/io/metrics/exposition';
+import { pickFreePort } from '../src/io/temporal/ports';
 import { loadConfig } from '../src/io/config';
 import { DEMO_LABEL } from '../src/io/llm/demoModel';
 import { hasAnyModel, llmSettingsFromEnv, toolCallingTable } from '../src/io/llm/providers';
 import { createLogger } from './logger';
 import { openStore } from '../src/io/store/store';
 import { connectOrStartTemporal } from '../src/io/temporal/devServer';
+import { promoteVersion, versionString, workerBuildId } from '../src/io/temporal/deployment';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, root);
   const log = createLogger(config.logLevel);
-  quietTemporalRuntime(config.logLevel === 'debug' ? 'DEBUG' : 'WARN');
+  // The SDK's own metrics exist where a worker runs; /metrics serves them (docs/DEPLOY.md).
+  const sdkMetricsPort = config.role === 'api' ? null : (config.sdkMetricsPort ?? (await pickFreePort()));
+  installTemporalRuntime({ level: config.logLevel === 'debug' ? 'DEBUG' : 'WARN', sdkMetricsPort });
   const say = (line: string) => process.stderr.write(`${line}\n`);
   await fs.mkdir(config.dataDir, { recursive: true });
 
@@ -69,6 +75,9 @@ async function main(): Promise<void> {
       ? openSearchIndex({ url: search.url, username: search.username, password: search.password, indexPrefix: search.indexPrefix, refresh: search.refresh })
       : undefined;
 
+  // Which Worker Deployment version this process's worker is (docs/ARCHITECTURE.md, "Deploying workflow changes").
+  const versioning = config.role !== 'api' ? config.workerVersioning : null;
+  const deploymentVersion = versioning ? { deploymentName: versioning.deploymentName, buildId: workerBuildId(root, versioning.buildId) } : null;
   let worker: Worker | null = null;
   let workerConnection: NativeConnection | null = null;
   let workerRun: Promise<void> | null = null;
@@ -83,10 +92,20 @@ async function main(): Promise<void> {
       activities: { store, llm, log, env: process.env, mcpPool, chunkIndex },
       maxCachedWorkflows: config.workerMaxCachedWorkflows,
       shutdownGraceMs,
+      ...(deploymentVersion ? { deployment: { version: deploymentVersion } } : {}),
     }));
     workerRun = worker.run().catch((err: unknown) => {
       log.error('worker stopped', { error: err instanceof Error ? err.stack : String(err) });
       process.exit(1);
+    });
+  }
+  // A worker-role process has no API to carry /metrics: its own listener. One that cannot bind is
+  // reported, not fatal: losing metrics must not stop runs.
+  let metricsServer: MetricsServer | null = null;
+  if (config.role === 'worker' && config.metricsPort > 0) {
+    metricsServer = await startMetricsServer({ port: config.metricsPort, host: config.host }).catch((err: unknown) => {
+      log.error('metrics listener failed; /metrics is not served', { port: config.metricsPort, error: err instanceof Error ? err.message : String(err) });
+      return null;
     });
   }
 
@@ -97,6 +116,8 @@ async function main(): Promise<void> {
   // (bench/starts.ts, PGlite, same load; BENCH_EAGER_START=1 measures it).
   const connection = await Connection.connect({ address: temporalServer.address });
   const client = new Client({ connection, namespace: temporalServer.namespace });
+  // New runs reach this version once it is current: made so here (forward only), or by the operator (npm run versions).
+  const promotion = deploymentVersion && versioning?.promote === 'auto' ? await promoteVersion(connection, temporalServer.namespace, deploymentVersion) : null;
 
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
   let closeHttp: (() => Promise<void>) | null = null;
@@ -130,7 +151,11 @@ async function main(): Promise<void> {
     say(`  Run view       ${base}${UI_PATH}   (sign in with the API key below)`);
     say(`  API            ${base}/api/v1   (health: ${base}/health)`);
     say(`  OpenAPI        ${base}/api/v1/openapi.json   (browse: ${base}${DOCS_PATH})`);
+    say(`  Metrics        ${base}/metrics   (Prometheus, no key${worker ? '; with the Temporal SDK series' : ''})`);
   }
+  if (metricsServer) say(`  Metrics        http://127.0.0.1:${metricsServer.port}/metrics`);
+  if (deploymentVersion)
+    say(`  Worker version ${versionString(deploymentVersion)}   (${promotion ? promotion.action : 'promotion manual'}; list: npm run versions)`);
   say(`  Temporal       ${temporalServer.address}${temporalServer.uiUrl ? `   UI: ${temporalServer.uiUrl}` : ''}`);
   say(`  Store          ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${path.join(config.dataDir, 'pglite')}`}`);
   if (search.backend === 'opensearch') say(`  Search         OpenSearch at ${new URL(search.url).host} (indices ${search.indexPrefix}-chunks-*)`);
@@ -156,6 +181,7 @@ async function main(): Promise<void> {
       drain: demo ? [...drainSteps].reverse() : drainSteps,
       release: [
         ...step('MCP sessions', () => mcpPool.closeAll()),
+        ...step('the metrics listener', metricsServer ? () => metricsServer!.close() : null),
         ...step('the search index', chunkIndex ? () => chunkIndex.close() : null),
         ...step('the worker connection', workerConnection ? () => workerConnection!.close() : null),
         ...step('the Temporal connection', () => connection.close()),

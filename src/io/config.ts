@@ -22,6 +22,10 @@ const EnvSchema = z.object({
   DEFAULT_TENANT_ID: z.string().min(1).default('default'),
   TASK_QUEUE: z.string().min(1).default('agent-canvas'),
   AGENT_CANVAS_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  // Prometheus /metrics of a worker-role process (0: none); the API serves its own on PORT. docs/DEPLOY.md.
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  // Loopback port of the Temporal SDK's exporter, appended to /metrics; unset: a free one.
+  TEMPORAL_SDK_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   RUN_MAX_PARALLEL: z.coerce.number().int().min(1).max(64).default(DEFAULT_RUN_SETTINGS.maxParallel),
   ACTIVITY_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1000).default(DEFAULT_RUN_SETTINGS.heartbeatTimeoutMs),
@@ -30,6 +34,12 @@ const EnvSchema = z.object({
   RUN_CONTINUE_AS_NEW_EVENTS: z.coerce.number().int().min(100).max(50_000).default(DEFAULT_RUN_SETTINGS.continueAsNewAfterEvents),
   MCP_STDIO_COMMANDS: z.string().default(''),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2, 'must be at least 2').default(100),
+  // Worker Deployment versioning (src/io/temporal/deployment.ts); `npm start` turns it on. The build
+  // id defaults to package version + git commit; `manual` leaves promotion to the operator.
+  WORKER_VERSIONING: z.enum(['true', 'false', '1', '0']).default('false'),
+  WORKER_DEPLOYMENT_NAME: z.string().min(1).default('agent-canvas'),
+  WORKER_BUILD_ID: z.string().min(1).optional(),
+  WORKER_PROMOTE: z.enum(['auto', 'manual']).default('auto'),
   // How long a stop signal waits for in-flight work (HTTP streams, running activities) before exiting anyway.
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).default(20_000),
   RUN_PAUSE_TIMEOUT: z.coerce.number().positive().optional(),
@@ -96,10 +106,16 @@ export interface AppConfig {
   defaultTenantId: string;
   taskQueue: string;
   role: 'all' | 'api' | 'worker';
+  /** Worker role: port of its /metrics listener (0: none). */
+  metricsPort: number;
+  /** Loopback port of the Temporal SDK's Prometheus exporter; undefined: pick a free one. */
+  sdkMetricsPort: number | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   runSettings: RunSettings;
   /** Workflows a worker keeps in memory between tasks; paused runs beyond it leave the worker. */
   workerMaxCachedWorkflows: number;
+  /** The worker polls as a Worker Deployment version; null: unversioned. `auto`: it makes itself current unless a newer version is. */
+  workerVersioning: { deploymentName: string; buildId: string | undefined; promote: 'auto' | 'manual' } | null;
   /** Bound on a graceful shutdown (drain, then close), ms. */
   shutdownTimeoutMs: number;
   maxBodyBytes: number;
@@ -129,6 +145,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): AppConf
     defaultTenantId: e.DEFAULT_TENANT_ID,
     taskQueue: e.TASK_QUEUE,
     role: e.AGENT_CANVAS_ROLE,
+    metricsPort: e.METRICS_PORT,
+    sdkMetricsPort: e.TEMPORAL_SDK_METRICS_PORT,
     logLevel: e.LOG_LEVEL,
     runSettings: {
       maxParallel: e.RUN_MAX_PARALLEL,
@@ -140,6 +158,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): AppConf
       pauseTimeoutS: e.RUN_PAUSE_TIMEOUT ?? null,
     },
     workerMaxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
+    workerVersioning:
+      e.WORKER_VERSIONING === 'true' || e.WORKER_VERSIONING === '1'
+        ? { deploymentName: e.WORKER_DEPLOYMENT_NAME, buildId: e.WORKER_BUILD_ID, promote: e.WORKER_PROMOTE }
+        : null,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     maxBodyBytes: e.MAX_BODY_BYTES,
     runInputLimits: {

@@ -29,7 +29,8 @@ export function parsePrometheusText(text: string): Series[] {
     }
     if (consumed !== body.length) throw new Error(`bad labels in: ${line}`);
     const value = m[4] === '+Inf' ? Infinity : m[4] === '-Inf' ? -Infinity : Number(m[4]);
-    if (Number.isNaN(value) && m[4] !== 'NaN') throw new Error(`bad value in: ${line}`);
+    // Prometheus reads values with Go's ParseFloat: NaN in any case (prom-client writes `Nan`).
+    if (Number.isNaN(value) && m[4]!.toLowerCase() !== 'nan') throw new Error(`bad value in: ${line}`);
     out.push({ name: m[1]!, labels, value });
   }
   return out;
