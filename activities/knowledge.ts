@@ -14,6 +14,7 @@ import type { ChunkIndex } from '../src/io/knowledge/chunkIndex';
 import { embedderFor } from '../src/io/knowledge/embedder';
 import { documentSections } from '../src/io/knowledge/parse';
 import type { KnowledgeDeps } from '../src/io/knowledge/search';
+import { pipelineRunEvents } from '../src/io/knowledge/pipelineRunEvents';
 
 const BATCH = 32;
 
@@ -102,9 +103,15 @@ export function createKnowledgeActivities(deps: KnowledgeDeps & { log: Logger; i
       }
     },
 
-    /** Records how indexing ended when it did not succeed (failed for good, or canceled). */
-    async finishDocumentIndexing(input: IndexDocumentInput & { outcome: 'FAIL' | 'CANCEL'; message: string }): Promise<void> {
-      await store.knowledge.documents.setProgress(input.documentId, { run: input.outcome, msg: input.message });
+    /**
+     * Records how indexing ended when it did not succeed (failed for good, or canceled), and ends
+     * the pipeline's run (`runId`, ingestPipeline only). The document keeps a parse begun after
+     * this was scheduled: a late stop never overwrites a fresh re-parse's RUNNING.
+     */
+    async finishDocumentIndexing(input: IndexDocumentInput & { outcome: 'FAIL' | 'CANCEL'; message: string; runId?: string }): Promise<void> {
+      const scheduledAt = Context.current().info.scheduledTimestampMs;
+      await store.knowledge.documents.setProgress(input.documentId, { run: input.outcome, msg: input.message, unlessBegunAfter: scheduledAt });
+      await pipelineRunEvents(store).ended(input, input.outcome, input.message);
     },
   };
 }

@@ -18,8 +18,9 @@ import type { KnowledgeDeps } from '../src/io/knowledge/search';
 import type { Logger } from '../src/io/log';
 import { toFailure } from './llm';
 import { toNewChunk } from './pipelineCommit';
+import { payloadSummary, pipelineRunEvents, type PipelineRunRef } from '../src/io/knowledge/pipelineRunEvents';
 
-export interface PipelineRef {
+export interface PipelineRef extends PipelineRunRef {
   tenantId: string;
   documentId: string;
   pipelineId: string;
@@ -48,6 +49,7 @@ export interface PipelineActivityDeps extends KnowledgeDeps {
 export function createPipelineActivities(deps: PipelineActivityDeps) {
   const { store } = deps;
   const steps = deps.steps ?? pipelineSteps;
+  const runEvents = pipelineRunEvents(store);
 
   const loadDocument = async (ref: PipelineRef) => {
     const document = await store.knowledge.documents.get(ref.tenantId, ref.documentId);
@@ -119,6 +121,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
         const generation = (ctx.info.workflowExecution?.runId ?? ctx.info.activityId).replace(/-/g, '').slice(0, 12);
         const input: PipelinePayload = { name: document.name, file: { id: document.id, name: document.name, size: document.size } };
         const inputRef = await store.blobs.put(payloadOwner(document.id, generation), JSON.stringify(input));
+        await runEvents.started(ref, { document_id: document.id, document_name: document.name, pipeline_id: ref.pipelineId });
         await store.knowledge.documents.setProgress(document.id, {
           run: 'RUNNING',
           progress: 0.01,
@@ -132,6 +135,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
     /** Runs a whole step, or answers how many items it fans out into (an Extractor over chunks). */
     async runPipelineStep(at: StepAt): Promise<{ outputRef: string } | { outputRef?: undefined; items: number }> {
       return unit(at, async (ctx, report) => {
+        await runEvents.nodeStarted(at, at.index, at.step);
         const input = await readPayload(at.inputRef);
         const plan = steps.planItems(at.step, input);
         if (plan.items > 0) return { items: plan.items };
@@ -139,6 +143,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
         const output = await steps.runStep(at.step, input, await servicesFor(at, report), ctx.cancellationSignal);
         const outputRef = await store.blobs.put(payloadOwner(at.documentId, at.generation), JSON.stringify(output));
         await store.knowledge.documents.setProgress(at.documentId, { progress: progressOf(at, 1), msg: `${at.step.component}: done` });
+        await runEvents.nodeFinished(at, at.index, at.step, payloadSummary(output));
         return { outputRef };
       });
     },
@@ -171,7 +176,9 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
           return JSON.parse(text) as unknown[];
         });
         const output = steps.applyItems(at.step, input, results);
-        return store.blobs.put(payloadOwner(at.documentId, at.generation), JSON.stringify(output));
+        const ref = await store.blobs.put(payloadOwner(at.documentId, at.generation), JSON.stringify(output));
+        await runEvents.nodeFinished(at, at.index, at.step, { items: results.length, ...payloadSummary(output) });
+        return ref;
       });
     },
 
@@ -219,6 +226,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
           chunkCount: chunks.length,
           tokenCount: tokens,
         });
+        await runEvents.finished(at, { chunks: chunks.length, tokens });
         return { chunks: chunks.length, tokens };
       });
     },

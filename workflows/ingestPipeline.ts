@@ -39,6 +39,8 @@ export interface IngestPipelineInput {
   documentId: string;
   /** The dataset's pipeline canvas; its DSL is read (and compiled) once, when the workflow starts. */
   pipelineId: string;
+  /** The `runs` row the API recorded for this run: the activities write its events (the run view) and its end. */
+  runId?: string;
   /** Items per runPipelineItems activity (default 32). */
   batchSize?: number;
   /** runPipelineItems activities in flight at once (default 4). */

@@ -2,12 +2,14 @@
  * Datasets and documents as RAGFlow's API shows them, and indexing documents as Temporal
  * workflows (one per document: durable, cancellable, never blocking the API).
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { pipelineRunEvents } from '../../src/io/knowledge/pipelineRunEvents';
 import { knowledgeDeps } from '../../src/io/knowledge/deps';
 import type { KnowledgeDeps } from '../../src/io/knowledge/search';
 import type { DatasetRecord, DocumentRecord } from '../../src/io/store/knowledgeTypes';
 import { indexWorkflowId } from '../../workflows/indexDocument';
 import type { AppDeps } from '../deps';
+import { newId } from './runLauncher';
 
 export function knowledgeOf(deps: AppDeps): KnowledgeDeps {
   return deps.knowledge ?? knowledgeDeps(deps.store, {});
@@ -81,6 +83,29 @@ function pipelineBatching(): { batchSize?: number; concurrency?: number } {
   return { batchSize: n(process.env.PIPELINE_ITEM_BATCH), concurrency: n(process.env.PIPELINE_ITEM_CONCURRENCY) };
 }
 
+/** The run row of a pipeline run (the run view lists it under the pipeline canvas; no session). */
+async function recordPipelineRun(deps: AppDeps, tenantId: string, pipelineId: string, documentId: string): Promise<string> {
+  const canvas = await deps.store.canvases.get(tenantId, pipelineId);
+  const id = newId();
+  await deps.store.runs.create({
+    id,
+    tenantId,
+    canvasId: pipelineId,
+    sessionId: null,
+    workflowId: indexWorkflowId(documentId),
+    canvasVersionId: canvas?.version_id ?? null,
+  });
+  return id;
+}
+
+/** Ends the run row of a pipeline run a new parse replaces (its workflow is terminated, so it cannot). */
+async function endReplacedRun(deps: AppDeps, handle: WorkflowHandle): Promise<void> {
+  const runId = (await handle.describe().catch(() => null))?.memo?.runId;
+  if (typeof runId !== 'string') return;
+  const run = await deps.store.runs.getById(runId);
+  if (run && (run.status === 'running' || run.status === 'paused')) await pipelineRunEvents(deps.store).ended({ runId }, 'CANCEL', 'parsing started again');
+}
+
 /**
  * Starts (or restarts) indexing of documents; each runs as workflow `index-document-<id>`: the
  * built-in `indexDocument`, or `ingestPipeline` when the document's dataset names a pipeline.
@@ -92,27 +117,38 @@ export async function startIndexing(deps: AppDeps, tenantId: string, documentIds
     if (doc && !pipelineOf.has(doc.dataset_id))
       pipelineOf.set(doc.dataset_id, (await deps.store.knowledge.datasets.get(tenantId, doc.dataset_id))?.pipeline_id ?? null);
     const pipelineId = doc ? pipelineOf.get(doc.dataset_id) : null;
-    await deps.store.knowledge.documents.setProgress(documentId, { run: 'RUNNING', progress: 0, msg: 'Queued' });
-    const start = () =>
-      pipelineId
-        ? deps.temporal.workflow.start('ingestPipeline', {
-            taskQueue: deps.taskQueue,
-            workflowId: indexWorkflowId(documentId),
-            args: [{ tenantId, documentId, pipelineId, heartbeatTimeoutMs: deps.runSettings.heartbeatTimeoutMs, ...pipelineBatching() }],
-            memo: { title: `pipeline ${pipelineId} over ${documentId}` },
-          })
-        : deps.temporal.workflow.start('indexDocument', {
-            taskQueue: deps.taskQueue,
-            workflowId: indexWorkflowId(documentId),
-            args: [{ tenantId, documentId }],
-            memo: { title: `index ${documentId}` },
-          });
+    // Begun now (RAGFlow's begin2parse): a stop of the previous parse that lands later leaves it alone.
+    await deps.store.knowledge.documents.setProgress(documentId, { run: 'RUNNING', progress: 0, msg: 'Queued', begin: true });
+    const start = async () => {
+      if (!pipelineId)
+        return deps.temporal.workflow.start('indexDocument', {
+          taskQueue: deps.taskQueue,
+          workflowId: indexWorkflowId(documentId),
+          args: [{ tenantId, documentId }],
+          memo: { title: `index ${documentId}` },
+        });
+      // A pipeline run is a run of its canvas: a row (before the start, as agent runs) and events.
+      const runId = await recordPipelineRun(deps, tenantId, pipelineId, documentId);
+      try {
+        return await deps.temporal.workflow.start('ingestPipeline', {
+          taskQueue: deps.taskQueue,
+          workflowId: indexWorkflowId(documentId),
+          args: [{ tenantId, documentId, pipelineId, runId, heartbeatTimeoutMs: deps.runSettings.heartbeatTimeoutMs, ...pipelineBatching() }],
+          memo: { title: `pipeline ${pipelineId} over ${documentId}`, runId },
+        });
+      } catch (err) {
+        await deps.store.runs.discard(runId);
+        throw err;
+      }
+    };
     try {
       await start();
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       // Parsing again while a run is going: the newer request wins.
-      await deps.temporal.workflow.getHandle(indexWorkflowId(documentId)).terminate('parsing started again');
+      const handle = deps.temporal.workflow.getHandle(indexWorkflowId(documentId));
+      await handle.terminate('parsing started again');
+      await endReplacedRun(deps, handle);
       await start();
     }
   }

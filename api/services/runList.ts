@@ -50,8 +50,11 @@ export interface RunListItem {
   duration_ms: number;
   /** Known once the run ended (its result); null before. */
   usage: Record<string, number> | null;
-  started_by: { kind: 'user' | 'run' | 'webhook'; id: string };
+  started_by: { kind: 'user' | 'run' | 'webhook' | 'document'; id: string };
 }
+
+/** An ingestion pipeline's run parses a document under its workflow id (workflows/indexDocument.ts indexWorkflowId). */
+const PARSE_WORKFLOW_PREFIX = 'index-document-';
 
 function itemOf(row: RunListRow, now: number): RunListItem {
   // PGlite and pg hand back json columns parsed; a text form is tolerated all the same.
@@ -60,7 +63,9 @@ function itemOf(row: RunListRow, now: number): RunListItem {
     ? { kind: 'run', id: row.parent_run_id }
     : row.session_user
       ? { kind: 'user', id: row.session_user }
-      : { kind: 'webhook', id: '' };
+      : row.workflow_id.startsWith(PARSE_WORKFLOW_PREFIX)
+        ? { kind: 'document', id: row.workflow_id.slice(PARSE_WORKFLOW_PREFIX.length) }
+        : { kind: 'webhook', id: '' };
   return {
     id: row.id,
     task_id: row.id,

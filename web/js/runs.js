@@ -13,6 +13,7 @@ function startedBy(r) {
   if (r.started_by?.kind === 'run')
     return h('a', { href: `#/runs/${encodeURIComponent(r.started_by.id)}` }, 'run ', h('code', {}, r.started_by.id.slice(0, 8)));
   if (r.started_by?.kind === 'user') return r.started_by.id;
+  if (r.started_by?.kind === 'document') return h('span', {}, 'parsing ', h('code', {}, r.started_by.id.slice(0, 8)));
   return 'webhook';
 }
 

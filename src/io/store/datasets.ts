@@ -158,7 +158,10 @@ export function documentsRepository(db: Queryable): KnowledgeStore['documents'] 
       else if (p.run === 'DONE' || p.run === 'FAIL' || p.run === 'CANCEL')
         sets.push(`process_duration = coalesce((${params.add(now.time)} - process_begin_at) / 1000.0, 0)`);
       sets.push(`update_time = ${params.add(now.time)}`, `update_date = ${params.add(now.date)}`);
-      await db.query(`UPDATE documents SET ${sets.join(', ')} WHERE id = ${params.add(id)}`, params.values());
+      const where = [`id = ${params.add(id)}`];
+      if (p.unlessBegunAfter !== undefined)
+        where.push(`(run <> 'RUNNING' OR process_begin_at IS NULL OR process_begin_at <= ${params.add(p.unlessBegunAfter)})`);
+      await db.query(`UPDATE documents SET ${sets.join(', ')} WHERE ${where.join(' AND ')}`, params.values());
     },
     async update(tenantId, id, patch) {
       const params = new SqlParams();

@@ -168,7 +168,16 @@ export interface KnowledgeStore {
     content(id: string): Promise<Uint8Array | null>;
     setProgress(
       id: string,
-      p: { run?: DocumentRun; progress?: number; msg?: string; chunkCount?: number; tokenCount?: number; begin?: boolean },
+      p: {
+        run?: DocumentRun;
+        progress?: number;
+        msg?: string;
+        chunkCount?: number;
+        tokenCount?: number;
+        begin?: boolean;
+        /** Leaves a document RUNNING since after this time (ms) alone: a newer parse owns it. */
+        unlessBegunAfter?: number;
+      },
     ): Promise<void>;
     update(
       tenantId: string,
