@@ -29,6 +29,7 @@ const REQUIRED = [
   'retry-then-succeed',
   'data-components',
   'doc-generator',
+  'excel-processor', // a spreadsheet written by the fileTool activity
   'message-auto-play',
   'finalize-local',
   'announced-start',
