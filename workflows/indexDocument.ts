@@ -3,24 +3,15 @@
  * worker restarts: the activity reports progress on the document and heartbeats; failures that
  * are not worth retrying (an unreadable file) end the document FAIL, a cancel ends it CANCEL.
  */
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  isCancellation,
-  proxyActivities,
-  setWorkflowOptions,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { proxyActivities, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/activityTypes';
+import { withDocumentOutcome } from './documentOutcome';
 
 const indexing = proxyActivities<Activities>({
   startToCloseTimeout: '2 hours',
   heartbeatTimeout: '2 minutes',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
 });
-
-const bookkeeping = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
 
 export interface IndexDocumentInput {
   tenantId: string;
@@ -32,18 +23,7 @@ export function indexWorkflowId(documentId: string): string {
 }
 
 export async function indexDocument(input: IndexDocumentInput): Promise<{ chunks: number; tokens: number } | null> {
-  try {
-    return await indexing.indexDocument(input);
-  } catch (err) {
-    const cancelled = isCancellation(err);
-    const cause =
-      err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause.message : err instanceof Error ? err.message : String(err);
-    await CancellationScope.nonCancellable(() =>
-      bookkeeping.finishDocumentIndexing({ ...input, outcome: cancelled ? 'CANCEL' : 'FAIL', message: cancelled ? 'Canceled' : cause }),
-    );
-    if (cancelled) throw err;
-    return null;
-  }
+  return withDocumentOutcome(input, () => indexing.indexDocument(input));
 }
 
 // Auto-upgrade: its commands are the two written above, not a compiled canvas, and the retry of a

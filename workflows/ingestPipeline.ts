@@ -13,16 +13,9 @@
  * parsing) ends the document CANCEL with its previous chunks untouched (nothing is replaced
  * before the commit); a user error ends it FAIL with the message.
  */
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  isCancellation,
-  proxyActivities,
-  setWorkflowOptions,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { proxyActivities, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/activityTypes';
+import { withDocumentOutcome } from './documentOutcome';
 
 /** Step activities; a heartbeat timeout of seconds hands a dead worker's batch to another quickly. */
 const stepActivities = (heartbeatTimeoutMs: number) =>
@@ -31,8 +24,6 @@ const stepActivities = (heartbeatTimeoutMs: number) =>
     heartbeatTimeout: heartbeatTimeoutMs,
     retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
   });
-
-const bookkeeping = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 10 } });
 
 export interface IngestPipelineInput {
   tenantId: string;
@@ -72,7 +63,7 @@ export async function ingestPipeline(input: IngestPipelineInput): Promise<Ingest
   const batchSize = Math.max(1, input.batchSize ?? 32);
   const concurrency = Math.max(1, input.concurrency ?? 4);
   const steps = stepActivities(Math.max(1000, input.heartbeatTimeoutMs ?? 60_000));
-  try {
+  return withDocumentOutcome(input, async () => {
     const plan = await steps.loadPipeline(input);
     let payloadRef = plan.inputRef;
     for (let index = 0; index < plan.steps.length; index++) {
@@ -92,16 +83,7 @@ export async function ingestPipeline(input: IngestPipelineInput): Promise<Ingest
       payloadRef = await steps.applyPipelineItems({ ...at, inputRef: payloadRef, resultRefs });
     }
     return await steps.commitPipelineChunks({ ...input, generation: plan.generation, outputRef: payloadRef });
-  } catch (err) {
-    const cancelled = isCancellation(err);
-    const cause =
-      err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause.message : err instanceof Error ? err.message : String(err);
-    await CancellationScope.nonCancellable(() =>
-      bookkeeping.finishDocumentIndexing({ ...input, outcome: cancelled ? 'CANCEL' : 'FAIL', message: cancelled ? 'Canceled' : cause }),
-    );
-    if (cancelled) throw err;
-    return null;
-  }
+  });
 }
 
 // Pinned: its commands follow the compiled pipeline, so a changed step would change them (docs/ARCHITECTURE.md, "Deploying workflow changes").
