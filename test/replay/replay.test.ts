@@ -30,6 +30,7 @@ const REQUIRED = [
   'data-components',
   'doc-generator',
   'excel-processor', // a spreadsheet written by the fileTool activity
+  'browser', // a Browser node: model rounds around a browserStep activity
   'message-auto-play',
   'finalize-local',
   'announced-start',
