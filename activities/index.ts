@@ -17,6 +17,7 @@ import { createToolActivities } from './tools';
 import { createFileActivities } from './files';
 import { createBrowserActivities } from './browser';
 import { createSpeechActivities } from './speech';
+import { recordingCalls } from './callRecord';
 
 export interface ActivityDeps {
   store: Store;
@@ -34,9 +35,10 @@ export interface ActivityDeps {
 
 export function createActivities(deps: ActivityDeps) {
   const knowledge = knowledgeDeps(deps.store, deps.env ?? {}, deps.chunkIndex);
-  return {
+  const runs = createRunActivities({ store: deps.store, log: deps.log, onRunFinished: deps.onRunFinished });
+  const all = {
     ...createLlmActivities({ store: deps.store, settings: deps.llm, log: deps.log, heartbeatMs: deps.heartbeatMs }),
-    ...createRunActivities({ store: deps.store, log: deps.log, onRunFinished: deps.onRunFinished }),
+    ...runs,
     ...createToolActivities({ store: deps.store, log: deps.log, env: deps.env ?? {}, knowledge }),
     ...createKnowledgeActivities({ ...knowledge, log: deps.log }),
     ...createPipelineActivities({ ...knowledge, log: deps.log, llm: deps.llm }),
@@ -45,4 +47,5 @@ export function createActivities(deps: ActivityDeps) {
     ...createBrowserActivities({ store: deps.store, log: deps.log, env: deps.env ?? {} }),
     ...createSpeechActivities({ store: deps.store, settings: deps.llm, log: deps.log, env: deps.env ?? {} }),
   };
+  return recordingCalls(all, (input) => runs.appendRunEvents(input));
 }

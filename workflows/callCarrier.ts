@@ -17,6 +17,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/activityTypes';
+import type { CallOptions } from '../activities/callRecord';
+import type { AppendRunEventsInput } from '../activities/runs';
 import type { CallResult, EngineCall } from '../src/core/engine';
 import {
   CALL_TRAITS,
@@ -45,8 +47,8 @@ function failureMessage(err: unknown): { error: string; code?: string } {
   return { error: err instanceof Error ? err.message : String(err) };
 }
 
-/** Carries out one call of the run loop (src/core/engine/loop.ts bounds how many run at once). */
-export async function carryCall(call: EngineCall, settings: RunSettings): Promise<CallResult> {
+/** Carries out one call of the run loop (src/core/engine/loop.ts bounds how many run at once), with its step's events when it carries them. */
+export async function carryCall(call: EngineCall, settings: RunSettings, record?: AppendRunEventsInput): Promise<CallResult> {
   const p = call.policy;
   // A component's own `timeout` is its time budget (RAGFlow's per-invocation timeout): each attempt
   // gets it, and all attempts together get it once per allowed retry, so a provider that hangs
@@ -72,9 +74,10 @@ export async function carryCall(call: EngineCall, settings: RunSettings): Promis
     if (CALL_TRAITS[c.activity].carrier === 'activity') {
       // Every activity call takes (request, {maxRetries}); the traits table says which calls are activities.
       const act = acts[c.activity as ActivityCallName] as unknown as {
-        executeWithOptions(o: ActivityOptions, args: [unknown, { maxRetries: number }]): Promise<unknown>;
+        executeWithOptions(o: ActivityOptions, args: [unknown, CallOptions]): Promise<unknown>;
       };
-      value = await act.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries }]);
+      // The step's events, when it left them to this call, are written by the activity first.
+      value = await act.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries, ...(record ? { record } : {}) }]);
     } else {
       const r = await CHILD_RUNS[c.activity as ChildCallName](c.request as never, call, settings);
       if ('error' in r) return { callId: call.callId, ok: false, error: r.error };

@@ -1,7 +1,7 @@
 /**
  * The workflow's carrier of the shared run loop (src/core/engine/loop.ts), for every run workflow (a
  * canvas run, a sub-agent run): calls become activities and child workflows, events go to the
- * store through local activities, pauses wait with `condition()`. It also owns the run's cancel
+ * store with a step's call or through local activities (./stepRecorder.ts), pauses wait with `condition()`. It also owns the run's cancel
  * signal, inputs update, progress query and continue-as-new, so each workflow only says how its
  * run starts and how it ends.
  */
@@ -26,13 +26,8 @@ import type { NestTarget } from '../src/core/engine/runEvents';
 import { upgradeState, type RunStatus } from '../src/core/engine/state';
 import { RUN_STATUS_KEY } from '../src/core/searchAttributes';
 import { carryCall } from './callCarrier';
+import { StepRecorder } from './stepRecorder';
 import { cancelSignal, FORM_INVALID, progressQuery, submitInputsUpdate, type RunCheckpoint, type RunSettings } from './definitions';
-
-// Event writes are short database inserts: local activities, retried until the store answers.
-const local = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
-});
 
 const bookkeeping = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
@@ -115,17 +110,15 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
     },
   );
 
-  let recordedStatus = options.recordedStatus;
+  const recorder = new StepRecorder(runId, options.mirror, options.recordedStatus);
   const carrier: RunCarrier<R> = {
     now: () => Date.now(),
-    record: async (s) => {
-      const changed = s.status !== recordedStatus;
-      if (s.events.length > 0 || changed)
-        await local.appendRunEvents({ runId, events: s.events, status: changed ? s.status : undefined, ...(options.mirror ? { mirror: options.mirror } : {}) });
-      if (changed) upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: s.status }]);
-      recordedStatus = s.status;
+    record: (s) => recorder.record(s),
+    carry: async (call) => {
+      const result = await carryCall(call, settings, recorder.eventsFor(call));
+      recorder.settled(call, result.ok);
+      return result;
     },
-    carry: (call) => carryCall(call, settings),
     guard: (round) => callScope.run(round),
     isCancellation,
     cancelReason: () => cancelReason,
@@ -144,7 +137,10 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
       const info = workflowInfo();
       return historyFull({ suggested: info.continueAsNewSuggested, length: info.historyLength }, settings.continueAsNewAfterEvents);
     },
-    handOver: (checkpoint) => options.continueAsNew(checkpoint),
+    handOver: async (checkpoint) => {
+      await recorder.flush();
+      return options.continueAsNew(checkpoint);
+    },
     observe: (s) => {
       step = s;
     },
@@ -159,10 +155,10 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
     await CancellationScope.nonCancellable(async () => {
       step = cancelRun(canvas, step.state, 'the workflow was cancelled through Temporal', Date.now());
       upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: step.state.status }]);
-      await options.finalize(step);
+      await options.finalize(recorder.closing(step));
     });
     throw err;
   }
   upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: step.state.status }]);
-  return options.finalize(step);
+  return options.finalize(recorder.closing(step));
 }

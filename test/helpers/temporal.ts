@@ -60,20 +60,26 @@ export async function startWorker(opts: {
   taskQueue?: string;
   env?: Record<string, string>;
   chunkIndex?: ChunkIndex;
+  /** Names of activities the worker leaves out (a call nobody carries out). */
+  without?: string[];
 }): Promise<RunningWorker> {
   const taskQueue = opts.taskQueue ?? `test-${randomUUID()}`;
   const worker = await Worker.create({
     connection: opts.nativeConnection,
     taskQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
-    activities: createActivities({
-      store: opts.store,
-      llm: llmSettingsFromEnv({ LLM_BASE_URL: opts.llmBaseUrl, LLM_API_KEY: 'test' }),
-      log: silentLogger,
-      heartbeatMs: 200,
-      env: opts.env ?? {},
-      chunkIndex: opts.chunkIndex,
-    }),
+    activities: Object.fromEntries(
+      Object.entries(
+        createActivities({
+          store: opts.store,
+          llm: llmSettingsFromEnv({ LLM_BASE_URL: opts.llmBaseUrl, LLM_API_KEY: 'test' }),
+          log: silentLogger,
+          heartbeatMs: 200,
+          env: opts.env ?? {},
+          chunkIndex: opts.chunkIndex,
+        }),
+      ).filter(([name]) => !opts.without?.includes(name)),
+    ),
     // Heartbeats must reach the server quickly for cancellation to land within a second or two.
     maxHeartbeatThrottleInterval: '500 milliseconds',
     defaultHeartbeatThrottleInterval: '500 milliseconds',

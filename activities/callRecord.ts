@@ -1,0 +1,37 @@
+/**
+ * A step's events can travel with the one call the step makes (workflows/stepRecorder.ts): the
+ * workflow hands them to the call's activity, which writes them before it does anything else.
+ * That saves the step its own local activity (a marker, an activation and a store round trip per
+ * node, bench/orchestration.ts). The write is the same idempotent append, so every attempt of the
+ * call may make it again.
+ */
+import { CALL_TRAITS, type ActivityCallName } from '../src/core/components/callContracts';
+import type { AppendRunEventsInput } from './runs';
+
+/** What the workflow passes beside every call's request. */
+export interface CallOptions {
+  /** Retries allowed for errors the call reports (RAGFlow's max_retries). */
+  maxRetries: number;
+  /** Events (and the status) of the step this call belongs to, not yet written. */
+  record?: AppendRunEventsInput;
+}
+
+type CallActivity = (request: never, options: CallOptions) => Promise<unknown>;
+
+/** The call activities among `activities`, each writing its step's events first when it is given them. */
+export function recordingCalls<A extends Record<string, unknown>>(activities: A, append: (input: AppendRunEventsInput) => Promise<void>): A {
+  const wrapped: Record<string, unknown> = { ...activities };
+  for (const [name, traits] of Object.entries(CALL_TRAITS)) {
+    if (traits.carrier !== 'activity') continue;
+    const call = activities[name as ActivityCallName] as CallActivity | undefined;
+    if (!call) continue;
+    // A named function keeps the activity type Temporal registers (its key) and shows in traces.
+    wrapped[name] = {
+      async [name](request: never, options: CallOptions) {
+        if (options?.record) await append(options.record);
+        return call(request, options);
+      },
+    }[name];
+  }
+  return wrapped as A;
+}
