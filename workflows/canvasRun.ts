@@ -3,7 +3,18 @@
  * everything the run decides is in the engine; everything it touches is in activities.
  */
 import { continueAsNew, patched, setWorkflowOptions, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { CANCELED_MESSAGE, compileCanvas, rejectRun, sessionAfter, startRun, type StepResult } from '../src/core/engine';
+import {
+  CANCELED_MESSAGE,
+  canvasFromPrepared,
+  compileCanvas,
+  rejectRun,
+  sessionAfter,
+  startRun,
+  type CompiledCanvas,
+  type CompileResult,
+  type StepResult,
+} from '../src/core/engine';
+import type { CanvasDsl } from '../src/core/dsl/schema';
 import { ZERO_USAGE } from '../src/core/engine/state';
 import { describeProblems } from '../src/errors';
 import { RUN_STATUS_KEY } from '../src/core/searchAttributes';
@@ -13,8 +24,14 @@ import { finalizeRun, resumedStep, runInWorkflow } from './workflowCarrier';
 /** The patch under which `auto_play` Messages call `speak` (histories before it made no such call). */
 export const MESSAGE_AUTO_PLAY_PATCH = 'message-auto-play';
 
+/** The run's canvas: rebuilt from what the API compiled when the input carries it, else compiled here. */
+function runCanvas(input: CanvasRunInput): CompileResult | { ok: true; canvas: CompiledCanvas } {
+  const prepared = input.prepared ? canvasFromPrepared(input.dsl as CanvasDsl, input.prepared) : null;
+  return prepared ? { ok: true, canvas: prepared } : compileCanvas(input.dsl);
+}
+
 export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult> {
-  const compiled = compileCanvas(input.dsl);
+  const compiled = runCanvas(input);
   if (!compiled.ok) {
     const error = describeProblems('The canvas is invalid', compiled.problems);
     const result: CanvasRunResult = { status: 'failed', content: '', outputs: null, usage: { ...ZERO_USAGE }, error };

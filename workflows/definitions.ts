@@ -8,6 +8,7 @@ import type { RunProgress } from '../src/core/engine/progress';
 import type { RunSettings } from '../src/core/runSettings';
 import type { NestTarget } from '../src/core/engine/runEvents';
 import type { EngineCall } from '../src/core/engine/step';
+import type { PreparedCanvas } from '../src/core/engine/prepared';
 import type { RunState, RunStateV1, RunStatus, RunUsage, SessionState } from '../src/core/engine/state';
 
 export type { RunProgress };
@@ -29,8 +30,10 @@ export interface CanvasRunInput {
   canvasId: string;
   sessionId: string | null;
   title: string;
-  /** The normalized canvas DSL (secrets redacted). */
+  /** The normalized canvas DSL (secrets redacted); parsed when `prepared` is set. */
   dsl: unknown;
+  /** The canvas compiled by the API (src/core/engine/prepared.ts); absent in older runs and child runs: the workflow compiles `dsl`. */
+  prepared?: PreparedCanvas;
   query: unknown;
   inputs: Record<string, unknown> | null;
   files: unknown[];
@@ -53,7 +56,7 @@ export interface CanvasRunStart {
   /** Defaults to the run id (a child run has no turn of its own). */
   messageId?: string;
   tenantId: string;
-  canvas: { id: string; title: string; dsl: unknown };
+  canvas: { id: string; title: string; dsl: unknown; prepared?: PreparedCanvas };
   query: unknown;
   /** Begin's values, echoed as given in workflow_started (null: none). */
   inputs?: Record<string, unknown> | null;
@@ -77,6 +80,7 @@ export function canvasRunInput(start: CanvasRunStart): CanvasRunInput {
     sessionId: start.sessionId ?? null,
     title: start.canvas.title,
     dsl: start.canvas.dsl,
+    ...(start.canvas.prepared ? { prepared: start.canvas.prepared } : {}),
     query: start.query,
     inputs: start.inputs ?? null,
     files: start.files ?? [],

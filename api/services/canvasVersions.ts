@@ -6,17 +6,29 @@
  * every DSL edit renews, so an edited canvas is compiled anew; bounded, least recently used first.
  */
 import { redactSecrets, slimForRun } from '../../src/core/dsl/secrets';
-import { compileCanvas } from '../../src/core/engine';
+import type { CanvasDsl } from '../../src/core/dsl/schema';
+import { compileCanvas, prepareCanvas, type PreparedCanvas } from '../../src/core/engine';
 import type { CanvasRecord } from '../../src/io/store/contract';
+import { sizeOf } from './runLimits';
 
 /** Versions kept at once: the canvases a busy API serves, with room to spare. */
 const MAX_VERSIONS = 256;
 
 type Compiled = ReturnType<typeof compileCanvas>;
 
+/**
+ * A prepared canvas repeats each component's params beside the DSL in the run's input; past this
+ * size the workflow compiles the DSL itself instead, keeping the input well under Temporal's limit.
+ */
+const PREPARED_MAX_BYTES = 256 * 1024;
+
+/** What a run's workflow gets to run a canvas version: the run DSL, prepared when that fits. */
+export type RunCanvas = { dsl: CanvasDsl; prepared: PreparedCanvas } | { dsl: Record<string, unknown>; prepared?: undefined };
+
 interface Derived {
   compiled?: Compiled;
   runDsl?: Record<string, unknown>;
+  runCanvas?: RunCanvas;
 }
 
 const byVersion = new Map<string, Derived>();
@@ -42,4 +54,19 @@ export function compiledCanvas(canvas: Pick<CanvasRecord, 'id' | 'version_id' | 
 export function runDslOf(canvas: Pick<CanvasRecord, 'id' | 'version_id' | 'dsl'>): Record<string, unknown> {
   const derived = derivedOf(canvas);
   return (derived.runDsl ??= redactSecrets(slimForRun(canvas.dsl)) as Record<string, unknown>);
+}
+
+/**
+ * The canvas as a run's workflow gets it (shared: not to be changed): the run DSL compiled here
+ * once per version (src/core/engine/prepared.ts), so the workflow parses no schema; the bare run
+ * DSL when it does not compile (the workflow reports why) or when prepared it would be too large.
+ */
+export function runCanvasOf(canvas: Pick<CanvasRecord, 'id' | 'version_id' | 'dsl'>): RunCanvas {
+  const derived = derivedOf(canvas);
+  if (derived.runCanvas) return derived.runCanvas;
+  const dsl = runDslOf(canvas);
+  const compiled = compileCanvas(dsl);
+  const prepared = compiled.ok ? prepareCanvas(compiled.canvas) : null;
+  derived.runCanvas = prepared && sizeOf(prepared.prepared) <= PREPARED_MAX_BYTES ? prepared : { dsl };
+  return derived.runCanvas;
 }

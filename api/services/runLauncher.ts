@@ -16,7 +16,7 @@ import { CANVAS_ID_KEY, RUN_STATUS_KEY, SESSION_ID_KEY, TENANT_ID_KEY } from '..
 import { canvasRunInput, workflowIdFor, type RunSettings } from '../../workflows/definitions';
 import { checkRunInputSizes, checkSize, DEFAULT_RUN_INPUT_LIMITS, type RunInputLimits } from './runLimits';
 import { failStrandedRun } from './runReconciler';
-import { runDslOf } from './canvasVersions';
+import { runCanvasOf } from './canvasVersions';
 
 export interface LaunchDeps {
   store: Store;
@@ -110,7 +110,7 @@ export async function startRecordedRun(deps: LaunchDeps, req: LaunchRequest, ids
     runId,
     messageId,
     tenantId: req.tenantId,
-    canvas: { id: req.canvas.id, title: req.canvas.title, dsl: runDslOf(req.canvas) },
+    canvas: { id: req.canvas.id, title: req.canvas.title, ...runCanvasOf(req.canvas) },
     sessionId: req.sessionId,
     query: req.query,
     inputs: req.inputs,

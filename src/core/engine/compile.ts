@@ -5,12 +5,13 @@
  */
 import { componentDef, componentNames, type AnyComponentDef } from '../components/registry';
 import { scanParamRefs } from '../components/common';
-import type { CanvasView, ExecutionParams, ParamRef } from '../components/definition';
+import type { ExecutionParams, ParamRef } from '../components/definition';
 import { formatJsonPath, type PathSegment } from '../dsl/jsonPath';
 import { legacyPathMap, parseLenient, type LenientIssue } from '../dsl/lenientParse';
-import { CanvasDslSchema, DEFAULT_GLOBALS, type CanvasDsl } from '../dsl/schema';
+import { CanvasDslSchema, type CanvasDsl } from '../dsl/schema';
 import type { Problem } from '../../errors';
 import type { CompiledCanvas, CompiledNode } from './compiled';
+import { assembleCanvas, compiledNode, displayNames } from './assemble';
 import { findCycleProblems } from './cycles';
 import { checkLoops, type FailedComponent } from './loopChecks';
 import { findDocumentProblems, findReferenceProblems, findUnreachable } from './runnable';
@@ -61,42 +62,6 @@ function setAt(root: unknown, path: readonly PathSegment[], value: unknown): voi
   let cur = root as Record<PathSegment, unknown>;
   for (const seg of path.slice(0, -1)) cur = cur[seg] as Record<PathSegment, unknown>;
   cur[path[path.length - 1]!] = value;
-}
-
-function displayNames(dsl: CanvasDsl): Map<string, string> {
-  const names = new Map<string, string>();
-  const graph = dsl.graph as { nodes?: Array<{ id?: unknown; data?: { name?: unknown } }> } | undefined;
-  for (const n of graph?.nodes ?? []) {
-    if (typeof n?.id === 'string' && typeof n.data?.name === 'string') names.set(n.id, n.data.name);
-  }
-  return names;
-}
-
-function readOrigins(dsl: CanvasDsl): Record<string, PathSegment[]> {
-  const raw = (dsl as { _origins?: unknown })._origins;
-  if (typeof raw !== 'object' || raw === null) return {};
-  const out: Record<string, PathSegment[]> = {};
-  for (const [id, path] of Object.entries(raw)) {
-    if (Array.isArray(path) && path.every((s) => typeof s === 'string' || typeof s === 'number')) out[id] = path as PathSegment[];
-  }
-  return out;
-}
-
-function envDefaults(dsl: CanvasDsl): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(dsl.variables)) {
-    const type = String(v.type ?? '');
-    let value = v.value;
-    if (value === undefined || value === null) {
-      if (type === 'number') value = 0;
-      else if (type === 'boolean') value = false;
-      else if (type === 'object') value = {};
-      else if (type.startsWith('array')) value = [];
-      else value = '';
-    }
-    out[`env.${key}`] = value;
-  }
-  return out;
 }
 
 interface Checked {
@@ -174,17 +139,7 @@ function checkComponents(dsl: CanvasDsl, base: PathSegment[], root: string): Che
     params.exception_goto.forEach((g, i) => {
       if (!ids.has(g)) problems.push({ path: at(id, 'obj', 'params', 'exception_goto', i), message: `exception_goto component "${g}" does not exist` });
     });
-    nodes[id] = {
-      id,
-      type: name,
-      def,
-      params,
-      downstream: comp.downstream,
-      upstream: comp.upstream,
-      parentId: comp.parent_id || null,
-      displayName: names.get(id) ?? '',
-      role: def.role,
-    };
+    nodes[id] = compiledNode(id, comp, def, params, names);
   }
 
   if (!dsl.components.begin) problems.push({ path: formatJsonPath([...base, 'components'], root), message: 'the canvas has no "begin" component' });
@@ -195,53 +150,6 @@ function checkComponents(dsl: CanvasDsl, base: PathSegment[], root: string): Che
     });
   }
   return { nodes, problems, failed, repairs };
-}
-
-/** Producers whose content the engine may stream into a downstream Message or Answer. */
-function streamingProducers(nodes: Record<string, CompiledNode>): Set<string> {
-  // Anyone reading a producer other than a Message needs its value before rendering time, so
-  // such producers run eagerly (RAGFlow would hand them an unconsumed stream object).
-  const consumers = new Map<string, CompiledNode[]>();
-  for (const node of Object.values(nodes)) {
-    const refs = [...node.def.inputRefs(node.params), ...(node.def.paramRefs?.(node.params) ?? []).map((r) => r.ref)];
-    for (const ref of refs) {
-      if (ref.kind !== 'component') continue;
-      const list = consumers.get(ref.componentId) ?? [];
-      list.push(node);
-      consumers.set(ref.componentId, list);
-    }
-  }
-  const out = new Set<string>();
-  for (const node of Object.values(nodes)) {
-    if (!node.def.streamsContent?.(node.params)) continue;
-    if (node.params.exception_method && node.params.exception_goto.length > 0) continue;
-    const shows = node.downstream.some((d) => nodes[d]?.role === 'message' || nodes[d]?.role === 'answer');
-    if (!shows) continue;
-    // Only when a Message actually shows it; RAGFlow would otherwise never run the model at all.
-    const readers = consumers.get(node.id) ?? [];
-    const answered = node.downstream.some((d) => nodes[d]?.role === 'answer');
-    if ((readers.length > 0 || answered) && readers.every((r) => r.role === 'message')) out.add(node.id);
-  }
-  return out;
-}
-
-function makeView(nodes: Readonly<Record<string, CompiledNode>>): CanvasView {
-  const children = new Map<string, string[]>();
-  for (const node of Object.values(nodes)) if (node.parentId) children.set(node.parentId, [...(children.get(node.parentId) ?? []), node.id]);
-  const begin = nodes.begin?.params as { prologue?: unknown; enablePrologue?: unknown } | undefined;
-  // The editor's switch turns the greeting off without deleting its text.
-  const prologue = typeof begin?.prologue === 'string' && begin.enablePrologue !== false ? begin.prologue : '';
-  return {
-    has: (id) => Object.prototype.hasOwnProperty.call(nodes, id),
-    typeOf: (id) => nodes[id]?.type ?? '',
-    displayName: (id) => nodes[id]?.displayName ?? '',
-    downstream: (id) => nodes[id]?.downstream ?? [],
-    upstream: (id) => nodes[id]?.upstream ?? [],
-    parentId: (id) => nodes[id]?.parentId ?? null,
-    childrenOf: (id) => children.get(id) ?? [],
-    roleOf: (id) => nodes[id]?.role ?? 'plain',
-    prologue: () => prologue,
-  };
 }
 
 export interface CompileOptions {
@@ -279,14 +187,6 @@ export function compileCanvas(input: unknown, options: CompileOptions = {}): Com
     source,
     warnings: findUnreachable(dsl, nodes, base),
     referenceProblems: findReferenceProblems(dsl, nodes, base),
-    canvas: {
-      dsl: { ...dsl, globals: { ...DEFAULT_GLOBALS, ...dsl.globals } },
-      nodes,
-      streaming: streamingProducers(nodes),
-      envDefaults: envDefaults(dsl),
-      origins: readOrigins(dsl),
-      loopStarts: loops.starts,
-      view: makeView(nodes),
-    },
+    canvas: assembleCanvas(dsl, nodes, loops.starts),
   };
 }

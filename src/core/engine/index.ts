@@ -3,6 +3,7 @@
  * See docs/ARCHITECTURE.md for how the workflow drives it.
  */
 export { compileCanvas, type CompiledCanvas, type CompiledNode, type CompileResult } from './compile';
+export { canvasFromPrepared, prepareCanvas, type PreparedCanvas } from './prepared';
 export { isTerminalEvent, type RunEvent, type RunEventName } from './runEvents';
 export {
   cancelRun,
