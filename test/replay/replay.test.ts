@@ -34,6 +34,8 @@ const REQUIRED = [
   'message-auto-play',
   'finalize-local',
   'announced-start',
+  'events-with-call', // step events handed to the step's one activity call; a canvas prepared by the API
+  'events-with-call-cancel',
   'pipeline-ingest', // ingestPipeline: steps over blob references, Extractor batches, commit
 ];
 

@@ -17,6 +17,10 @@ const canvasScenarios: ScenarioSet = ({ llm }) => {
   llm.whenPromptIncludes('Flaky.', () => (++flaky === 1 ? { status: 500 } : { content: 'recovered' }));
   llm.whenPromptIncludes('Endless.', { hang: true, content: 'la la ' });
   llm.whenPromptIncludes('Broken.', { status: 400 });
+  let wobbly = 0;
+  llm.whenPromptIncludes('Wobbly.', () => (++wobbly === 1 ? { status: 500 } : { content: 'steady' }));
+  llm.whenPromptIncludes('Then summarize.', { content: 'summed up' });
+  llm.whenPromptIncludes('Forever.', { hang: true, content: 'on and on ' });
   return {
     'categorize-stream': {
       canvas: dsl({
@@ -95,6 +99,18 @@ const canvasScenarios: ScenarioSet = ({ llm }) => {
     'data-components': { canvas: dataCanvas(), query: DATA_QUERY },
     // A run that fails: the model refuses the request (a 400 is not retried) and the LLM node has no fallback.
     failure: { canvas: llmThenMessage('Broken.') },
+    // Step events handed to each model call (EVENTS_WITH_CALL_PATCH), the first call retried once,
+    // and the canvas prepared by the API (the input carries parsed params).
+    'events-with-call': {
+      canvas: dsl({
+        begin: { name: 'Begin', downstream: ['LLM:w'] },
+        'LLM:w': { name: 'LLM', params: { ...model, sys_prompt: 'Wobbly.', max_retries: 1, delay_after_error: 0.1 }, downstream: ['LLM:s'] },
+        'LLM:s': { name: 'LLM', params: { ...model, sys_prompt: 'Then summarize. {LLM:w@content}' }, downstream: ['Message:m'] },
+        'Message:m': { name: 'Message', params: { content: ['{LLM:s@content}'] } },
+      }),
+    },
+    // Cancelled while the call that carries its step's events runs: they go out with the run's end too.
+    'events-with-call-cancel': { canvas: llmThenMessage('Forever.'), cancel: true },
   };
 };
 
