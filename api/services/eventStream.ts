@@ -1,6 +1,7 @@
 /**
  * Reads a run's event log as it grows: what is stored after a cursor, then new events as they
- * are appended. Readers are woken by the store's notifications, one read per wake-up; a slow
+ * are appended. Readers are woken by the store's notifications, one read per wake-up (on an
+ * embedded store the notification hands over the events themselves, and nothing is read); a slow
  * safety poll (which also checks the run's status) covers notifications lost while a
  * PostgreSQL listener reconnects. Used by every streaming route, so a client can resume after a
  * disconnect or an API restart.
@@ -89,10 +90,17 @@ async function ledgerFor(store: Store, runId: string, after: EventCursor | null)
 /** Yields the run's events after `after`, until a terminal event (or `stopAfter`), or abort. */
 export async function* followRunEvents(store: Store, runId: string, opts: FollowOptions): AsyncGenerator<StoredEvent> {
   let cursor = opts.after;
-  let notified = false;
+  /** Woken with nothing to go on (or while reading): the next batch is read from the store. The first always is. */
+  let notified = true;
+  /** Events handed over by their append (an embedded store) since the last read, in order. */
+  let pushed: StoredEvent[] = [];
+  let reading = false;
   let wake: (() => void) | null = null;
-  const unsubscribe = await store.events.subscribe(runId, () => {
-    notified = true;
+  const unsubscribe = await store.events.subscribe(runId, (appended) => {
+    // Handed-over events are what a read would find next only when no read is under way (it may
+    // or may not see them) and nothing came without its events since the last read.
+    if (appended && !reading && !notified) pushed.push(...appended);
+    else notified = true;
     wake?.();
   });
   /** Whether the run's row is to be checked: after a wait no notification cut short (the safety poll), or at once (checkRunFirst). */
@@ -102,8 +110,21 @@ export async function* followRunEvents(store: Store, runId: string, opts: Follow
   try {
     const ledger = await ledgerFor(store, runId, cursor);
     while (!opts.signal.aborted) {
-      notified = false;
-      const batch = await store.events.list(runId, cursor, PAGE);
+      let batch: StoredEvent[];
+      if (pushed.length > 0 && !notified) {
+        const after = cursor;
+        batch = after ? pushed.filter((e) => e.seq > after.seq || (e.seq === after.seq && e.sub > after.sub)) : pushed;
+        pushed = [];
+      } else {
+        pushed = [];
+        notified = false;
+        reading = true;
+        try {
+          batch = await store.events.list(runId, cursor, PAGE);
+        } finally {
+          reading = false;
+        }
+      }
       for (const e of batch) {
         cursor = { seq: e.seq, sub: e.sub };
         endedQuietSince = null;
@@ -111,7 +132,7 @@ export async function* followRunEvents(store: Store, runId: string, opts: Follow
         if (shown) yield shown;
         if (e.terminal || opts.stopAfter?.(e)) return;
       }
-      if (batch.length === PAGE || notified) continue;
+      if (batch.length === PAGE || notified || pushed.length > 0) continue;
       // A notified reader knows the run is writing; only a quiet one asks how the run is.
       if (endedQuietSince !== null || pollTimedOut) {
         const run = await store.runs.getById(runId);
@@ -140,7 +161,7 @@ export async function* followRunEvents(store: Store, runId: string, opts: Follow
         }
         wake = done;
         opts.signal.addEventListener('abort', done, { once: true });
-        if (notified) done();
+        if (notified || pushed.length > 0) done();
       });
     }
   } finally {

@@ -253,8 +253,13 @@ export interface Store {
     hasTerminal(runId: string): Promise<boolean>;
     /** Events named `event` carrying `messageId`, from runs of one canvas of one tenant, in order. */
     listByMessage(tenantId: string, canvasId: string, messageId: string, event: string): Promise<StoredEvent[]>;
-    /** Subscribes to new events of a run; resolves with an unsubscribe function. */
-    subscribe(runId: string, onNew: () => void): Promise<() => Promise<void>>;
+    /**
+     * Subscribes to new events of a run; resolves with an unsubscribe function. `onNew` gets the
+     * appended events themselves when the append was made in this process on an embedded store
+     * (PGlite: every writer is in this process), in the order they were stored; otherwise nothing,
+     * and the subscriber reads them.
+     */
+    subscribe(runId: string, onNew: (appended?: StoredEvent[]) => void): Promise<() => Promise<void>>;
   };
 
   blobs: {

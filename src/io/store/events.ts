@@ -29,14 +29,14 @@ interface EventRow {
  * number of listening connections never grows with the number of stores or subscribers.
  */
 class RunEventDispatcher {
-  private readonly subscribers = new Map<string, Set<() => void>>();
+  private readonly subscribers = new Map<string, Set<(appended?: StoredEvent[]) => void>>();
   private started: Promise<unknown> | null = null;
 
   constructor(private readonly db: Db) {}
 
-  async subscribe(runId: string, onNew: () => void): Promise<() => Promise<void>> {
+  async subscribe(runId: string, onNew: (appended?: StoredEvent[]) => void): Promise<() => Promise<void>> {
     // Registered before LISTEN is active: nothing notified after this call resolves is missed.
-    const entry = () => onNew();
+    const entry = (appended?: StoredEvent[]) => onNew(appended);
     let set = this.subscribers.get(runId);
     if (!set) {
       set = new Set();
@@ -62,17 +62,18 @@ class RunEventDispatcher {
     return this.started;
   }
 
-  private dispatch(runId: string): void {
+  /** Wakes the run's subscribers; with the events just stored when the append was made here. */
+  dispatch(runId: string, appended?: StoredEvent[]): void {
     for (const onNew of [...(this.subscribers.get(runId) ?? [])]) {
       try {
-        onNew();
+        onNew(appended);
       } catch {
         // A subscriber's failure is its own business; the others must still be woken.
       }
     }
   }
 
-  private remove(runId: string, entry: () => void): void {
+  private remove(runId: string, entry: (appended?: StoredEvent[]) => void): void {
     const set = this.subscribers.get(runId);
     if (!set) return;
     set.delete(entry);
@@ -104,6 +105,15 @@ function toStoredEvent(row: EventRow): StoredEvent {
   };
 }
 
+/** Inserts a chunk of events, answering the rows it stored (a retried append stores none twice), in order. */
+const INSERT_RETURNING = `INSERT INTO run_events (run_id, seq, sub, event, message_id, created_at, task_id, data, terminal)
+  SELECT $1, r.seq, r.sub, r.event, r.message_id, r.created_at, r.task_id, r.data, r.terminal
+  FROM json_to_recordset($2::json) AS r(seq int, sub int, event text, message_id text, created_at double precision,
+                                        task_id text, data json, terminal boolean)
+  ORDER BY r.seq, r.sub
+  ON CONFLICT (run_id, seq, sub) DO NOTHING
+  RETURNING seq, sub, event, message_id, created_at, task_id, data, terminal`;
+
 /** The events repository over `db`. */
 export function eventsRepository(db: Db): Store['events'] {
   return {
@@ -120,10 +130,18 @@ export function eventsRepository(db: Db): Store['events'] {
           data: e.data ?? {},
           terminal: isTerminalEvent(e.event),
         }));
+        // PGlite: every reader is in this process, so the rows inserted go to them directly and
+        // they need not read them back (one statement per token flush instead of one per reader).
+        if (db.kind === 'pglite') {
+          const inserted = await timeEventAppend(() => db.query<EventRow>(INSERT_RETURNING, [runId, jsonParam(rows)]));
+          const stored = inserted.rows.map(toStoredEvent).sort((a, b) => a.seq - b.seq || a.sub - b.sub);
+          dispatcherFor(db).dispatch(runId, stored);
+          continue;
+        }
         // The whole chunk travels as one JSON parameter, and readers are notified by the same
-        // statement: one round trip (PGlite runs every statement of the process in one queue).
-        // The notification goes out even when a retry inserted nothing: the first attempt may
-        // have died before it was delivered. On PostgreSQL it is delivered on commit.
+        // statement: one round trip. The notification goes out even when a retry inserted
+        // nothing: the first attempt may have died before it was delivered. On PostgreSQL it is
+        // delivered on commit.
         await timeEventAppend(() =>
           db.query(
             `WITH inserted AS (

@@ -112,6 +112,19 @@ export function eventCases(ctx: StoreContext): void {
     await unsubscribeOther();
   });
 
+  it('hands an embedded store’s subscribers the events just stored, in order, and none stored already', async () => {
+    const runId = newId();
+    const handed: string[][] = [];
+    const unsubscribe = await ctx.store.events.subscribe(runId, (appended) => handed.push(appended ? positions(appended) : ['read']));
+    await ctx.store.events.append(runId, [runEvent(2, 0, 'node_started'), runEvent(1, 0, 'workflow_started')]);
+    await ctx.store.events.append(runId, [runEvent(2, 0, 'node_started'), runEvent(3, 1, 'message', { content: 'x' })]);
+    await ctx.store.events.list(runId, null, 10); // notifications of PostgreSQL arrive by now or soon after
+    await unsubscribe();
+    if (ctx.db.kind === 'pglite') expect(handed).toEqual([['1.0', '2.0'], ['3.1']]);
+    // PostgreSQL's readers may be in other processes: they are woken and read.
+    else expect(handed.every((h) => h[0] === 'read')).toBe(true);
+  });
+
   it('stops waking a subscriber once it unsubscribes', async () => {
     const runId = newId();
     let staleCalls = 0;

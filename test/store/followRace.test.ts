@@ -1,0 +1,44 @@
+/**
+ * A reader following a run's log while it is written (api/services/eventStream.ts): on PGlite the
+ * appends hand their events to the reader, and its reads race them; whichever way each append
+ * reaches it, the reader gets every event once, in order.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { followRunEvents } from '../../api/services/eventStream';
+import { openStore } from '../../src/io/store/store';
+import { newId } from '../../src/io/store/time';
+import type { Store } from '../../src/io/store/contract';
+import { runEvent } from './cases/context';
+
+let store: Store;
+beforeAll(async () => {
+  store = await openStore({});
+});
+afterAll(async () => {
+  await store?.close();
+});
+
+describe('a reader following a log as it is written', () => {
+  it('gets every event once and in order while appends of one to three events race its reads', async () => {
+    const runId = newId();
+    await store.events.append(runId, [runEvent(1, 0, 'workflow_started')]);
+    const seen: string[] = [];
+    const reader = (async () => {
+      for await (const e of followRunEvents(store, runId, { after: null, signal: new AbortController().signal, checkRunFirst: false }))
+        seen.push(`${e.seq}.${e.sub}`);
+    })();
+    const expected = ['1.0'];
+    let sub = 0;
+    for (let i = 0; i < 300; i++) {
+      const batch = Array.from({ length: 1 + (i % 3) }, () => runEvent(2, ++sub, 'message', { content: 't' }));
+      expected.push(...batch.map((e) => `${e.seq}.${e.sub}`));
+      // Some appends wait for the last, some overlap it: the reader sees both kinds.
+      const written = store.events.append(runId, batch);
+      if (i % 4 !== 0) await written;
+    }
+    await store.events.append(runId, [runEvent(3, 0, 'workflow_finished')]);
+    expected.push('3.0');
+    await reader;
+    expect(seen).toEqual(expected);
+  });
+});
