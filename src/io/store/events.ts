@@ -114,6 +114,30 @@ const INSERT_RETURNING = `INSERT INTO run_events (run_id, seq, sub, event, messa
   ON CONFLICT (run_id, seq, sub) DO NOTHING
   RETURNING seq, sub, event, message_id, created_at, task_id, data, terminal`;
 
+/** Up to this many events are inserted with plain parameters (about twice as fast as unpacking JSON on PGlite). */
+const VALUES_MAX = 8;
+
+/** As jsonParam does for the JSON form: PostgreSQL refuses NUL in text. */
+function text(value: unknown): unknown {
+  return typeof value === 'string' ? value.replaceAll('\u0000', '') : value;
+}
+
+/** The INSERT … VALUES of a few events, answering the rows it stored, and its parameters. */
+function insertValues(runId: string, rows: EventRow[]): [string, unknown[]] {
+  const params: unknown[] = [runId];
+  const tuples = rows.map((r) => {
+    const at = params.length;
+    params.push(r.seq, r.sub, text(r.event), text(r.message_id), r.created_at, text(r.task_id), jsonParam(r.data), r.terminal);
+    return `($1, ${Array.from({ length: 8 }, (_, i) => `$${at + i + 1}`).join(', ')})`;
+  });
+  return [
+    `INSERT INTO run_events (run_id, seq, sub, event, message_id, created_at, task_id, data, terminal) VALUES ${tuples.join(', ')}
+     ON CONFLICT (run_id, seq, sub) DO NOTHING
+     RETURNING seq, sub, event, message_id, created_at, task_id, data, terminal`,
+    params,
+  ];
+}
+
 /** The events repository over `db`. */
 export function eventsRepository(db: Db): Store['events'] {
   return {
@@ -133,7 +157,8 @@ export function eventsRepository(db: Db): Store['events'] {
         // PGlite: every reader is in this process, so the rows inserted go to them directly and
         // they need not read them back (one statement per token flush instead of one per reader).
         if (db.kind === 'pglite') {
-          const inserted = await timeEventAppend(() => db.query<EventRow>(INSERT_RETURNING, [runId, jsonParam(rows)]));
+          const [sql, params] = rows.length <= VALUES_MAX ? insertValues(runId, rows) : [INSERT_RETURNING, [runId, jsonParam(rows)]];
+          const inserted = await timeEventAppend(() => db.query<EventRow>(sql, params));
           const stored = inserted.rows.map(toStoredEvent).sort((a, b) => a.seq - b.seq || a.sub - b.sub);
           dispatcherFor(db).dispatch(runId, stored);
           continue;
