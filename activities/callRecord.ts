@@ -4,6 +4,9 @@
  * That saves the step its own local activity (a marker, an activation and a store round trip per
  * node, bench/orchestration.ts). The write is the same idempotent append, so every attempt of the
  * call may make it again.
+ *
+ * It must reach the store before anything the call itself writes (tokens): the store's appends of
+ * one run keep their order (src/io/store/events.ts), and every call writes through that store.
  */
 import { CALL_TRAITS, type ActivityCallName } from '../src/core/components/callContracts';
 import type { AppendRunEventsInput } from './runs';
@@ -28,8 +31,19 @@ export function recordingCalls<A extends Record<string, unknown>>(activities: A,
     // A named function keeps the activity type Temporal registers (its key) and shows in traces.
     wrapped[name] = {
       async [name](request: never, options: CallOptions) {
-        if (options?.record) await append(options.record);
-        return call(request, options);
+        if (!options?.record) return call(request, options);
+        // Written while the call gets going (its model request, its tool's connection): the
+        // store keeps a run's appends in the order they were made, so anything the call writes
+        // lands after them. The call succeeds only once they are stored.
+        const written = append(options.record);
+        try {
+          const result = await call(request, options);
+          await written;
+          return result;
+        } catch (err) {
+          await written.catch(() => undefined);
+          throw err;
+        }
       },
     }[name];
   }

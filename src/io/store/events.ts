@@ -140,36 +140,36 @@ function insertValues(runId: string, rows: EventRow[]): [string, unknown[]] {
 
 /** The events repository over `db`. */
 export function eventsRepository(db: Db): Store['events'] {
-  return {
-    async append(runId, events) {
-      if (events.length === 0) return;
-      for (let start = 0; start < events.length; start += APPEND_CHUNK) {
-        const rows = events.slice(start, start + APPEND_CHUNK).map((e: RunEvent) => ({
-          seq: e.seq,
-          sub: e.sub,
-          event: e.event,
-          message_id: e.message_id,
-          created_at: e.created_at,
-          task_id: e.task_id,
-          data: e.data ?? {},
-          terminal: isTerminalEvent(e.event),
-        }));
-        // PGlite: every reader is in this process, so the rows inserted go to them directly and
-        // they need not read them back (one statement per token flush instead of one per reader).
-        if (db.kind === 'pglite') {
-          const [sql, params] = rows.length <= VALUES_MAX ? insertValues(runId, rows) : [INSERT_RETURNING, [runId, jsonParam(rows)]];
-          const inserted = await timeEventAppend(() => db.query<EventRow>(sql, params));
-          const stored = inserted.rows.map(toStoredEvent).sort((a, b) => a.seq - b.seq || a.sub - b.sub);
-          dispatcherFor(db).dispatch(runId, stored);
-          continue;
-        }
-        // The whole chunk travels as one JSON parameter, and readers are notified by the same
-        // statement: one round trip. The notification goes out even when a retry inserted
-        // nothing: the first attempt may have died before it was delivered. On PostgreSQL it is
-        // delivered on commit.
-        await timeEventAppend(() =>
-          db.query(
-            `WITH inserted AS (
+  /** Each run's last append in this process: the next waits for it (see `append`). */
+  const tails = new Map<string, Promise<void>>();
+  const insert = async (runId: string, events: RunEvent[]): Promise<void> => {
+    for (let start = 0; start < events.length; start += APPEND_CHUNK) {
+      const rows = events.slice(start, start + APPEND_CHUNK).map((e: RunEvent) => ({
+        seq: e.seq,
+        sub: e.sub,
+        event: e.event,
+        message_id: e.message_id,
+        created_at: e.created_at,
+        task_id: e.task_id,
+        data: e.data ?? {},
+        terminal: isTerminalEvent(e.event),
+      }));
+      // PGlite: every reader is in this process, so the rows inserted go to them directly and
+      // they need not read them back (one statement per token flush instead of one per reader).
+      if (db.kind === 'pglite') {
+        const [sql, params] = rows.length <= VALUES_MAX ? insertValues(runId, rows) : [INSERT_RETURNING, [runId, jsonParam(rows)]];
+        const inserted = await timeEventAppend(() => db.query<EventRow>(sql, params));
+        const stored = inserted.rows.map(toStoredEvent).sort((a, b) => a.seq - b.seq || a.sub - b.sub);
+        dispatcherFor(db).dispatch(runId, stored);
+        continue;
+      }
+      // The whole chunk travels as one JSON parameter, and readers are notified by the same
+      // statement: one round trip. The notification goes out even when a retry inserted
+      // nothing: the first attempt may have died before it was delivered. On PostgreSQL it is
+      // delivered on commit.
+      await timeEventAppend(() =>
+        db.query(
+          `WITH inserted AS (
              INSERT INTO run_events (run_id, seq, sub, event, message_id, created_at, task_id, data, terminal)
              SELECT $1, r.seq, r.sub, r.event, r.message_id, r.created_at, r.task_id, r.data, r.terminal
              FROM json_to_recordset($2::json) AS r(seq int, sub int, event text, message_id text, created_at double precision,
@@ -178,10 +178,32 @@ export function eventsRepository(db: Db): Store['events'] {
              RETURNING 1
            )
            SELECT pg_notify($3, $1) FROM (SELECT count(*) FROM inserted) AS done`,
-            [runId, jsonParam(rows), RUN_EVENTS_CHANNEL],
-          ),
-        );
-      }
+          [runId, jsonParam(rows), RUN_EVENTS_CHANNEL],
+        ),
+      );
+    }
+  };
+
+  return {
+    /**
+     * Appends of one run made in this process are stored in the order they were asked for, even
+     * when made at once (a call writes its step's events while its model call starts, then
+     * tokens): on PostgreSQL two connections could commit them the other way round, and a reader
+     * past the later one would never see the earlier.
+     */
+    append(runId, events) {
+      if (events.length === 0) return Promise.resolve();
+      const before = tails.get(runId);
+      const mine = before ? before.then(() => insert(runId, events)) : insert(runId, events);
+      const tail = mine.then(
+        () => undefined,
+        () => undefined,
+      );
+      tails.set(runId, tail);
+      void tail.then(() => {
+        if (tails.get(runId) === tail) tails.delete(runId);
+      });
+      return mine;
     },
 
     async listByMessage(tenantId, canvasId, messageId, event) {

@@ -125,6 +125,18 @@ export function eventCases(ctx: StoreContext): void {
     else expect(handed.every((h) => h[0] === 'read')).toBe(true);
   });
 
+  it('stores the appends of one run made at once in the order they were asked for', async () => {
+    const runId = newId();
+    const order: string[] = [];
+    const big = Array.from({ length: 1_500 }, (_, i) => runEvent(5, i + 1, 'message', { content: `t${i}` }));
+    const first = ctx.store.events.append(runId, big).then(() => order.push('big first'));
+    const second = ctx.store.events.append(runId, [runEvent(6, 0, 'message_end')]).then(() => order.push('small second'));
+    const other = ctx.store.events.append(newId(), [runEvent(1, 0, 'workflow_started')]).then(() => order.push('another run'));
+    await Promise.all([first, second, other]);
+    expect(order.filter((o) => o !== 'another run')).toEqual(['big first', 'small second']);
+    expect(positions(await ctx.store.events.list(runId, { seq: 5, sub: 1_499 }, 10))).toEqual(['5.1500', '6.0']);
+  });
+
   it('stops waking a subscriber once it unsubscribes', async () => {
     const runId = newId();
     let staleCalls = 0;
