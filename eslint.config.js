@@ -47,7 +47,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js', '.dependency-cruiser.mjs', 'prettier.config.mjs', 'scripts/*.mjs'] },
+        projectService: { allowDefaultProject: ['eslint.config.js', '.dependency-cruiser.mjs', 'prettier.config.mjs', 'scripts/*.mjs', 'src/io/store/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
       globals: {

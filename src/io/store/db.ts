@@ -3,7 +3,7 @@
  * Both speak the same SQL; repositories never look at which one they got.
  */
 import { createPgDb } from './pgDb';
-import { createPgliteDb } from './pgliteDb';
+import { createPgliteThreadDb } from './pgliteThread';
 import type { Db } from './contract';
 
 export interface OpenDbOptions {
@@ -28,7 +28,7 @@ export interface OpenedDb extends Db {
  */
 export async function openDb(opts: OpenDbOptions): Promise<OpenedDb> {
   const log = opts.log ?? ((msg: string) => console.warn(msg));
-  const db = opts.databaseUrl ? await createPgDb(opts.databaseUrl, log) : await createPgliteDb(opts.dataDir);
+  const db = opts.databaseUrl ? await createPgDb(opts.databaseUrl, log) : await createPgliteThreadDb(opts.dataDir);
   let hasVector = true;
   try {
     await db.query('CREATE EXTENSION IF NOT EXISTS vector');
