@@ -139,8 +139,13 @@ export async function* followRunEvents(store: Store, runId: string, opts: Follow
         if (!run) return;
         if (ENDED.has(run.status) && (await store.events.list(runId, cursor, 1)).length === 0) {
           // The status is written before the last events: end on the terminal event, and only
-          // give up waiting for it after a grace period.
-          if (await store.events.hasTerminal(runId)) return;
+          // give up waiting for it after a grace period. A terminal event stored since the read
+          // just above is read before ending (200 starts at once ended one stream without it).
+          if (await store.events.hasTerminal(runId)) {
+            if ((await store.events.list(runId, cursor, 1)).length === 0) return;
+            notified = true;
+            continue;
+          }
           endedQuietSince ??= Date.now();
           if (Date.now() - endedQuietSince >= (opts.endGraceMs ?? END_GRACE_MS)) return;
         }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followRunEvents } from '../../api/services/eventStream';
 import { openStore } from '../../src/io/store/store';
 import { newId } from '../../src/io/store/time';
-import type { Store } from '../../src/io/store/contract';
+import type { RunRecord, Store } from '../../src/io/store/contract';
 import { runEvent } from './cases/context';
 
 let store: Store;
@@ -40,5 +40,26 @@ describe('a reader following a log as it is written', () => {
     expected.push('3.0');
     await reader;
     expect(seen).toEqual(expected);
+  });
+
+  it('reads a terminal event stored between its check of the log and its check for an ending', async () => {
+    const runId = newId();
+    await store.events.append(runId, [runEvent(1, 0, 'workflow_started')]);
+    // The run's row says it ended; its last event lands just as the reader asks whether one exists.
+    const racing: Store = {
+      ...store,
+      runs: { ...store.runs, getById: async () => ({ id: runId, status: 'finished' }) as RunRecord },
+      events: {
+        ...store.events,
+        hasTerminal: async (id) => {
+          await store.events.append(id, [runEvent(2, 0, 'workflow_finished')]);
+          return store.events.hasTerminal(id);
+        },
+      },
+    };
+    const seen: string[] = [];
+    for await (const e of followRunEvents(racing, runId, { after: { seq: 1, sub: 0 }, signal: new AbortController().signal, checkRunFirst: true }))
+      seen.push(e.event);
+    expect(seen).toEqual(['workflow_finished']);
   });
 });
