@@ -64,6 +64,13 @@ function expectOrdered(events: StoredEvent[]): void {
   }
 }
 
+/** The run's log, checked for order, as node-level steps. */
+async function loggedSteps(runId: string): Promise<string[]> {
+  const events = await store.events.list(runId, null, 10_000);
+  expectOrdered(events);
+  return steps(events);
+}
+
 async function localActivities(handle: WorkflowHandle): Promise<number> {
   const history = await handle.fetchHistory();
   return (history.events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
@@ -77,9 +84,7 @@ describe('step events', () => {
     const r = await run(worker, await save('three models', chainOf(3)));
     expect(r.result.status).toBe('finished');
     expect(await localActivities(r.handle)).toBe(1);
-    const events = await store.events.list(r.runId, null, 10_000);
-    expectOrdered(events);
-    expect(steps(events)).toEqual([
+    expect(await loggedSteps(r.runId)).toEqual([
       'workflow_started',
       'node_started:begin',
       'node_finished:begin',
@@ -96,10 +101,8 @@ describe('step events', () => {
   it('reach the log even when the call never ran: they are written with the run’s end', async () => {
     const r = await run(modelless, await save('no model', chainOf(1)), { infraRetries: 0 });
     expect(r.result.status).toBe('failed');
-    const events = await store.events.list(r.runId, null, 10_000);
-    expectOrdered(events);
     // The model node's node_started went with its call, which no worker ran.
-    expect(steps(events)).toEqual([
+    expect(await loggedSteps(r.runId)).toEqual([
       'workflow_started',
       'node_started:begin',
       'node_finished:begin',
@@ -115,9 +118,7 @@ describe('step events', () => {
     llm.whenPromptIncludes('step ', { content: 'ok' });
     const r = await run(worker, await save('handed over', chainOf(4)), { continueAsNewAfterEvents: 16 });
     expect(r.result.status).toBe('finished');
-    const events = await store.events.list(r.runId, null, 10_000);
-    expectOrdered(events);
-    expect(steps(events).filter((n) => n.startsWith('node_started'))).toEqual([
+    expect((await loggedSteps(r.runId)).filter((n) => n.startsWith('node_started'))).toEqual([
       'node_started:begin',
       'node_started:LLM:0',
       'node_started:LLM:1',

@@ -105,14 +105,18 @@ function toStoredEvent(row: EventRow): StoredEvent {
   };
 }
 
-/** Inserts a chunk of events, answering the rows it stored (a retried append stores none twice), in order. */
-const INSERT_RETURNING = `INSERT INTO run_events (run_id, seq, sub, event, message_id, created_at, task_id, data, terminal)
+/** A chunk of events into the log, the chunk as one JSON parameter ($1 the run, $2 the rows). */
+const INSERT_FROM_JSON = `INSERT INTO run_events (run_id, seq, sub, event, message_id, created_at, task_id, data, terminal)
   SELECT $1, r.seq, r.sub, r.event, r.message_id, r.created_at, r.task_id, r.data, r.terminal
   FROM json_to_recordset($2::json) AS r(seq int, sub int, event text, message_id text, created_at double precision,
-                                        task_id text, data json, terminal boolean)
-  ORDER BY r.seq, r.sub
-  ON CONFLICT (run_id, seq, sub) DO NOTHING
+                                        task_id text, data json, terminal boolean)`;
+
+/** What an insert answers: the rows it stored (a retried append stores none twice). */
+const STORED = `ON CONFLICT (run_id, seq, sub) DO NOTHING
   RETURNING seq, sub, event, message_id, created_at, task_id, data, terminal`;
+
+/** Inserts a chunk of events, answering the rows it stored, in order. */
+const INSERT_RETURNING = `${INSERT_FROM_JSON} ORDER BY r.seq, r.sub ${STORED}`;
 
 /** Up to this many events are inserted with plain parameters (about twice as fast as unpacking JSON on PGlite). */
 const VALUES_MAX = 8;
@@ -130,12 +134,7 @@ function insertValues(runId: string, rows: EventRow[]): [string, unknown[]] {
     params.push(r.seq, r.sub, text(r.event), text(r.message_id), r.created_at, text(r.task_id), jsonParam(r.data), r.terminal);
     return `($1, ${Array.from({ length: 8 }, (_, i) => `$${at + i + 1}`).join(', ')})`;
   });
-  return [
-    `INSERT INTO run_events (run_id, seq, sub, event, message_id, created_at, task_id, data, terminal) VALUES ${tuples.join(', ')}
-     ON CONFLICT (run_id, seq, sub) DO NOTHING
-     RETURNING seq, sub, event, message_id, created_at, task_id, data, terminal`,
-    params,
-  ];
+  return [`INSERT INTO run_events (run_id, seq, sub, event, message_id, created_at, task_id, data, terminal) VALUES ${tuples.join(', ')} ${STORED}`, params];
 }
 
 /** The events repository over `db`. */
@@ -169,14 +168,7 @@ export function eventsRepository(db: Db): Store['events'] {
       // delivered on commit.
       await timeEventAppend(() =>
         db.query(
-          `WITH inserted AS (
-             INSERT INTO run_events (run_id, seq, sub, event, message_id, created_at, task_id, data, terminal)
-             SELECT $1, r.seq, r.sub, r.event, r.message_id, r.created_at, r.task_id, r.data, r.terminal
-             FROM json_to_recordset($2::json) AS r(seq int, sub int, event text, message_id text, created_at double precision,
-                                                     task_id text, data json, terminal boolean)
-             ON CONFLICT (run_id, seq, sub) DO NOTHING
-             RETURNING 1
-           )
+          `WITH inserted AS (${INSERT_FROM_JSON} ON CONFLICT (run_id, seq, sub) DO NOTHING RETURNING 1)
            SELECT pg_notify($3, $1) FROM (SELECT count(*) FROM inserted) AS done`,
           [runId, jsonParam(rows), RUN_EVENTS_CHANNEL],
         ),
