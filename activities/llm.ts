@@ -55,10 +55,14 @@ async function prepareStream(store: Store, request: LlmChatRequest, attempt: num
   // A retry replaces what an earlier attempt streamed: hide those tokens from later readers and
   // mark the place, so that a reader who was sent them drops them (the API's reader sizes the
   // drop to what that reader got; the count stored here is what the attempt streamed).
+  // A first attempt streams into a slot no one has written (the engine reserves a fresh one per
+  // call), so it need not look: one statement less, queued behind the step's own events, before
+  // the model is asked.
+  if (attempt === 1) return new TokenWriter(store, target, 0);
   const last = await store.events.lastSub(target.runId, target.seq);
   let discarded = 0;
   let hidden = 0;
-  if (attempt > 1 && last > 0) {
+  if (last > 0) {
     for (const e of await store.events.slotUpTo(target.runId, { seq: target.seq, sub: last }))
       discarded = e.event === 'message_retry' ? 0 : discarded + shownLength(e.data);
     hidden = await store.events.supersede(target.runId, target.seq);

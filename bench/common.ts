@@ -19,7 +19,7 @@ import { createStore } from '../src/io/store/store';
 import type { CanvasRecord, Db, Store } from '../src/io/store/contract';
 import { WORKER_TUNING } from '../server/boot/worker';
 import { obtainTemporalCli } from '../src/io/temporal/cli';
-import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../src/io/temporal/bundle';
+import { WORKFLOW_BUNDLER_OPTIONS, workflowsPath } from '../src/io/temporal/bundle';
 import { startDevServer } from '../src/io/temporal/devServer';
 import { startScriptedLlm, type ScriptedLlm } from '../test/helpers/scriptedLlm';
 
@@ -87,7 +87,7 @@ export async function startBenchEnvironment(env: Record<string, string> = {}, op
     connection: workerConnection,
     taskQueue,
     workflowsPath: workflowsPath(root),
-    bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] },
+    bundlerOptions: WORKFLOW_BUNDLER_OPTIONS,
     activities,
     maxCachedWorkflows: 1000,
   });

@@ -11,7 +11,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { obtainTemporalCli } from '../src/io/temporal/cli';
-import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../src/io/temporal/bundle';
+import { WORKFLOW_BUNDLER_OPTIONS, workflowsPath } from '../src/io/temporal/bundle';
 import { DEV_SERVER_TUNING } from '../src/io/temporal/devServer';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/core/searchAttributes';
 
@@ -44,7 +44,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const started = Date.now();
   const bundle = await bundleWorkflowCode({
     workflowsPath: workflowsPath(root),
-    preloadModules: [...WORKFLOW_PRELOAD_MODULES],
+    ...WORKFLOW_BUNDLER_OPTIONS,
     logger: new DefaultLogger('WARN'),
   });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-wf-'));

@@ -18,7 +18,7 @@ import type { CanvasDsl } from '../src/core/dsl/schema';
 import { ZERO_USAGE } from '../src/core/engine/state';
 import { describeProblems } from '../src/errors';
 import { RUN_STATUS_KEY } from '../src/core/searchAttributes';
-import type { CanvasRunInput, CanvasRunResult } from './definitions';
+import { startedAtRevision2, type CanvasRunInput, type CanvasRunResult } from './definitions';
 import { finalizeRun, resumedStep, runInWorkflow } from './workflowCarrier';
 
 /** The patch under which `auto_play` Messages call `speak` (histories before it made no such call). */
@@ -36,19 +36,23 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
     const error = describeProblems('The canvas is invalid', compiled.problems);
     const result: CanvasRunResult = { status: 'failed', content: '', outputs: null, usage: { ...ZERO_USAGE }, error };
     upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: 'failed' }]);
-    await finalizeRun({
-      runId: input.runId,
-      sessionId: input.sessionId,
-      messageId: input.messageId,
-      result,
-      session: null,
-      events: rejectRun(input, error, Date.now()),
-      ...(input.nest ? { mirror: input.nest } : {}),
-    });
+    await finalizeRun(
+      {
+        runId: input.runId,
+        sessionId: input.sessionId,
+        messageId: input.messageId,
+        result,
+        session: null,
+        events: rejectRun(input, error, Date.now()),
+        ...(input.nest ? { mirror: input.nest } : {}),
+      },
+      startedAtRevision2(input),
+    );
     return result;
   }
   const canvas = compiled.canvas;
   const { settings } = input;
+  const revision2 = startedAtRevision2(input);
   const first = input.checkpoint
     ? resumedStep(input.checkpoint)
     : startRun(
@@ -63,7 +67,9 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
           session: input.session,
           toolCalling: settings.toolCalling,
           // Asked only of canvases with an auto_play Message, so other runs record no marker.
-          speech: Object.values(canvas.nodes).some((n) => (n.params as { auto_play?: unknown }).auto_play === true) && patched(MESSAGE_AUTO_PLAY_PATCH),
+          speech:
+            Object.values(canvas.nodes).some((n) => (n.params as { auto_play?: unknown }).auto_play === true) &&
+            (revision2 || patched(MESSAGE_AUTO_PLAY_PATCH)),
           ...(input.webhook ? { webhook: input.webhook } : {}),
           ...(input.announced ? { announced: true } : {}),
         },
@@ -73,15 +79,16 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
   return runInWorkflow(canvas, first, {
     runId: input.runId,
     settings,
-    recordedStatus: input.checkpoint ? input.checkpoint.state.status : null,
+    recordedStatus: input.checkpoint ? input.checkpoint.state.status : revision2 ? 'running' : null,
+    revision2,
     ...(input.nest ? { mirror: input.nest } : {}),
-    finalize: (step) => finalize(input, step),
+    finalize: (step) => finalize(input, step, revision2),
     // The conversation state moves with the checkpoint; the session input is only for the start.
     continueAsNew: (checkpoint) => continueAsNew<typeof canvasRun>({ ...input, session: null, checkpoint }),
   });
 }
 
-async function finalize(input: CanvasRunInput, step: StepResult): Promise<CanvasRunResult> {
+async function finalize(input: CanvasRunInput, step: StepResult, revision2: boolean): Promise<CanvasRunResult> {
   const state = step.state;
   const last = state.path[state.path.length - 1];
   const result: CanvasRunResult = {
@@ -91,15 +98,18 @@ async function finalize(input: CanvasRunInput, step: StepResult): Promise<Canvas
     usage: state.usage,
     error: state.status === 'finished' ? null : state.error,
   };
-  await finalizeRun({
-    runId: input.runId,
-    sessionId: input.sessionId,
-    messageId: input.messageId,
-    result,
-    session: state.status === 'finished' ? sessionAfter(state) : null,
-    events: step.events,
-    ...(input.nest ? { mirror: input.nest } : {}),
-  });
+  await finalizeRun(
+    {
+      runId: input.runId,
+      sessionId: input.sessionId,
+      messageId: input.messageId,
+      result,
+      session: state.status === 'finished' ? sessionAfter(state) : null,
+      events: step.events,
+      ...(input.nest ? { mirror: input.nest } : {}),
+    },
+    revision2,
+  );
   return result;
 }
 

@@ -45,29 +45,31 @@ export class StepRecorder {
     private readonly mirror: NestTarget | undefined,
     /** The status already recorded (a continued run's first step), so it is not recorded twice. */
     private recordedStatus: RunStatus | null,
+    /** Started at revision 2 (workflows/definitions.ts): events go with calls without asking the patch. */
+    private readonly revision2: boolean,
   ) {}
 
-  /** Records a step before its calls are made or its pause is waited at. */
-  async record(step: StepResult): Promise<void> {
+  /** Records a step before its calls are made or its pause is waited at (a promise only when a local activity writes it). */
+  record(step: StepResult): Promise<void> | undefined {
     const changed = step.status !== this.recordedStatus;
     const before = this.takePending();
     const events = before ? [...before.events, ...step.events] : step.events;
     const status = changed ? step.status : before?.status;
     if (changed) upsertSearchAttributes([{ key: RUN_STATUS_KEY, value: step.status }]);
     this.recordedStatus = step.status;
-    if (events.length === 0 && status === undefined) return;
+    if (events.length === 0 && status === undefined) return undefined;
     const input: AppendRunEventsInput = { runId: this.runId, events, ...(status ? { status } : {}), ...(this.mirror ? { mirror: this.mirror } : {}) };
     const call = step.status === 'running' && step.calls.length === 1 ? step.calls[0]! : null;
     if (
       call &&
       CALL_TRAITS[call.call.activity].carrier === 'activity' &&
       JSON.stringify(events).length <= WITH_CALL_MAX_CHARS &&
-      patched(EVENTS_WITH_CALL_PATCH)
+      (this.revision2 || patched(EVENTS_WITH_CALL_PATCH))
     ) {
       this.pending = { callId: call.callId, input };
-      return;
+      return undefined;
     }
-    await local.appendRunEvents(input);
+    return local.appendRunEvents(input);
   }
 
   /** The events to hand to `call`, if its step left them to it. */

@@ -48,15 +48,17 @@ export const FINALIZE_LOCAL_PATCH = 'finalize-run-local-activity';
  * and one activity round trip less per run, bench/orchestration.ts). Runs recorded before the
  * patch replay their activity.
  */
-export function finalizeRun(input: FinalizeRunInput): Promise<void> {
-  return patched(FINALIZE_LOCAL_PATCH) ? localBookkeeping.finalizeRun(input) : bookkeeping.finalizeRun(input);
+export function finalizeRun(input: FinalizeRunInput, revision2 = false): Promise<void> {
+  return revision2 || patched(FINALIZE_LOCAL_PATCH) ? localBookkeeping.finalizeRun(input) : bookkeeping.finalizeRun(input);
 }
 
 export interface WorkflowRunOptions<R> {
   runId: string;
   settings: RunSettings;
-  /** The status already recorded for the first step (a continued run), so it is not recorded twice. */
+  /** The status already recorded for the first step (a continued run, a run its start recorded), so it is not recorded twice. */
   recordedStatus: RunStatus | null;
+  /** Started at revision 2 (workflows/definitions.ts, RUN_REVISION): patched branches are taken without asking. */
+  revision2?: boolean;
   /** A child run: its events are mirrored into this slot of the parent's log too. */
   mirror?: NestTarget;
   /** Ends the run with its final step (runs non-cancellable when the run was cancelled through Temporal). */
@@ -110,15 +112,15 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
     },
   );
 
-  const recorder = new StepRecorder(runId, options.mirror, options.recordedStatus);
+  const recorder = new StepRecorder(runId, options.mirror, options.recordedStatus, options.revision2 === true);
   const carrier: RunCarrier<R> = {
     now: () => Date.now(),
     record: (s) => recorder.record(s),
-    carry: async (call) => {
-      const result = await carryCall(call, settings, recorder.eventsFor(call));
-      recorder.settled(call, result.ok);
-      return result;
-    },
+    carry: (call) =>
+      carryCall(call, settings, recorder.eventsFor(call)).then((result) => {
+        recorder.settled(call, result.ok);
+        return result;
+      }),
     guard: (round) => callScope.run(round),
     isCancellation,
     cancelReason: () => cancelReason,

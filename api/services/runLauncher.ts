@@ -13,7 +13,7 @@ import { AppError } from '../../src/errors';
 import type { CanvasRecord, Store } from '../../src/io/store/contract';
 import { runsStarted } from '../../src/io/metrics/registry';
 import { CANVAS_ID_KEY, RUN_STATUS_KEY, SESSION_ID_KEY, TENANT_ID_KEY } from '../../src/core/searchAttributes';
-import { canvasRunInput, workflowIdFor, type RunSettings } from '../../workflows/definitions';
+import { canvasRunInput, RUN_REVISION, workflowIdFor, type RunSettings } from '../../workflows/definitions';
 import { checkRunInputSizes, checkSize, DEFAULT_RUN_INPUT_LIMITS, type RunInputLimits } from './runLimits';
 import { failStrandedRun } from './runReconciler';
 import { runCanvasOf } from './canvasVersions';
@@ -121,6 +121,7 @@ export async function startRecordedRun(deps: LaunchDeps, req: LaunchRequest, ids
     ...(req.webhook ? { webhook: req.webhook } : {}),
   });
   input.announced = true;
+  input.revision = RUN_REVISION; // the row says running, and so does the start's RunStatus below
   try {
     await deps.client.workflow.start('canvasRun', {
       taskQueue: deps.taskQueue,

@@ -2,7 +2,7 @@
 import type { VersioningBehavior, WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Worker, type LogLevel, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
-import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../../src/io/temporal/bundle';
+import { WORKFLOW_BUNDLER_OPTIONS, workflowsPath } from '../../src/io/temporal/bundle';
 import { activityMetricsInterceptor } from '../../src/io/metrics/activityRetries';
 import { installTemporalRuntime } from './telemetry';
 
@@ -50,7 +50,7 @@ export async function createWorker(opts: {
     taskQueue: opts.taskQueue,
     ...(opts.workflowBundlePath
       ? { workflowBundle: { codePath: opts.workflowBundlePath } }
-      : { workflowsPath: workflowsPath(opts.projectRoot), bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] } }),
+      : { workflowsPath: workflowsPath(opts.projectRoot), bundlerOptions: WORKFLOW_BUNDLER_OPTIONS }),
     ...(opts.deployment
       ? {
           workerDeploymentOptions: {

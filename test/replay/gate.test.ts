@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { WORKFLOW_PRELOAD_MODULES } from '../../src/io/temporal/bundle';
+import { WORKFLOW_BUNDLER_OPTIONS } from '../../src/io/temporal/bundle';
 import { replayStoredHistory } from './gate';
 
 const histories = path.resolve(__dirname, '../fixtures/histories');
@@ -23,7 +23,7 @@ beforeAll(async () => {
   }
   const bundle = await bundleWorkflowCode({
     workflowsPath: path.resolve(__dirname, '../versioning/changedWorkflows.ts'),
-    preloadModules: [...WORKFLOW_PRELOAD_MODULES],
+    ...WORKFLOW_BUNDLER_OPTIONS,
     logger: new DefaultLogger('WARN'),
   });
   dir = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-changed-'));

@@ -19,7 +19,7 @@ import { llmSettingsFromEnv } from '../../src/io/llm/providers';
 import { DEFAULT_RUN_SETTINGS } from '../../src/core/runSettings';
 import { openStore } from '../../src/io/store/store';
 import { obtainTemporalCli } from '../../src/io/temporal/cli';
-import { WORKFLOW_PRELOAD_MODULES, workflowsPath } from '../../src/io/temporal/bundle';
+import { WORKFLOW_BUNDLER_OPTIONS, workflowsPath } from '../../src/io/temporal/bundle';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/core/searchAttributes';
 import { cancelSignal, progressQuery, submitInputsUpdate } from '../../workflows/definitions';
 import { startScriptedLlm } from '../helpers/scriptedLlm';
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     connection: env.nativeConnection,
     taskQueue,
     workflowsPath: workflowsPath(root),
-    bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] },
+    bundlerOptions: WORKFLOW_BUNDLER_OPTIONS,
     activities: createActivities({
       store,
       llm: llmSettingsFromEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: 'x' }),

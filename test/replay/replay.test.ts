@@ -36,6 +36,7 @@ const REQUIRED = [
   'announced-start',
   'events-with-call', // step events handed to the step's one activity call; a canvas prepared by the API
   'events-with-call-cancel',
+  'revision-2', // RUN_REVISION 2: patched branches taken without markers, no RunStatus upsert at the first step
   'pipeline-ingest', // ingestPipeline: steps over blob references, Extractor batches, commit
 ];
 

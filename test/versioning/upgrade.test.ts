@@ -19,7 +19,7 @@ import { silentLogger } from '../../src/io/log';
 import { llmSettingsFromEnv } from '../../src/io/llm/providers';
 import type { Store } from '../../src/io/store/contract';
 import { openStore } from '../../src/io/store/store';
-import { WORKFLOW_PRELOAD_MODULES } from '../../src/io/temporal/bundle';
+import { WORKFLOW_BUNDLER_OPTIONS } from '../../src/io/temporal/bundle';
 import { promoteVersion } from '../../src/io/temporal/deployment';
 import { listDeploymentVersions } from '../../src/io/temporal/deploymentVersions';
 import { DEFAULT_RUN_SETTINGS, progressQuery, submitInputsUpdate, type CanvasRunResult } from '../../workflows/definitions';
@@ -120,7 +120,7 @@ beforeAll(async () => {
   await store.tenants.ensure(tenantId, 'upgrade test');
   const bundle = await bundleWorkflowCode({
     workflowsPath: path.join(__dirname, 'changedWorkflows.ts'),
-    preloadModules: [...WORKFLOW_PRELOAD_MODULES],
+    ...WORKFLOW_BUNDLER_OPTIONS,
     logger: new DefaultLogger('WARN'),
   });
   bundleDir = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-version-b-'));

@@ -32,8 +32,12 @@ export interface LoopCheckpoint {
 export interface RunCarrier<H = never> {
   /** The current time (ms): workflow time in a workflow, the wall clock in process. */
   now(): number;
-  /** Records a step before its calls are made or its pause is waited at. */
-  record(step: StepResult): Promise<void>;
+  /**
+   * Records a step before its calls are made or its pause is waited at; nothing to wait for when
+   * the step's events go with its call (a workflow creates no promise it need not: each one costs
+   * the SDK a stack trace).
+   */
+  record(step: StepResult): Promise<void> | void;
   /** Carries out one call; failures are results, only a cancellation rejects. */
   carry(call: EngineCall): Promise<CallResult>;
   /** Runs one round of calls so that a cancel can cut it short (a cancellation scope). */
@@ -78,6 +82,8 @@ export function historyFull(history: { suggested: boolean; length: number }, bud
  * still writes when the run records that it was canceled.
  */
 export async function carryBounded(calls: EngineCall[], limit: number, carry: (call: EngineCall) => Promise<CallResult>): Promise<CallResult[]> {
+  // Most rounds are one call (a model or tool node): no lanes to run it in.
+  if (calls.length === 1) return [await carry(calls[0]!)];
   const results: CallResult[] = new Array(calls.length);
   let next = 0;
   let stopped: { err: unknown } | null = null;
@@ -125,7 +131,8 @@ export async function runLoop<H>(canvas: CompiledCanvas, first: StepResult, carr
     // An ended step is the caller's to record: it writes the last events after handing the
     // session back, so a client that sees workflow_finished can start its next turn at once.
     if (hasEnded(step)) return { kind: 'step', step };
-    await carrier.record(step);
+    const recording = carrier.record(step);
+    if (recording) await recording;
     const reason = carrier.cancelReason();
     if (reason !== null) {
       cancel(reason);

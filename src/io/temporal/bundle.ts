@@ -7,12 +7,27 @@
  * modules are not: the SDK freezes preloaded objects, and our schemas fill in lazily on first use. So our schemas are
  * built on first use instead (src/core/dsl/lazySchema.ts): a run builds only the ones its canvas
  * needs.
+ *
+ * The bundler's development mode leaves each of our ~300 modules a function of its own, entered
+ * through webpack's require and its export getters on every run; module concatenation (scope
+ * hoisting) joins the modules only the workflows import into a few, as production builds do.
+ * Measured (bench/orchestration.ts's throughput, Begin → LLM → Message): ~2 ms less CPU per run.
+ * What the preload imports stays a module of its own, shared, as before.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { BundleOptions } from '@temporalio/worker';
 
 /** The bundle's preloaded modules: workflows/preload.ts, which imports zod and jsonrepair (it says why they are not named here). */
 export const WORKFLOW_PRELOAD_MODULES: readonly string[] = [path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../workflows/preload.ts')];
+
+type WebpackConfig = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
+
+/** The bundler options every workflow bundle of this project is built with (the worker's `bundlerOptions`, `bundleWorkflowCode`). */
+export const WORKFLOW_BUNDLER_OPTIONS = {
+  preloadModules: [...WORKFLOW_PRELOAD_MODULES],
+  webpackConfigHook: (config: WebpackConfig): WebpackConfig => ({ ...config, optimization: { ...config.optimization, concatenateModules: true } }),
+} satisfies Partial<BundleOptions>;
 
 export function workflowsPath(projectRoot: string): string {
   return path.join(projectRoot, 'workflows/index.ts');

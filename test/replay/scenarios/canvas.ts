@@ -111,6 +111,8 @@ const canvasScenarios: ScenarioSet = ({ llm }) => {
     },
     // Cancelled while the call that carries its step's events runs: they go out with the run's end too.
     'events-with-call-cancel': { canvas: llmThenMessage('Forever.'), cancel: true },
+    // Started at revision 2 (RUN_REVISION): no patch markers, no RunStatus upsert at the first step.
+    'revision-2': { canvas: llmThenMessage('Recorded.') },
   };
 };
 
