@@ -114,6 +114,14 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
       keywords: q.keywords || undefined,
       id: q.id || undefined,
       title: q.title || undefined,
+      // RAGFlow: comma-separated, any of them (its synthetic compilation_template_group lists no agents).
+      categories: q.canvas_category
+        ? q.canvas_category
+            .split(',')
+            .map((c) => c.trim())
+            .filter(Boolean)
+        : undefined,
+      canvasType: q.canvas_type || undefined,
     });
     return ragflowJson({ canvas: items.map((c) => agentView(c, false)), total });
   });

@@ -87,6 +87,8 @@ export function canvasesRepository(db: Db): Store['canvases'] {
       if (filter.keywords) where.push(`strpos(lower(title), lower(${params.add(filter.keywords)})) > 0`);
       if (filter.id) where.push(`id = ${params.add(filter.id)}`);
       if (filter.title) where.push(`lower(title) = lower(${params.add(filter.title)})`);
+      if (filter.categories && filter.categories.length > 0) where.push(`canvas_category IN (${filter.categories.map((c) => params.add(c)).join(', ')})`);
+      if (filter.canvasType) where.push(`canvas_type = ${params.add(filter.canvasType)}`);
       const whereSql = where.join(' AND ');
       const count = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM canvases WHERE ${whereSql}`, params.values());
       const page = pageClause(filter, params);

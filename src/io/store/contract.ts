@@ -58,6 +58,10 @@ export interface CanvasListFilter extends ListOptions {
   keywords?: string;
   id?: string;
   title?: string;
+  /** Any of these categories (RAGFlow's `canvas_category=agent_canvas,dataflow_canvas`). */
+  categories?: string[];
+  /** RAGFlow's `canvas_type` (a template's kind, e.g. "chatbot"). */
+  canvasType?: string;
 }
 
 export interface NewCanvas {
