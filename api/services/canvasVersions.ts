@@ -26,6 +26,8 @@ const PREPARED_MAX_BYTES = 256 * 1024;
 export type RunCanvas = { dsl: CanvasDsl; prepared: PreparedCanvas } | { dsl: Record<string, unknown>; prepared?: undefined };
 
 interface Derived {
+  /** The DSL's size as JSON (checked against the run input limit at every start: ~1 ms for a 100 KB canvas). */
+  dslBytes?: number;
   compiled?: Compiled;
   runDsl?: Record<string, unknown>;
   runCanvas?: RunCanvas;
@@ -42,6 +44,12 @@ function derivedOf(canvas: Pick<CanvasRecord, 'id' | 'version_id'>): Derived {
   byVersion.set(key, derived);
   if (byVersion.size > MAX_VERSIONS) byVersion.delete(byVersion.keys().next().value!);
   return derived;
+}
+
+/** The stored DSL's size in bytes, as JSON. */
+export function dslBytesOf(canvas: Pick<CanvasRecord, 'id' | 'version_id' | 'dsl'>): number {
+  const derived = derivedOf(canvas);
+  return (derived.dslBytes ??= sizeOf(canvas.dsl));
 }
 
 /** The canvas compiled (shared: callers must not change it). */

@@ -14,9 +14,9 @@ import type { CanvasRecord, Store } from '../../src/io/store/contract';
 import { runsStarted } from '../../src/io/metrics/registry';
 import { CANVAS_ID_KEY, RUN_STATUS_KEY, SESSION_ID_KEY, TENANT_ID_KEY } from '../../src/core/searchAttributes';
 import { canvasRunInput, RUN_REVISION, workflowIdFor, type RunSettings } from '../../workflows/definitions';
-import { checkRunInputSizes, checkSize, DEFAULT_RUN_INPUT_LIMITS, type RunInputLimits } from './runLimits';
+import { checkBytes, checkRunInputSizes, checkSize, DEFAULT_RUN_INPUT_LIMITS, type RunInputLimits } from './runLimits';
 import { failStrandedRun } from './runReconciler';
-import { runCanvasOf } from './canvasVersions';
+import { dslBytesOf, runCanvasOf } from './canvasVersions';
 
 export interface LaunchDeps {
   store: Store;
@@ -73,7 +73,8 @@ export async function recordRun(deps: LaunchDeps, req: LaunchRequest, runId: str
 /** Refuses a start whose values are over the limits, before anything is stored. */
 export function checkLaunchSizes(deps: LaunchDeps, req: Pick<LaunchRequest, 'query' | 'inputs' | 'files' | 'canvas' | 'webhook'>): void {
   const limits = deps.limits ?? DEFAULT_RUN_INPUT_LIMITS;
-  checkRunInputSizes(limits, { query: req.query, inputs: req.inputs, files: req.files, dsl: req.canvas.dsl });
+  checkRunInputSizes(limits, { query: req.query, inputs: req.inputs, files: req.files });
+  checkBytes('dsl', dslBytesOf(req.canvas), limits.dslBytes);
   if (req.webhook) checkSize('webhook', req.webhook, limits.inputsBytes);
 }
 

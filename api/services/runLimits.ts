@@ -38,7 +38,11 @@ export function describeBytes(n: number): string {
 
 /** Throws PAYLOAD_TOO_LARGE when `value` is over `limit` bytes, naming `field`. */
 export function checkSize(field: string, value: unknown, limit: number): void {
-  const size = sizeOf(value);
+  checkBytes(field, sizeOf(value), limit);
+}
+
+/** As {@link checkSize}, for a size already known. */
+export function checkBytes(field: string, size: number, limit: number): void {
   if (size <= limit) return;
   const message = `${field} is ${describeBytes(size)}; the limit is ${describeBytes(limit)}`;
   throw new AppError('PAYLOAD_TOO_LARGE', message, { problems: [{ path: `$.${field}`, message }], field, size_bytes: size, limit_bytes: limit });
