@@ -31,6 +31,7 @@ function runCanvas(input: CanvasRunInput): CompileResult | { ok: true; canvas: C
 }
 
 export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult> {
+  const revision2 = startedAtRevision2(input);
   const compiled = runCanvas(input);
   if (!compiled.ok) {
     const error = describeProblems('The canvas is invalid', compiled.problems);
@@ -46,13 +47,12 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
         events: rejectRun(input, error, Date.now()),
         ...(input.nest ? { mirror: input.nest } : {}),
       },
-      startedAtRevision2(input),
+      revision2,
     );
     return result;
   }
   const canvas = compiled.canvas;
   const { settings } = input;
-  const revision2 = startedAtRevision2(input);
   const first = input.checkpoint
     ? resumedStep(input.checkpoint)
     : startRun(
