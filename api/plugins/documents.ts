@@ -7,121 +7,24 @@
  */
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { documentTypeOf } from '../../src/io/knowledge/parse';
 import type { DatasetRecord, DocumentRecord } from '../../src/io/store/knowledgeTypes';
 import type { AppDeps } from '../deps';
-import { formatPyErrors, INVALID, py, pyStr, type PyError } from '../pyValidate';
+import { formatPyErrors, INVALID, type PyError } from '../pyValidate';
 import { jsonObjectBody, keepRawBodies, lenientBody } from '../ragflowBody';
 import { deleteRequestModel } from '../services/datasetRequests';
-import { parserConfigModel } from '../services/parserConfigModel';
-import { deepMerge, parserConfigFor, uniqueName } from '../services/datasetDefaults';
+import { uniqueName } from '../services/datasetDefaults';
 import { documentView, knowledgeOf, startIndexing, stopIndexing } from '../services/knowledge';
 import { restPage, restPageSize } from './chunks';
 import { rf } from './datasets';
+import { FILE_NAME_LEN_LIMIT, sendDocument, storedType } from './documentRequests';
+import { documentUpdate } from './documentUpdate';
 
 const ragflow = { ragflow: true } as const;
-const FILE_NAME_LEN_LIMIT = 255;
 
 export interface DocumentRoutesOptions {
   /** Largest accepted file, bytes. */
   maxFileBytes?: number;
 }
-
-/** RAGFlow's `filename_type`: the types it accepts on upload (only some of which we can parse). */
-const RAGFLOW_TYPES =
-  /\.(pdf|msg|eml|doc|docx|ppt|pptx|yml|xml|htm|json|jsonl|ldjson|csv|txt|ini|xls|xlsx|wps|rtf|hlp|pages|numbers|key|md|mdx|py|js|java|c|cpp|h|php|go|ts|sh|cs|kt|html|sql|epub|wav|flac|ape|alac|wavpack|wv|mp3|aac|ogg|vorbis|opus|jpg|jpeg|png|tif|gif|bmp|pcx|tga|exif|fpx|svg|psd|cdr|pcd|dxf|ufo|eps|ai|raw|wmf|webp|avif|apng|icon|ico|mpg|mpeg|avi|rm|rmvb|mov|wmv|asf|dat|asx|wvx|mpe|mpa|mp4|mkv)$/i;
-
-function storedType(name: string): string | null {
-  const t = documentTypeOf(name);
-  if (t) return t;
-  if (!RAGFLOW_TYPES.test(name)) return null;
-  return name.slice(name.lastIndexOf('.') + 1).toLowerCase();
-}
-
-const MIME: Record<string, string> = {
-  pdf: 'application/pdf',
-  txt: 'text/plain',
-  md: 'text/markdown',
-  html: 'text/html',
-  json: 'application/json',
-  csv: 'text/csv',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  eml: 'message/rfc822',
-};
-
-const DOC_CHUNK_METHODS = [
-  'naive',
-  'manual',
-  'qa',
-  'table',
-  'paper',
-  'book',
-  'laws',
-  'presentation',
-  'picture',
-  'one',
-  'knowledge_graph',
-  'email',
-  'audio',
-  'tag',
-];
-
-const metaValue = (v: unknown) => typeof v === 'string' || typeof v === 'number';
-
-/** RAGFlow's UpdateDocumentReq (strict types, unknown fields ignored). */
-const updateDocumentModel = py.model(
-  'UpdateDocumentReq',
-  {
-    name: { v: py.nullable(py.str({ strict: true, max: 65535 })) },
-    chunk_method: {
-      v: py.nullable(
-        py.pipe(py.str({ strict: true, max: 65535 }), (v, loc, errors, input) => {
-          if (v && !DOC_CHUNK_METHODS.includes(v as string)) {
-            errors.push({ loc, msg: `\`chunk_method\` ${String(v)} doesn't exist`, input });
-            return INVALID;
-          }
-          return v;
-        }),
-      ),
-    },
-    pipeline_id: { v: py.nullable(py.str({ strict: true, max: 65535 })) },
-    enabled: { v: py.nullable(py.int({ strict: true, ge: 0, le: 1 })) },
-    chunk_count: { v: py.nullable(py.int({ strict: true, ge: 0 })) },
-    token_count: { v: py.nullable(py.int({ strict: true, ge: 0 })) },
-    progress: { v: py.nullable(py.float({ strict: true, ge: 0, le: 1 })) },
-    parser_config: { v: py.nullable(parserConfigModel) },
-    meta_fields: {
-      v: py.nullable(
-        py.pipe(py.dict(), (v, loc, errors, input) => {
-          for (const x of Object.values(v as Record<string, unknown>)) {
-            if (Array.isArray(x)) {
-              if (!x.every(metaValue)) {
-                errors.push({ loc, msg: `The type is not supported in list: ${pyStr(x)}`, input });
-                return INVALID;
-              }
-            } else if (!metaValue(x)) {
-              errors.push({ loc, msg: `The type is not supported: ${pyStr(x)}`, input });
-              return INVALID;
-            }
-          }
-          return v;
-        }),
-      ),
-    },
-  },
-  { extra: 'ignore' },
-);
-
-const suffixOf = (name: string) => {
-  const base = name.slice(name.lastIndexOf('/') + 1).toLowerCase();
-  const dot = base.lastIndexOf('.');
-  return dot > 0 && dot < base.length - 1 ? base.slice(dot) : '';
-};
 
 export async function documentsPlugin(app: FastifyInstance, deps: AppDeps, opts: DocumentRoutesOptions = {}): Promise<void> {
   const { store } = deps;
@@ -287,11 +190,7 @@ export async function documentsPlugin(app: FastifyInstance, deps: AppDeps, opts:
       if (doc.dataset_id !== d.id) throw rf(102, `The dataset not own the document ${document_id}.`);
       const content = await k.documents.content(doc.id);
       if (!content || content.byteLength === 0) return { code: 102, message: 'This file is empty.' };
-      const ext = doc.name.slice(doc.name.lastIndexOf('.') + 1).toLowerCase();
-      return reply
-        .header('content-type', MIME[ext] ?? 'application/octet-stream')
-        .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(doc.name)}`)
-        .send(Buffer.from(content));
+      return sendDocument(reply, doc, content);
     },
   );
 
@@ -306,11 +205,7 @@ export async function documentsPlugin(app: FastifyInstance, deps: AppDeps, opts:
       if (!doc) throw rf(102, 'document not found');
       const content = await k.documents.content(doc.id);
       if (!content || content.byteLength === 0) return { code: 102, message: 'This file is empty.' };
-      const ext = doc.name.slice(doc.name.lastIndexOf('.') + 1).toLowerCase();
-      return reply
-        .header('content-type', MIME[ext] ?? 'application/octet-stream')
-        .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(doc.name)}`)
-        .send(Buffer.from(content));
+      return sendDocument(reply, doc, content);
     },
   );
   app.get(
@@ -334,60 +229,7 @@ export async function documentsPlugin(app: FastifyInstance, deps: AppDeps, opts:
     },
   );
 
-  const update = async (request: FastifyRequest) => {
-    const { dataset_id, document_id } = request.params as { dataset_id: string; document_id: string };
-    const req = lenientBody(request);
-    if ('name' in req && req.name === null) throw rf(102, 'Field: <name> - Message: <Input should be a valid string> - Value: <None>');
-    const d = await k.datasets.get(request.tenantId, dataset_id);
-    if (!d) throw rf(102, "you don't own the dataset");
-    const doc = await k.documents.get(request.tenantId, document_id);
-    if (!doc || doc.dataset_id !== d.id) throw rf(102, "the dataset doesn't own the document");
-    const errors: PyError[] = [];
-    const v = updateDocumentModel(req, [], errors);
-    if (v === INVALID || errors.length > 0) throw rf(102, formatPyErrors(errors));
-    const u = v as Record<string, unknown>;
-    if (u.chunk_count != null && u.chunk_count !== doc.chunk_count) throw rf(102, "can't change `chunk_count`");
-    if (u.token_count != null && u.token_count !== doc.token_count) throw rf(102, "can't change `token_count`");
-    if (u.progress != null && Math.abs((u.progress as number) - doc.progress) > 1e-9) throw rf(102, "can't change `progress`");
-    if ('name' in req && req.name !== doc.name) {
-      const name = req.name as string;
-      if (Buffer.byteLength(name, 'utf8') > FILE_NAME_LEN_LIMIT) throw rf(101, `File name must be ${FILE_NAME_LEN_LIMIT} bytes or less.`);
-      if (suffixOf(name) !== suffixOf(doc.name)) throw rf(101, "The extension of file can't be changed");
-      const same = await k.documents.list(request.tenantId, d.id, { page: 1, pageSize: 0, orderby: 'create_time', desc: false, name });
-      if (same.items.some((x) => x.name === name)) throw rf(102, 'Duplicated document name in the same dataset.');
-    }
-    if ('chunk_method' in req && typeof req.chunk_method === 'string' && req.chunk_method.length === 0)
-      throw rf(102, '`chunk_method` (empty string) is not valid');
-    if ('meta_fields' in req) await k.documents.update(request.tenantId, doc.id, { metaFields: (u.meta_fields as Record<string, unknown> | null) ?? {} });
-    if ('name' in req && req.name !== doc.name) await k.documents.update(request.tenantId, doc.id, { name: req.name as string });
-    if (u.parser_config) {
-      const given = req.parser_config as Record<string, unknown>;
-      await k.documents.update(request.tenantId, doc.id, { parserConfig: deepMerge(doc.parser_config, given) });
-    }
-    const method = u.chunk_method as string | null | undefined;
-    if (method) {
-      const current = doc.chunk_method ?? d.chunk_method;
-      if (current.toLowerCase() !== method.toLowerCase()) {
-        await stopIndexing(deps, [doc.id]);
-        await k.documents.update(request.tenantId, doc.id, { chunkMethod: method });
-        await k.documents.setProgress(doc.id, { run: 'UNSTART', progress: 0, msg: '', chunkCount: 0, tokenCount: 0 });
-        await k.chunks.deleteForDocument(doc.id);
-        await knowledgeOf(deps).index.removeDocuments(request.tenantId, [doc.id]);
-      }
-      if (!u.parser_config) await k.documents.update(request.tenantId, doc.id, { parserConfig: parserConfigFor(method, null) });
-    }
-    if ('enabled' in req && u.enabled != null) {
-      const status = String(u.enabled);
-      if (doc.status !== status) {
-        await k.documents.update(request.tenantId, doc.id, { status });
-        const chunks = await k.chunks.list(request.tenantId, doc.id, { page: 1, pageSize: 100000 });
-        for (const c of chunks.items) await k.chunks.edit(request.tenantId, c.id, { available: status === '1' });
-      }
-    }
-    const fresh = await k.documents.get(request.tenantId, doc.id);
-    if (!fresh) throw rf(102, `Can not get document by id:${doc.id}`);
-    return { code: 0, data: documentView(fresh, d.chunk_method) };
-  };
+  const update = documentUpdate(deps);
   app.patch('/api/v1/datasets/:dataset_id/documents/:document_id', { config: ragflow, schema: { tags: ['datasets'], summary: 'Update a document' } }, update);
   app.put(
     '/api/v1/datasets/:dataset_id/documents/:document_id',
