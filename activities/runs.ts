@@ -27,7 +27,7 @@ export interface FinalizeRunInput {
   result: CanvasRunResult;
   /** The conversation state for the next turn; null keeps the previous one (failed, canceled). */
   session: SessionState | null;
-  /** The run's last events, written after everything else so readers see a settled run. */
+  /** The run's last events, written with the run's end in one statement, so readers see a settled run. */
   events: RunEvent[];
   mirror?: NestTarget;
 }
@@ -119,16 +119,19 @@ export function createRunActivities(deps: RunActivityDeps) {
      */
     async finalizeRun(input: FinalizeRunInput): Promise<void> {
       const { result } = input;
-      await store.runs.setStatus(input.runId, result.status, { result: { ...result }, error: result.error });
-      if (input.sessionId) {
-        if (input.session) {
-          const message = { role: 'assistant' as const, content: result.content, id: input.messageId, created_at: Date.now() / 1000 };
-          await store.sessions.completeTurn(input.sessionId, input.runId, [message], input.session);
-        } else {
-          await store.sessions.release(input.sessionId, input.runId);
-        }
-      }
-      await store.events.append(input.runId, input.events);
+      const completed = input.session
+        ? { messages: [{ role: 'assistant' as const, content: result.content, id: input.messageId, created_at: Date.now() / 1000 }], state: input.session }
+        : undefined;
+      await store.runs.finish(
+        input.runId,
+        {
+          status: result.status,
+          result: { ...result },
+          error: result.error,
+          ...(input.sessionId ? { session: { id: input.sessionId, ...(completed ? { completed } : {}) } } : {}),
+        },
+        input.events,
+      );
       if (input.mirror) await store.events.append(input.mirror.runId, nestEvents(input.mirror, input.events));
       observeNodeEvents(input.events);
       runsEnded.inc({ status: result.status });

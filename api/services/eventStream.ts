@@ -40,10 +40,10 @@ const SAFETY_POLL_MS = 5000;
 const GRACE_POLL_MS = 500;
 /**
  * How long a run whose row has ended may go without its terminal event before its readers stop.
- * finalizeRun writes the row, then the session, then the last events; under a burst those writes
- * queue, and 5 s ended 3 of 200 streams early. Every path that ends a run writes a terminal event
- * (the launcher for a refused start, the reconciler for runs ended outside our control), so this
- * only bounds a reader's wait when a store failure lost one.
+ * finalizeRun ends the row with the last events in one statement, but other paths end a row first
+ * and write their terminal event after (the launcher for a refused start, the reconciler for runs
+ * ended outside our control); under a burst those writes queue, and 5 s ended 3 of 200 streams
+ * early. So this only bounds a reader's wait when a store failure lost a terminal event.
  */
 const END_GRACE_MS = 30_000;
 const ENDED = new Set(['failed', 'canceled', 'finished']);

@@ -12,6 +12,7 @@ import { announcement } from '../../src/core/engine';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord, Store } from '../../src/io/store/contract';
 import { runsStarted } from '../../src/io/metrics/registry';
+import { recordRunStart } from '../../src/io/store/turnStarts';
 import { CANVAS_ID_KEY, RUN_STATUS_KEY, SESSION_ID_KEY, TENANT_ID_KEY } from '../../src/core/searchAttributes';
 import { canvasRunInput, RUN_REVISION, workflowIdFor, type RunSettings } from '../../workflows/definitions';
 import { checkBytes, checkRunInputSizes, checkSize, DEFAULT_RUN_INPUT_LIMITS, type RunInputLimits } from './runLimits';
@@ -41,10 +42,6 @@ export interface LaunchRequest {
   messageId?: string;
   /** A webhook call (Begin in Webhook mode): `{query, headers, body, input}`. */
   webhook?: Record<string, unknown>;
-  /** The caller stored the run row already (a session turn records it before its claim). */
-  recorded?: boolean;
-  /** The caller stored its first event (`workflow_started`) already, with the row. */
-  announced?: boolean;
 }
 
 export interface LaunchedRun {
@@ -56,18 +53,6 @@ export interface LaunchedRun {
 /** RAGFlow-style ids: 32 hex characters. */
 export function newId(): string {
   return randomUUID().replace(/-/g, '');
-}
-
-/** The run row, before anything else of the run exists (idempotent: a second call returns it). */
-export async function recordRun(deps: LaunchDeps, req: LaunchRequest, runId: string): Promise<void> {
-  await deps.store.runs.create({
-    id: runId,
-    tenantId: req.tenantId,
-    canvasId: req.canvas.id,
-    sessionId: req.sessionId,
-    workflowId: workflowIdFor(req.canvas.id, runId),
-    canvasVersionId: req.canvas.version_id,
-  });
 }
 
 /** Refuses a start whose values are over the limits, before anything is stored. */
@@ -92,10 +77,22 @@ export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<L
   checkLaunchSizes(deps, req);
   const runId = req.runId ?? newId();
   const messageId = req.messageId ?? newId();
-  if (!req.recorded) await recordRun(deps, req, runId);
-  // The stream opens now: a client sees its run accepted (workflow_started, event 1) without
-  // waiting for a worker's first workflow task, which a burst of starts queues up.
-  if (!req.announced) await deps.store.events.append(runId, [announcement({ runId, messageId, inputs: req.inputs }, Date.now())]);
+  // The row and the stream's first event (workflow_started) in one statement, before the start:
+  // a client sees its run accepted without waiting for a worker's first workflow task, which a
+  // burst of starts queues up.
+  const now = Date.now();
+  await recordRunStart(deps.store.db, {
+    run: {
+      id: runId,
+      tenantId: req.tenantId,
+      canvasId: req.canvas.id,
+      workflowId: workflowIdFor(req.canvas.id, runId),
+      canvasVersionId: req.canvas.version_id,
+    },
+    sessionId: req.sessionId,
+    announcement: announcement({ runId, messageId, inputs: req.inputs }, now),
+    now,
+  });
   return startRecordedRun(deps, req, { runId, messageId });
 }
 

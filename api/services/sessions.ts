@@ -127,8 +127,6 @@ function prepareTurn(deps: LaunchDeps, t: Omit<TurnRequest, 'session'>, sessionI
     files: t.files,
     userId: t.userId,
     session: null,
-    recorded: true,
-    announced: true,
   };
   const queryText = typeof t.query === 'string' ? t.query : JSON.stringify(t.query ?? '');
   const message: SessionMessage = { role: 'user', content: queryText, id: messageId, created_at: now / 1000, files: t.files };

@@ -18,6 +18,7 @@ import type { StoreContext } from './cases/context';
 import { dbCases } from './cases/dbCases';
 import { eventCases } from './cases/eventCases';
 import { knowledgeCases } from './cases/knowledgeCases';
+import { runEndCases } from './cases/runEndCases';
 import { runCases, sessionCases } from './cases/sessionRunCases';
 
 const postgres = await startPostgres();
@@ -92,6 +93,7 @@ describe.each(backends)('store on %s', (_name, backend) => {
     describe('canvases', () => canvasCases(ctx));
     describe('sessions', () => sessionCases(ctx));
     describe('runs', () => runCases(ctx));
+    describe('run ends', () => runEndCases(ctx));
     describe('events', () => eventCases(ctx));
     describe('knowledge', () => knowledgeCases(ctx));
   });

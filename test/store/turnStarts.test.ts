@@ -1,7 +1,8 @@
 /**
  * A session turn's rows come from one statement (src/io/store/turnStarts.ts): on PGlite and on a
  * real PostgreSQL, the statement writes the run row, the claim, the user message and event 1 and
- * wakes the run's readers — or, when another run holds the session, writes nothing at all.
+ * wakes the run's readers — or, when another run holds the session, writes nothing at all. A run
+ * without a session (a webhook's) starts with one statement too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announcement, emptySession } from '../../src/core/engine';
@@ -9,7 +10,7 @@ import { openDb, type OpenedDb } from '../../src/io/store/db';
 import { migrate } from '../../src/io/store/migrations';
 import { createStore } from '../../src/io/store/store';
 import { newId } from '../../src/io/store/time';
-import { recordNewSessionTurn, recordTurnStart } from '../../src/io/store/turnStarts';
+import { recordNewSessionTurn, recordRunStart, recordTurnStart } from '../../src/io/store/turnStarts';
 import type { Store } from '../../src/io/store/contract';
 import { startPostgres } from '../helpers/postgres';
 import { freshTenant, newCanvas, newSession } from './cases/context';
@@ -103,6 +104,21 @@ describe.each(backends)('a turn start on %s', (_name, open) => {
       expect(created).toMatchObject({ agent_id: canvas.id, active_run_id: turn.run.id, messages: [turn.message], state: emptySession() });
       expect(await store.runs.activeForSession(tenantId, fields.id)).toMatchObject({ id: turn.run.id });
       expect(await store.events.list(turn.run.id, null, 10)).toEqual([{ ...turn.announcement, terminal: false }]);
+    });
+
+    it('records a sessionless run and its event 1 once, however often its start is repeated, waking its readers', async () => {
+      const tenantId = freshTenant();
+      const canvas = await newCanvas(store, tenantId);
+      const { message: _, ...start } = turnOf(tenantId, canvas.id);
+      expect(await woken(start.run.id, () => recordRunStart(db, { sessionId: null, ...start }))).toBe(true);
+      await recordRunStart(db, { sessionId: null, ...start, now: start.now + 5 });
+      expect(await store.runs.get(tenantId, start.run.id)).toMatchObject({
+        status: 'running',
+        session_id: null,
+        create_time: start.now,
+        canvas_version_id: 'v1',
+      });
+      expect(await store.events.list(start.run.id, null, 10)).toEqual([{ ...start.announcement, terminal: false }]);
     });
   });
 });

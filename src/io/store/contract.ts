@@ -118,6 +118,15 @@ export interface SessionListFilter extends ListOptions {
 
 export type RunRecordStatus = 'running' | 'paused' | 'finished' | 'failed' | 'canceled';
 
+/** What ends a run (runs.finish). */
+export interface RunEnd {
+  status: RunRecordStatus;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  /** The session the run held: its turn completed with these messages and state, or (no `completed`) released. */
+  session?: { id: string; completed?: { messages: SessionMessage[]; state: SessionState } };
+}
+
 export interface RunRecord {
   id: string;
   tenant_id: string;
@@ -220,6 +229,12 @@ export interface Store {
     /** Any tenant: for activities, which act on behalf of the run's own tenant. */
     getById(id: string): Promise<RunRecord | null>;
     setStatus(id: string, status: RunRecordStatus, extra?: { result?: Record<string, unknown> | null; error?: string | null }): Promise<void>;
+    /**
+     * Ends the run in one statement: its row, the session it held (the turn completed when `end`
+     * says how, else released) and its closing events. Readers see all of it or none of it; a
+     * retry changes nothing twice.
+     */
+    finish(id: string, end: RunEnd, events: RunEvent[]): Promise<void>;
     /** Deletes a run recorded for a start that was refused before anything ran. */
     discard(id: string): Promise<void>;
     /** Marks a running or paused run failed; false when it had already ended. */

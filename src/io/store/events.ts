@@ -5,10 +5,8 @@
 import { isTerminalEvent, type RunEvent, type RunEventName } from '../../core/engine/runEvents';
 import { timeEventAppend } from '../metrics/registry';
 import { jsonParam } from './sql';
+import { dispatcherFor, RUN_EVENTS_CHANNEL } from './eventDispatch';
 import type { Db, Store, StoredEvent } from './contract';
-
-/** One channel for every run: the payload is the run id. */
-export const RUN_EVENTS_CHANNEL = 'run_events';
 
 /** Rows per INSERT: keeps statements bounded when a long stream is flushed at once. */
 const APPEND_CHUNK = 500;
@@ -22,74 +20,6 @@ interface EventRow {
   task_id: string;
   data: Record<string, unknown>;
   terminal: boolean;
-}
-
-/**
- * Fans the one LISTEN of a Db out to per-run subscribers. Kept per Db (not per store) so the
- * number of listening connections never grows with the number of stores or subscribers.
- */
-class RunEventDispatcher {
-  private readonly subscribers = new Map<string, Set<(appended?: StoredEvent[]) => void>>();
-  private started: Promise<unknown> | null = null;
-
-  constructor(private readonly db: Db) {}
-
-  async subscribe(runId: string, onNew: (appended?: StoredEvent[]) => void): Promise<() => Promise<void>> {
-    // Registered before LISTEN is active: nothing notified after this call resolves is missed.
-    const entry = (appended?: StoredEvent[]) => onNew(appended);
-    let set = this.subscribers.get(runId);
-    if (!set) {
-      set = new Set();
-      this.subscribers.set(runId, set);
-    }
-    set.add(entry);
-    try {
-      await this.start();
-    } catch (err) {
-      this.remove(runId, entry);
-      throw err;
-    }
-    return async () => this.remove(runId, entry);
-  }
-
-  private start(): Promise<unknown> {
-    this.started ??= this.db
-      .listen(RUN_EVENTS_CHANNEL, (runId) => this.dispatch(runId))
-      .catch((err: unknown) => {
-        this.started = null; // let the next subscriber try again
-        throw err;
-      });
-    return this.started;
-  }
-
-  /** Wakes the run's subscribers; with the events just stored when the append was made here. */
-  dispatch(runId: string, appended?: StoredEvent[]): void {
-    for (const onNew of [...(this.subscribers.get(runId) ?? [])]) {
-      try {
-        onNew(appended);
-      } catch {
-        // A subscriber's failure is its own business; the others must still be woken.
-      }
-    }
-  }
-
-  private remove(runId: string, entry: (appended?: StoredEvent[]) => void): void {
-    const set = this.subscribers.get(runId);
-    if (!set) return;
-    set.delete(entry);
-    if (set.size === 0) this.subscribers.delete(runId);
-  }
-}
-
-const dispatchers = new WeakMap<Db, RunEventDispatcher>();
-
-function dispatcherFor(db: Db): RunEventDispatcher {
-  let dispatcher = dispatchers.get(db);
-  if (!dispatcher) {
-    dispatcher = new RunEventDispatcher(db);
-    dispatchers.set(db, dispatcher);
-  }
-  return dispatcher;
 }
 
 function toStoredEvent(row: EventRow): StoredEvent {
@@ -137,66 +67,89 @@ function insertValues(runId: string, rows: EventRow[]): [string, unknown[]] {
   return [`INSERT INTO run_events (run_id, seq, sub, event, message_id, created_at, task_id, data, terminal) VALUES ${tuples.join(', ')} ${STORED}`, params];
 }
 
-/** The events repository over `db`. */
-export function eventsRepository(db: Db): Store['events'] {
+/**
+ * Writes that ride along with an append as CTEs before its INSERT, so that they and the events are
+ * one statement, all or nothing (a run's end, runEnds.ts). Given a function that adds a parameter
+ * and answers its placeholder, answers the CTEs (`name AS (…), …`).
+ */
+export type AlongWrites = (param: (value: unknown) => string) => string;
+
+/** `sql` with `along`'s CTEs before it, their parameters added to `params`. */
+function withAlong(along: AlongWrites | undefined, sql: string, params: unknown[], joiner = ' '): string {
+  if (!along) return sql;
+  const ctes = along((value) => `$${params.push(value)}`);
+  return `WITH ${ctes}${joiner}${sql}`;
+}
+
+/** The events repository over `db`; `appendAlong` is for the store's own statements (runs.finish). */
+export function eventsRepository(db: Db): Store['events'] & { appendAlong(runId: string, events: RunEvent[], along: AlongWrites): Promise<void> } {
   /** Each run's last append in this process: the next waits for it (see `append`). */
   const tails = new Map<string, Promise<void>>();
-  const insert = async (runId: string, events: RunEvent[]): Promise<void> => {
-    for (let start = 0; start < events.length; start += APPEND_CHUNK) {
-      const rows = events.slice(start, start + APPEND_CHUNK).map((e: RunEvent) => ({
-        seq: e.seq,
-        sub: e.sub,
-        event: e.event,
-        message_id: e.message_id,
-        created_at: e.created_at,
-        task_id: e.task_id,
-        data: e.data ?? {},
-        terminal: isTerminalEvent(e.event),
-      }));
-      // PGlite: every reader is in this process, so the rows inserted go to them directly and
-      // they need not read them back (one statement per token flush instead of one per reader).
-      if (db.kind === 'pglite') {
-        const [sql, params] = rows.length <= VALUES_MAX ? insertValues(runId, rows) : [INSERT_RETURNING, [runId, jsonParam(rows)]];
-        const inserted = await timeEventAppend(() => db.query<EventRow>(sql, params));
-        const stored = inserted.rows.map(toStoredEvent).sort((a, b) => a.seq - b.seq || a.sub - b.sub);
-        dispatcherFor(db).dispatch(runId, stored);
-        continue;
-      }
-      // The whole chunk travels as one JSON parameter, and readers are notified by the same
-      // statement: one round trip. The notification goes out even when a retry inserted
-      // nothing: the first attempt may have died before it was delivered. On PostgreSQL it is
-      // delivered on commit.
-      await timeEventAppend(() =>
-        db.query(
-          `WITH inserted AS (${INSERT_FROM_JSON} ON CONFLICT (run_id, seq, sub) DO NOTHING RETURNING 1)
-           SELECT pg_notify($3, $1) FROM (SELECT count(*) FROM inserted) AS done`,
-          [runId, jsonParam(rows), RUN_EVENTS_CHANNEL],
-        ),
-      );
+  const insertChunk = async (runId: string, events: RunEvent[], along: AlongWrites | undefined): Promise<void> => {
+    const rows = events.map((e: RunEvent) => ({
+      seq: e.seq,
+      sub: e.sub,
+      event: e.event,
+      message_id: e.message_id,
+      created_at: e.created_at,
+      task_id: e.task_id,
+      data: e.data ?? {},
+      terminal: isTerminalEvent(e.event),
+    }));
+    if (rows.length === 0) {
+      const params: unknown[] = [];
+      if (along) await db.query(withAlong(along, 'SELECT 1', params), params);
+      return;
     }
+    // PGlite: every reader is in this process, so the rows inserted go to them directly and
+    // they need not read them back (one statement per token flush instead of one per reader).
+    if (db.kind === 'pglite') {
+      const [sql, params] = rows.length <= VALUES_MAX ? insertValues(runId, rows) : [INSERT_RETURNING, [runId, jsonParam(rows)]];
+      const inserted = await timeEventAppend(() => db.query<EventRow>(withAlong(along, sql, params), params));
+      const stored = inserted.rows.map(toStoredEvent).sort((a, b) => a.seq - b.seq || a.sub - b.sub);
+      dispatcherFor(db).dispatch(runId, stored);
+      return;
+    }
+    // The whole chunk travels as one JSON parameter, and readers are notified by the same
+    // statement: one round trip. The notification goes out even when a retry inserted
+    // nothing: the first attempt may have died before it was delivered. On PostgreSQL it is
+    // delivered on commit.
+    const params = [runId, jsonParam(rows), RUN_EVENTS_CHANNEL];
+    const sql = `inserted AS (${INSERT_FROM_JSON} ON CONFLICT (run_id, seq, sub) DO NOTHING RETURNING 1)
+       SELECT pg_notify($3, $1) FROM (SELECT count(*) FROM inserted) AS done`;
+    await timeEventAppend(() => db.query(along ? withAlong(along, sql, params, ', ') : `WITH ${sql}`, params));
+  };
+  /** The events in chunks; `along` rides with the last (it holds the closing events). */
+  const insert = async (runId: string, events: RunEvent[], along?: AlongWrites): Promise<void> => {
+    for (let start = 0; start < events.length || (start === 0 && along !== undefined); start += APPEND_CHUNK) {
+      const last = start + APPEND_CHUNK >= events.length;
+      await insertChunk(runId, events.slice(start, start + APPEND_CHUNK), last ? along : undefined);
+    }
+  };
+  /**
+   * Appends of one run made in this process are stored in the order they were asked for, even
+   * when made at once (a call writes its step's events while its model call starts, then
+   * tokens): on PostgreSQL two connections could commit them the other way round, and a reader
+   * past the later one would never see the earlier.
+   */
+  const ordered = (runId: string, events: RunEvent[], along?: AlongWrites): Promise<void> => {
+    if (events.length === 0 && !along) return Promise.resolve();
+    const before = tails.get(runId);
+    const mine = before ? before.then(() => insert(runId, events, along)) : insert(runId, events, along);
+    const tail = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    tails.set(runId, tail);
+    void tail.then(() => {
+      if (tails.get(runId) === tail) tails.delete(runId);
+    });
+    return mine;
   };
 
   return {
-    /**
-     * Appends of one run made in this process are stored in the order they were asked for, even
-     * when made at once (a call writes its step's events while its model call starts, then
-     * tokens): on PostgreSQL two connections could commit them the other way round, and a reader
-     * past the later one would never see the earlier.
-     */
-    append(runId, events) {
-      if (events.length === 0) return Promise.resolve();
-      const before = tails.get(runId);
-      const mine = before ? before.then(() => insert(runId, events)) : insert(runId, events);
-      const tail = mine.then(
-        () => undefined,
-        () => undefined,
-      );
-      tails.set(runId, tail);
-      void tail.then(() => {
-        if (tails.get(runId) === tail) tails.delete(runId);
-      });
-      return mine;
-    },
+    append: (runId, events) => ordered(runId, events),
+    appendAlong: ordered,
 
     async listByMessage(tenantId, canvasId, messageId, event) {
       const result = await db.query<EventRow>(

@@ -1,14 +1,21 @@
 /** Runs: one row per canvas execution (a Temporal workflow), for status and final results. */
+import type { RunEvent } from '../../core/engine/runEvents';
+import type { AlongWrites } from './events';
+import { endsRun, runEndWrites } from './runEnds';
 import { jsonParam } from './sql';
-import type { Queryable, RunRecord, RunRecordStatus, Store } from './contract';
+import { stampNow } from './time';
+import type { Queryable, RunRecord, Store } from './contract';
 
 const RUN_COLUMNS =
   'id, tenant_id, canvas_id, session_id, workflow_id, status, result, error, create_time, update_time, finish_time, canvas_version_id, parent_run_id';
-const ENDED: ReadonlySet<RunRecordStatus> = new Set(['finished', 'failed', 'canceled']);
 
-/** The runs repository over `db`. */
-export function runsRepository(db: Queryable): Store['runs'] {
+/** The runs repository over `db`; a run's end is written with its closing events by `events`. */
+export function runsRepository(db: Queryable, events: { appendAlong(runId: string, events: RunEvent[], along: AlongWrites): Promise<void> }): Store['runs'] {
   return {
+    finish(id, end, closing) {
+      return events.appendAlong(id, closing, runEndWrites(id, end, stampNow()));
+    },
+
     async create(input) {
       const now = Date.now();
       const result = await db.query<RunRecord>(
@@ -51,7 +58,7 @@ export function runsRepository(db: Queryable): Store['runs'] {
           id,
           status,
           now,
-          ENDED.has(status) ? now : null,
+          endsRun(status) ? now : null,
           extra.result !== undefined,
           extra.result === undefined || extra.result === null ? null : jsonParam(extra.result),
           extra.error !== undefined,

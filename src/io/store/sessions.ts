@@ -113,8 +113,9 @@ export function sessionsRepository(db: Queryable): Store['sessions'] {
     },
 
     async releaseOrphans(endedBefore, limit) {
-      // Locks held by a run that has no row, or whose run ended long enough ago that its own
-      // finalize (which ends the row first, then completes the turn) is over.
+      // Locks held by a run that has no row, or whose run ended long enough ago that whatever
+      // ended it is done with the session (finalize ends both at once; the reconciler and a
+      // cancel end the row first, then release).
       const result = await db.query<{ id: string }>(
         `UPDATE sessions SET active_run_id = NULL
          WHERE id IN (SELECT s.id FROM sessions s LEFT JOIN runs r ON r.id = s.active_run_id

@@ -26,13 +26,14 @@ export interface OpenStoreOptions {
 /** Repositories over an already migrated `db`; `close()` closes the db. */
 export function createStore(db: Db, opts: { vector?: boolean; apiKeySecret?: string } = {}): Store {
   const vector = opts.vector ?? false;
+  const events = eventsRepository(db);
   return {
     db,
     tenants: tenantsRepository(db, opts.apiKeySecret),
     canvases: canvasesRepository(db),
     sessions: sessionsRepository(db),
-    runs: runsRepository(db),
-    events: eventsRepository(db),
+    runs: runsRepository(db, events),
+    events,
     blobs: blobsRepository(db),
     mcpServers: mcpServersRepository(db),
     knowledge: {

@@ -12,7 +12,7 @@
  */
 import type { RunEvent } from '../../core/engine/runEvents';
 import type { SessionState } from '../../core/engine/state';
-import { RUN_EVENTS_CHANNEL } from './events';
+import { RUN_EVENTS_CHANNEL } from './eventDispatch';
 import { jsonParam } from './sql';
 import { stampNow } from './time';
 import type { Queryable, SessionMessage, SessionRecord } from './contract';
@@ -54,6 +54,18 @@ function runAndAnnouncement(source: string): string {
 
 function runParams(run: TurnRun, announcement: RunEvent, now: number): unknown[] {
   return [run.id, run.tenantId, run.canvasId, run.workflowId, now, run.canvasVersionId, jsonParam({ ...announcement, data: announcement.data ?? {} })];
+}
+
+/**
+ * Records a run that claims no session (a webhook's, a sessionless start): its row and its first
+ * event in one statement, as a turn's are. Idempotent: a repeated start stores nothing twice.
+ */
+export async function recordRunStart(db: Queryable, p: { run: TurnRun; sessionId: string | null; announcement: RunEvent; now: number }): Promise<void> {
+  await db.query(
+    `WITH start AS (SELECT $8::text AS id), ${runAndAnnouncement('start')}
+     SELECT pg_notify($9, $1)`,
+    [...runParams(p.run, p.announcement, stampNow(p.now).time), p.sessionId, RUN_EVENTS_CHANNEL],
+  );
 }
 
 /**
