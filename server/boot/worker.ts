@@ -2,7 +2,7 @@
 import type { VersioningBehavior, WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Worker, type LogLevel, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
-import { WORKFLOW_BUNDLER_OPTIONS, workflowsPath } from '../../src/io/temporal/bundle';
+import { workflowBundlerOptions, workflowsPath } from '../../src/io/temporal/bundle';
 import { activityMetricsInterceptor } from '../../src/io/metrics/activityRetries';
 import { installTemporalRuntime } from './telemetry';
 
@@ -34,6 +34,8 @@ export async function createWorker(opts: {
   activities: ActivityDeps;
   maxCachedWorkflows?: number;
   shutdownGraceMs?: number;
+  /** Workflow stack traces on (src/io/temporal/bundle.ts); default off. */
+  stackTraces?: boolean;
   /**
    * Poll as this Worker Deployment version (src/io/temporal/deployment.ts). Omitted: an
    * unversioned worker, as the tests' workers are. Each workflow declares pinned or auto-upgrade
@@ -50,7 +52,7 @@ export async function createWorker(opts: {
     taskQueue: opts.taskQueue,
     ...(opts.workflowBundlePath
       ? { workflowBundle: { codePath: opts.workflowBundlePath } }
-      : { workflowsPath: workflowsPath(opts.projectRoot), bundlerOptions: WORKFLOW_BUNDLER_OPTIONS }),
+      : { workflowsPath: workflowsPath(opts.projectRoot), bundlerOptions: workflowBundlerOptions({ stackTraces: opts.stackTraces ?? false }) }),
     ...(opts.deployment
       ? {
           workerDeploymentOptions: {

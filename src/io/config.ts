@@ -34,6 +34,8 @@ const EnvSchema = z.object({
   RUN_CONTINUE_AS_NEW_EVENTS: z.coerce.number().int().min(100).max(50_000).default(DEFAULT_RUN_SETTINGS.continueAsNewAfterEvents),
   MCP_STDIO_COMMANDS: z.string().default(''),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2, 'must be at least 2').default(100),
+  // Workflow stack traces (Temporal UI's Stack Trace tab): off, they cost a third of a run's workflow-thread time (workflows/preloadWithoutStacks.ts).
+  WORKER_STACK_TRACES: z.enum(['true', 'false', '1', '0']).default('false'),
   // Worker Deployment versioning (src/io/temporal/deployment.ts); `npm start` turns it on. The build
   // id defaults to package version + git commit; `manual` leaves promotion to the operator.
   WORKER_VERSIONING: z.enum(['true', 'false', '1', '0']).default('false'),
@@ -114,6 +116,8 @@ export interface AppConfig {
   runSettings: RunSettings;
   /** Workflows a worker keeps in memory between tasks; paused runs beyond it leave the worker. */
   workerMaxCachedWorkflows: number;
+  /** The worker's workflows answer the stack-trace query and raise errors with frames. */
+  workerStackTraces: boolean;
   /** The worker polls as a Worker Deployment version; null: unversioned. `auto`: it makes itself current unless a newer version is. */
   workerVersioning: { deploymentName: string; buildId: string | undefined; promote: 'auto' | 'manual' } | null;
   /** Bound on a graceful shutdown (drain, then close), ms. */
@@ -158,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): AppConf
       pauseTimeoutS: e.RUN_PAUSE_TIMEOUT ?? null,
     },
     workerMaxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
+    workerStackTraces: e.WORKER_STACK_TRACES === 'true' || e.WORKER_STACK_TRACES === '1',
     workerVersioning:
       e.WORKER_VERSIONING === 'true' || e.WORKER_VERSIONING === '1'
         ? { deploymentName: e.WORKER_DEPLOYMENT_NAME, buildId: e.WORKER_BUILD_ID, promote: e.WORKER_PROMOTE }

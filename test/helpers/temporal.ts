@@ -3,6 +3,8 @@
  * task queue of its own, running the real activities against a real store and HTTP peers.
  */
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/worker';
 import { inject } from 'vitest';
@@ -11,6 +13,9 @@ import type { ChunkIndex } from '../../src/io/knowledge/chunkIndex';
 import { silentLogger } from '../../src/io/log';
 import { llmSettingsFromEnv } from '../../src/io/llm/providers';
 import type { Store } from '../../src/io/store/contract';
+import { workflowBundlerOptions, workflowsPath, type WorkflowBundleSettings } from '../../src/io/temporal/bundle';
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 let runtimeQuieted = false;
 
@@ -62,12 +67,16 @@ export async function startWorker(opts: {
   chunkIndex?: ChunkIndex;
   /** Names of activities the worker leaves out (a call nobody carries out). */
   without?: string[];
+  /** Bundle workflows/ with these settings instead of running the suite's shared bundle (the default settings). */
+  bundle?: WorkflowBundleSettings;
 }): Promise<RunningWorker> {
   const taskQueue = opts.taskQueue ?? `test-${randomUUID()}`;
   const worker = await Worker.create({
     connection: opts.nativeConnection,
     taskQueue,
-    workflowBundle: { codePath: inject('workflowBundlePath') },
+    ...(opts.bundle
+      ? { workflowsPath: workflowsPath(projectRoot), bundlerOptions: workflowBundlerOptions(opts.bundle) }
+      : { workflowBundle: { codePath: inject('workflowBundlePath') } }),
     activities: Object.fromEntries(
       Object.entries(
         createActivities({

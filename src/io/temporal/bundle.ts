@@ -18,16 +18,30 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BundleOptions } from '@temporalio/worker';
 
-/** The bundle's preloaded modules: workflows/preload.ts, which imports zod and jsonrepair (it says why they are not named here). */
-export const WORKFLOW_PRELOAD_MODULES: readonly string[] = [path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../workflows/preload.ts')];
+const workflowsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../workflows');
 
 type WebpackConfig = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
 
-/** The bundler options every workflow bundle of this project is built with (the worker's `bundlerOptions`, `bundleWorkflowCode`). */
-export const WORKFLOW_BUNDLER_OPTIONS = {
-  preloadModules: [...WORKFLOW_PRELOAD_MODULES],
-  webpackConfigHook: (config: WebpackConfig): WebpackConfig => ({ ...config, optimization: { ...config.optimization, concatenateModules: true } }),
-} satisfies Partial<BundleOptions>;
+export interface WorkflowBundleSettings {
+  /** Workflow stack traces (the stack-trace query, frames of errors raised by workflow code); off by default, workflows/preloadWithoutStacks.ts says why. */
+  stackTraces: boolean;
+}
+
+/**
+ * The bundler options a workflow bundle of this project is built with (the worker's
+ * `bundlerOptions`, `bundleWorkflowCode`). The preloaded module is workflows/preload.ts, which
+ * imports zod and jsonrepair (it says why they are not named here), or, with stack traces off,
+ * workflows/preloadWithoutStacks.ts, which adds that.
+ */
+export function workflowBundlerOptions(settings: WorkflowBundleSettings) {
+  return {
+    preloadModules: [path.join(workflowsDir, settings.stackTraces ? 'preload.ts' : 'preloadWithoutStacks.ts')],
+    webpackConfigHook: (config: WebpackConfig): WebpackConfig => ({ ...config, optimization: { ...config.optimization, concatenateModules: true } }),
+  } satisfies Partial<BundleOptions>;
+}
+
+/** The options of the bundle a worker runs by default (stack traces off): the tests, the replay gate and the benchmarks use it. */
+export const WORKFLOW_BUNDLER_OPTIONS = workflowBundlerOptions({ stackTraces: false });
 
 export function workflowsPath(projectRoot: string): string {
   return path.join(projectRoot, 'workflows/index.ts');
