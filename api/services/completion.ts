@@ -241,16 +241,17 @@ async function deliver(
       }
     };
     try {
-      if (begun) {
-        // The run is accepted once its rows are stored: the client gets event 1 now, while the
-        // workflow starts. A start Temporal refuses fails the run, and the stream shows run_failed.
-        show(begun.announcement);
-        after = { seq: begun.announcement.seq, sub: begun.announcement.sub };
-        begun.start().catch((err: unknown) => {
+      // The run is accepted once its rows are stored: the client gets event 1 now, and the workflow
+      // starts once the reader listens. A start Temporal refuses fails the run: the stream shows run_failed.
+      const start = () =>
+        void begun?.start().catch((err: unknown) => {
           deps.log.error('run start failed', { runId: run.runId, error: err instanceof Error ? err.message : String(err) });
         });
+      if (begun) {
+        show(begun.announcement);
+        after = { seq: begun.announcement.seq, sub: begun.announcement.sub };
       }
-      const follow = { after, signal: sse.signal, stopAfter: endsReply, checkRunFirst: !begun && after !== null };
+      const follow = { after, signal: sse.signal, stopAfter: endsReply, checkRunFirst: !begun && after !== null, ...(begun ? { onSubscribed: start } : {}) };
       for await (const e of followRunEvents(deps.store, run.runId, follow)) show(e);
       if (req.format === 'openai' && !sse.signal.aborted) sse.send(openAiFinalChunk(collected, session.id, canvas.id));
       sse.done();

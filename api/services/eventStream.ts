@@ -27,6 +27,13 @@ export interface FollowOptions {
    * (and showed its first event) has nothing to ask yet.
    */
   checkRunFirst?: boolean;
+  /**
+   * Called once the reader is subscribed, before anything is read: the caller starts the run's
+   * workflow here, so nothing can be stored after `after` that the subscription does not see, and
+   * the reader skips its first read (on a fresh run it would find nothing, and it would compete
+   * with the run's start for the store).
+   */
+  onSubscribed?: () => void;
 }
 
 const PAGE = 500;
@@ -90,8 +97,9 @@ async function ledgerFor(store: Store, runId: string, after: EventCursor | null)
 /** Yields the run's events after `after`, until a terminal event (or `stopAfter`), or abort. */
 export async function* followRunEvents(store: Store, runId: string, opts: FollowOptions): AsyncGenerator<StoredEvent> {
   let cursor = opts.after;
-  /** Woken with nothing to go on (or while reading): the next batch is read from the store. The first always is. */
-  let notified = true;
+  /** Woken with nothing to go on (or while reading): the next batch is read from the store. The first is, unless nothing can be stored yet (onSubscribed). */
+  let notified = opts.onSubscribed === undefined;
+  let skipRead = !notified;
   /** Events handed over by their append (an embedded store) since the last read, in order. */
   let pushed: StoredEvent[] = [];
   let reading = false;
@@ -108,10 +116,14 @@ export async function* followRunEvents(store: Store, runId: string, opts: Follow
   /** Since when the run's row says it ended while no terminal event is stored. */
   let endedQuietSince: number | null = null;
   try {
+    opts.onSubscribed?.();
     const ledger = await ledgerFor(store, runId, cursor);
     while (!opts.signal.aborted) {
       let batch: StoredEvent[];
-      if (pushed.length > 0 && !notified) {
+      if (skipRead) {
+        skipRead = false;
+        batch = [];
+      } else if (pushed.length > 0 && !notified) {
         const after = cursor;
         batch = after ? pushed.filter((e) => e.seq > after.seq || (e.seq === after.seq && e.sub > after.sub)) : pushed;
         pushed = [];
@@ -138,7 +150,7 @@ export async function* followRunEvents(store: Store, runId: string, opts: Follow
         const run = await store.runs.getById(runId);
         if (!run) return;
         if (ENDED.has(run.status) && (await store.events.list(runId, cursor, 1)).length === 0) {
-          // The status is written before the last events: end on the terminal event, and only
+          // Some paths write the status before the last events: end on the terminal event, and only
           // give up waiting for it after a grace period. A terminal event stored since the read
           // just above is read before ending (200 starts at once ended one stream without it).
           if (await store.events.hasTerminal(runId)) {

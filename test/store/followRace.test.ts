@@ -62,4 +62,30 @@ describe('a reader following a log as it is written', () => {
       seen.push(e.event);
     expect(seen).toEqual(['workflow_finished']);
   });
+
+  it('starts a fresh run once it listens and gets all it writes without reading the log first', async () => {
+    const runId = newId();
+    await store.events.append(runId, [runEvent(1, 0, 'workflow_started')]);
+    let reads = 0;
+    const counting: Store = { ...store, events: { ...store.events, list: (...args) => (reads++, store.events.list(...args)) } };
+    let started = false;
+    // The "workflow": writes as soon as it is started, which the reader does once subscribed.
+    const start = () => {
+      started = true;
+      void store.events
+        .append(runId, [runEvent(2, 0, 'node_started')])
+        .then(() => store.events.append(runId, [runEvent(2, 1, 'message', { content: 'hi' }), runEvent(3, 0, 'workflow_finished')]));
+    };
+    const seen: string[] = [];
+    for await (const e of followRunEvents(counting, runId, {
+      after: { seq: 1, sub: 0 },
+      signal: new AbortController().signal,
+      checkRunFirst: false,
+      onSubscribed: start,
+    }))
+      seen.push(`${e.seq}.${e.sub}`);
+    expect(started).toBe(true);
+    expect(seen).toEqual(['2.0', '2.1', '3.0']);
+    expect(reads).toBe(0);
+  });
 });
