@@ -15,6 +15,7 @@ import { jsonObjectBody, keepRawBodies } from '../ragflowBody';
 import { deleteRequestModel, listDatasetModel, validateDatasetRequest } from '../services/datasetRequests';
 import { deepMerge, parserConfigFor, uniqueName } from '../services/datasetDefaults';
 import { datasetView, knowledgeOf, stopIndexing } from '../services/knowledge';
+import { datasetSearchRoutes } from './datasetSearch';
 import { metadataRoutes } from './knowledgeExtras';
 import { requirePipelineCanvas } from '../services/pipelines';
 
@@ -257,4 +258,5 @@ export async function datasetsPlugin(app: FastifyInstance, deps: AppDeps): Promi
   );
 
   await metadataRoutes(app, deps);
+  await datasetSearchRoutes(app, deps);
 }

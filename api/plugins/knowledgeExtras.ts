@@ -1,8 +1,8 @@
 /**
  * RAGFlow's dataset side routes (api/apps/restful_apis/dataset_api.py and document_api.py):
  * document metadata (summary, batch update, flattened view, auto-metadata config), tags,
- * ingestion summary and logs, the dataset search, the knowledge graph and the graph/RAPTOR/mind
- * map index tasks. Codes and wording are RAGFlow's.
+ * ingestion summary and logs, the knowledge graph and the graph/RAPTOR/mind map index tasks (the
+ * dataset search is datasetSearch.ts). Codes and wording are RAGFlow's.
  *
  * What agent-canvas does not have is answered as RAGFlow answers an empty dataset: chunks carry
  * no tags (tag lists are empty, deleting or renaming tags changes nothing), there are no
@@ -10,18 +10,17 @@
  * answers `{}`, deleting succeeds); starting a graph/RAPTOR/mind map task is refused.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { searchKnowledge } from '../../src/io/knowledge/search';
 import { manualFilter, matchesMeta } from '../../src/io/knowledge/metaFilter';
 import type { DatasetRecord, DocumentRecord } from '../../src/io/store/knowledgeTypes';
 import type { AppDeps } from '../deps';
 import { formatPyErrors, INVALID, py, type PyError } from '../pyValidate';
 import { jsonObjectBody, lenientBody } from '../ragflowBody';
-import { documentView, knowledgeOf } from '../services/knowledge';
+import { documentView } from '../services/knowledge';
 import { applyMetadataChanges, flattenMetas, metadataSummary } from '../services/documentMetadata';
 import { AppError } from '../../src/errors';
 
 /** RAGFlow's error envelope code (datasets.ts has the same; imported from there it would be a cycle). */
-const rf = (code: number, message: string) => new AppError(code === 101 ? 'BAD_REQUEST' : 'NOT_FOUND', message, { ragflowCode: code });
+export const rf = (code: number, message: string) => new AppError(code === 101 ? 'BAD_REQUEST' : 'NOT_FOUND', message, { ragflowCode: code });
 
 const ragflow = { ragflow: true } as const;
 const doc = (summary: string) => ({ config: ragflow, schema: { tags: ['datasets'], summary } });
@@ -240,67 +239,6 @@ export async function metadataRoutes(app: FastifyInstance, deps: AppDeps): Promi
     throw rf(102, 'Log not found');
   });
 
-  // ---- search ---------------------------------------------------------------------------------
-
-  const searchIn = async (request: FastifyRequest, body: Record<string, unknown>, datasetIds: string[]) => {
-    const errors: PyError[] = [];
-    const v = searchDatasetReq(body, [], errors);
-    if (v === INVALID || errors.length > 0) throw rf(101, formatPyErrors(errors));
-    const b = v as {
-      question: string;
-      doc_ids: string[];
-      page: number;
-      size: number;
-      top_k: number;
-      similarity_threshold: number;
-      vector_similarity_weight: number;
-      rerank_id: string | null;
-    };
-    for (const id of datasetIds) if (!(await k.datasets.get(request.tenantId, id))) throw rf(102, 'No authorization.');
-    const result = await searchKnowledge(knowledgeOf(deps), {
-      tenantId: request.tenantId,
-      datasets: datasetIds,
-      documentIds: b.doc_ids.length ? b.doc_ids : undefined,
-      question: b.question,
-      topN: b.size,
-      topK: b.top_k,
-      similarityThreshold: b.similarity_threshold,
-      vectorWeight: b.vector_similarity_weight,
-      rerankId: b.rerank_id,
-      page: b.page,
-    });
-    const chunks = result.chunks.map((c) => ({
-      chunk_id: c.id,
-      content_with_weight: c.content,
-      doc_id: c.documentId,
-      docnm_kwd: c.documentName,
-      kb_id: c.datasetId,
-      similarity: c.similarity,
-      vector_similarity: c.vectorSimilarity,
-      term_similarity: c.termSimilarity,
-      positions: [c.position],
-      important_kwd: [],
-    }));
-    return { code: 0, data: { chunks, doc_aggs: result.docAggs, total: result.total, labels: [] } };
-  };
-  app.post('/api/v1/datasets/:dataset_id/search', doc('Search one dataset (retrieval test)'), async (request) => {
-    const body = jsonObjectBody(request);
-    const { dataset_id } = request.params as { dataset_id: string };
-    return searchIn(request, body, [dataset_id]);
-  });
-  app.post('/api/v1/datasets/search', doc('Search datasets (retrieval test)'), async (request) => {
-    const body = jsonObjectBody(request);
-    const ids = body.dataset_ids;
-    if (!Array.isArray(ids) || ids.length === 0 || ids.some((x) => typeof x !== 'string'))
-      throw rf(
-        101,
-        Array.isArray(ids) && ids.length === 0
-          ? 'Field: <dataset_ids> - Message: <List should have at least 1 item after validation, not 0>'
-          : 'Field: <dataset_ids> - Message: <Field required>',
-      );
-    return searchIn(request, body, ids as string[]);
-  });
-
   // ---- knowledge graph and index tasks (agent-canvas builds neither) -----------------------------
 
   app.get('/api/v1/datasets/:dataset_id/graph', doc('Knowledge graph of a dataset (agent-canvas builds none: empty)'), async (request) => {
@@ -341,28 +279,3 @@ export async function metadataRoutes(app: FastifyInstance, deps: AppDeps): Promi
   app.delete('/api/v1/datasets/:dataset_id/index', doc('Delete the index of a dataset (none in agent-canvas)'), deleteIndex);
   app.delete('/api/v1/datasets/:dataset_id/:index_type', doc('Delete a graph, RAPTOR or mind map index (none in agent-canvas)'), deleteIndex);
 }
-
-const searchDatasetReq = py.model(
-  'SearchDatasetReq',
-  {
-    question: {
-      v: py.pipe(py.str(), (v, loc, errors, input) => {
-        const s = (v as string).trim();
-        if (!s) {
-          errors.push({ loc, msg: 'String should have at least 1 character', input });
-          return INVALID;
-        }
-        return s;
-      }),
-      required: true,
-    },
-    doc_ids: { v: py.list(py.str()), default: () => [] },
-    page: { v: py.int({ ge: 1 }), default: 1 },
-    size: { v: py.int({ ge: 1 }), default: 30 },
-    top_k: { v: py.int({ ge: 1 }), default: 1024 },
-    similarity_threshold: { v: py.float({ ge: 0, le: 1 }), default: 0 },
-    vector_similarity_weight: { v: py.float({ ge: 0, le: 1 }), default: 0.3 },
-    rerank_id: { v: py.nullable(py.str()), default: null },
-  },
-  { extra: 'ignore' },
-);
