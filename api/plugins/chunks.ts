@@ -13,24 +13,12 @@ import type { AppDeps } from '../deps';
 import { keepRawBodies, lenientBody } from '../ragflowBody';
 import { documentView, knowledgeOf } from '../services/knowledge';
 import { rf } from './datasets';
+import { restPage, restPageSize } from './restPaging';
 
 const ragflow = { ragflow: true } as const;
-const MAX_PAGE_SIZE = 100;
 
 function isEmpty(v: unknown): boolean {
   return v === null || v === undefined || !String(v).trim();
-}
-
-/** RAGFlow's `validate_rest_api_page`/`_page_size`: a bad value falls back to the default. */
-export function restPage(raw: unknown, def: number): number {
-  const n = Number.parseInt(String(raw ?? ''), 10);
-  return Number.isFinite(n) && n >= 1 && /^\s*[+-]?\d+\s*$/.test(String(raw)) ? n : def;
-}
-
-export function restPageSize(raw: unknown, def = 30): number {
-  const n = restPage(raw, def);
-  if (n > MAX_PAGE_SIZE) throw rf(101, `page_size must be less than or equal to ${MAX_PAGE_SIZE}`);
-  return n;
 }
 
 export function chunkView(c: ChunkRecord): Record<string, unknown> {

@@ -14,7 +14,7 @@ import { jsonObjectBody, keepRawBodies, lenientBody } from '../ragflowBody';
 import { deleteRequestModel } from '../services/datasetRequests';
 import { uniqueName } from '../services/datasetDefaults';
 import { documentView, knowledgeOf, startIndexing, stopIndexing } from '../services/knowledge';
-import { restPage, restPageSize } from './chunks';
+import { restPage, restPageSize } from './restPaging';
 import { rf } from './datasets';
 import { FILE_NAME_LEN_LIMIT, sendDocument, storedType } from './documentRequests';
 import { documentUpdate } from './documentUpdate';
