@@ -34,7 +34,7 @@ const EnvSchema = z.object({
   RUN_CONTINUE_AS_NEW_EVENTS: z.coerce.number().int().min(100).max(50_000).default(DEFAULT_RUN_SETTINGS.continueAsNewAfterEvents),
   MCP_STDIO_COMMANDS: z.string().default(''),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2, 'must be at least 2').default(100),
-  // Workflow stack traces (Temporal UI's Stack Trace tab): off, they cost a third of a run's workflow-thread time (workflows/preloadWithoutStacks.ts).
+  // Workflow stack traces (Temporal UI's Stack Trace tab): off, they cost a third of the time a run's activations take (workflows/preloadWithoutStacks.ts).
   WORKER_STACK_TRACES: z.enum(['true', 'false', '1', '0']).default('false'),
   // Worker Deployment versioning (src/io/temporal/deployment.ts); `npm start` turns it on. The build
   // id defaults to package version + git commit; `manual` leaves promotion to the operator.
