@@ -12,7 +12,7 @@ import type { RunEnd, RunRecordStatus } from './contract';
 
 const ENDED: ReadonlySet<RunRecordStatus> = new Set(['finished', 'failed', 'canceled']);
 
-/** The row's end, as `UPDATE runs` fields (runs.setStatus shares it). */
+/** Whether a run with this status has ended (its row gets a finish time; runs.setStatus asks too). */
 export function endsRun(status: RunRecordStatus): boolean {
   return ENDED.has(status);
 }

@@ -64,7 +64,7 @@ export async function recordRunStart(db: Queryable, p: { run: TurnRun; sessionId
   await db.query(
     `WITH start AS (SELECT $8::text AS id), ${runAndAnnouncement('start')}
      SELECT pg_notify($9, $1)`,
-    [...runParams(p.run, p.announcement, stampNow(p.now).time), p.sessionId, RUN_EVENTS_CHANNEL],
+    [...runParams(p.run, p.announcement, p.now), p.sessionId, RUN_EVENTS_CHANNEL],
   );
 }
 
