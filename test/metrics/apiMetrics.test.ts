@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startHarness, streamSse, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
-import { has, scrape, sumOf, type Series } from './promText';
+import { eventually as eventuallyFrom, has, scrape, sumOf, type Series } from './promText';
 
 let h: Harness;
 beforeAll(async () => {
@@ -21,18 +21,7 @@ const metrics = async (): Promise<Series[]> => {
   expect(page.status, page.text.slice(0, 500)).toBe(200);
   return page.series;
 };
-
-/** Scrapes until `check` holds (figures move after the response that caused them), or fails with the last page. */
-async function eventually(check: (s: Series[]) => boolean, what: string, timeoutMs = 30_000): Promise<Series[]> {
-  const until = Date.now() + timeoutMs;
-  let last = await metrics();
-  while (!check(last)) {
-    if (Date.now() > until) throw new Error(`${what}: not seen within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-    last = await metrics();
-  }
-  return last;
-}
+const eventually = (check: (s: Series[]) => boolean, what: string, timeoutMs?: number) => eventuallyFrom(metrics, check, what, timeoutMs);
 
 describe('GET /metrics', () => {
   it('answers Prometheus text without an API key, with the process and run series declared', async () => {

@@ -51,3 +51,15 @@ export async function scrape(url: string): Promise<{ status: number; contentType
   const text = await res.text();
   return { status: res.status, contentType: res.headers.get('content-type') ?? '', text, series: res.ok ? parsePrometheusText(text) : [] };
 }
+
+/** Reads until `check` holds (figures move after the response that caused them), or fails naming `what`. */
+export async function eventually(read: () => Promise<Series[]>, check: (s: Series[]) => boolean, what: string, timeoutMs = 30_000): Promise<Series[]> {
+  const until = Date.now() + timeoutMs;
+  let last = await read();
+  while (!check(last)) {
+    if (Date.now() > until) throw new Error(`${what}: not seen within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+    last = await read();
+  }
+  return last;
+}

@@ -15,7 +15,7 @@ import { dsl } from '../helpers/canvasKit';
 import { startPostgres, type StartedPostgres } from '../helpers/postgres';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
 import { waitForOutput, waitHealthStatus } from '../process/processControl';
-import { has, scrape, sumOf, type Series } from './promText';
+import { eventually, has, scrape, sumOf, type Series } from './promText';
 
 const KEY = `metrics-key-${randomUUID()}`;
 const postgres = await startPostgres();
@@ -97,7 +97,16 @@ describe.skipIf('skipped' in postgres)('metrics of separate API and worker proce
     expect(reply.code, JSON.stringify(reply)).toBe(0);
     expect(JSON.stringify(reply.data)).toContain('second time lucky');
 
-    const after: Series[] = (await workerMetrics()).series;
+    // The reply can reach us before the worker's closing activity has counted the run: the run's
+    // end is stored (and streamed) by the statement that activity makes before it counts.
+    const ended = (s: Series[]) =>
+      sumOf(s, 'agent_canvas_runs_ended_total', { status: 'finished' }) - sumOf(first.series, 'agent_canvas_runs_ended_total', { status: 'finished' });
+    const after: Series[] = await eventually(
+      async () => (await workerMetrics()).series,
+      (s) => ended(s) >= 1,
+      'the finished run on the worker',
+      30_000,
+    );
     const delta = (name: string, labels: Record<string, string> = {}) => sumOf(after, name, labels) - sumOf(first.series, name, labels);
     expect(delta('agent_canvas_runs_ended_total', { status: 'finished' })).toBe(1);
     expect(delta('agent_canvas_node_duration_seconds_count', { component: 'LLM' })).toBe(1);
