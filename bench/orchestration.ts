@@ -13,6 +13,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import type { WorkflowHandle } from '@temporalio/client';
 import OpenAI from 'openai';
 import { silentLogger } from '../src/io/log';
+import { pooledFetch } from '../src/io/net';
 import { buildApp } from '../api/app';
 import type { LlmChatRequest } from '../src/core/components/callContracts';
 import { compileCanvas, runInProcess, type CallResult, type EngineCall } from '../src/core/engine';
@@ -97,9 +98,9 @@ async function main(): Promise<void> {
   );
   llm.when(() => ({ content: 'ok' }));
   const deps = { store, client, taskQueue: bench.taskQueue, settings: DEFAULT_RUN_SETTINGS };
-  const mockEnv = new MockActivityEnvironment();
   const exec = async (call: EngineCall): Promise<CallResult> => {
-    const value = await mockEnv.run(activities.llmChat, call.call.request as LlmChatRequest, { maxRetries: 0 });
+    // One environment per call, as each activity attempt has its own context and signal.
+    const value = await new MockActivityEnvironment().run(activities.llmChat, call.call.request as LlmChatRequest, { maxRetries: 0 });
     return { callId: call.callId, ok: true, value };
   };
   const figures: string[][] = [];
@@ -171,7 +172,8 @@ async function main(): Promise<void> {
 
       // Time to first token: the floor's start → activity running against API request → first
       // `message` event, less the raw model stream's own time to first token.
-      const raw = new OpenAI({ baseURL: llm.url, apiKey: 'x', maxRetries: 0 });
+      // Through the client our model calls use, so that what is subtracted is the model's own time.
+      const raw = new OpenAI({ baseURL: llm.url, apiKey: 'x', maxRetries: 0, fetch: pooledFetch });
       await store.tenants.addApiKey('bench', 'bench-key');
       const app = await buildApp({ store, temporal: client, taskQueue: bench.taskQueue, runSettings: DEFAULT_RUN_SETTINGS, log: silentLogger });
       await app.listen({ port: 0, host: '127.0.0.1' });

@@ -7,6 +7,7 @@
 import OpenAI from 'openai';
 import { LOCAL_EMBEDDING_MODEL, localEmbedding } from './localEmbedding';
 import { AppError } from '../../errors';
+import { pooledFetch } from '../net';
 
 export interface EmbeddingSettings {
   baseUrl?: string;
@@ -69,7 +70,7 @@ export function embedderFor(model: string, s: EmbeddingSettings): Embedder {
   // RAGFlow's `model@Factory` (or `model@instance@Factory`): the endpoint gets the model name.
   const name = model.includes('@') ? model.slice(0, model.indexOf('@')) : model;
   // Retries are Temporal's (activity retry policy), not the client's.
-  const client = new OpenAI({ baseURL: s.baseUrl, apiKey: s.apiKey ?? 'none', maxRetries: 0, timeout: 60_000 });
+  const client = new OpenAI({ baseURL: s.baseUrl, apiKey: s.apiKey ?? 'none', maxRetries: 0, timeout: 60_000, fetch: pooledFetch });
   return {
     model,
     async embed(texts, signal) {

@@ -79,7 +79,8 @@ function send(
   });
 }
 
-function toResponse(res: IncomingMessage): Response {
+/** The answer as a WHATWG Response; `body` stands in for the message's own bytes (e.g. decoded). */
+export function toResponse(res: IncomingMessage, body: Readable = res): Response {
   const headers = new Headers();
   for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
     try {
@@ -89,9 +90,9 @@ function toResponse(res: IncomingMessage): Response {
     }
   }
   const status = res.statusCode ?? 0;
-  const body = NULL_BODY.has(status) ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
-  if (body === null) res.resume();
-  return new Response(body, { status, statusText: res.statusMessage ?? '', headers });
+  const stream = NULL_BODY.has(status) ? null : (Readable.toWeb(body) as ReadableStream<Uint8Array>);
+  if (stream === null) res.resume();
+  return new Response(stream, { status, statusText: res.statusMessage ?? '', headers });
 }
 
 /** A `fetch` whose every connection passes the network guard (see the module comment). */
