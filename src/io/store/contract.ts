@@ -6,82 +6,19 @@
  * Times are milliseconds since epoch (RAGFlow's `create_time`/`update_time`); dates are
  * `YYYY-MM-DD HH:MM:SS` strings in UTC (RAGFlow's `create_date`/`update_date`).
  */
-import type { Db } from './dbContract';
+import type { Db, ListOptions } from './dbContract';
 import type { KnowledgeStore } from './knowledgeTypes';
+import type { CanvasListFilter, CanvasPatch, CanvasRecord, CanvasVersionRecord, NewCanvas } from './canvasTypes';
 import type { McpServerRecord, NewMcpServer } from './mcpTypes';
 import type { TenantsRepository } from './tenantTypes';
 import type { RunEvent } from '../../core/engine/runEvents';
 import type { SessionState } from '../../core/engine/state';
 
-export type { Db, DbKind, Queryable, QueryResult } from './dbContract';
+export type { Db, DbKind, ListOptions, Queryable, QueryResult } from './dbContract';
 
 export type { ApiKeyRecord, KeyOwner, TenantRecord, TenantSummary } from './tenantTypes';
 
-export interface CanvasRecord {
-  id: string;
-  tenant_id: string;
-  title: string;
-  description: string | null;
-  avatar: string | null;
-  canvas_type: string | null;
-  canvas_category: string;
-  /** The normalized DSL as last saved (graph kept intact). */
-  dsl: Record<string, unknown>;
-  /** The id of the latest version (each save with a DSL makes one). */
-  version_id: string;
-  create_time: number;
-  update_time: number;
-  create_date: string;
-  update_date: string;
-}
-
-export interface CanvasVersionRecord {
-  id: string;
-  user_canvas_id: string;
-  title: string;
-  dsl: Record<string, unknown>;
-  release: boolean;
-  create_time: number;
-  update_time: number;
-  create_date: string;
-  update_date: string;
-}
-
-export interface ListOptions {
-  page: number;
-  pageSize: number;
-  orderby: string;
-  desc: boolean;
-}
-
-export interface CanvasListFilter extends ListOptions {
-  keywords?: string;
-  id?: string;
-  title?: string;
-  /** Any of these categories (RAGFlow's `canvas_category=agent_canvas,dataflow_canvas`). */
-  categories?: string[];
-  /** RAGFlow's `canvas_type` (a template's kind, e.g. "chatbot"). */
-  canvasType?: string;
-}
-
-export interface NewCanvas {
-  tenantId: string;
-  title: string;
-  description?: string | null;
-  avatar?: string | null;
-  canvasType?: string | null;
-  canvasCategory?: string;
-  dsl: Record<string, unknown>;
-}
-
-export interface CanvasPatch {
-  title?: string;
-  description?: string | null;
-  avatar?: string | null;
-  canvasType?: string | null;
-  /** When present a new version is recorded. */
-  dsl?: Record<string, unknown>;
-}
+export type { CanvasListFilter, CanvasPatch, CanvasRecord, CanvasVersionRecord, NewCanvas } from './canvasTypes';
 
 /** A chat message as RAGFlow sessions keep them. */
 export interface SessionMessage {

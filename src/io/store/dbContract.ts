@@ -20,3 +20,11 @@ export interface Db extends Queryable {
   notify(channel: string, payload: string): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A page of a listing, RAGFlow's `page`, `page_size`, `orderby` and `desc`. */
+export interface ListOptions {
+  page: number;
+  pageSize: number;
+  orderby: string;
+  desc: boolean;
+}
