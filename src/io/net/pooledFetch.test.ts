@@ -164,6 +164,28 @@ describe('pooledFetch', () => {
     expect(server.connections()).toBe(2);
   });
 
+  it('sends the caller’s headers with the platform fetch’s defaults, and sets Host and the length itself', async () => {
+    const seen: IncomingMessage['headers'][] = [];
+    const server = await serve((req, res) => {
+      seen.push(req.headers);
+      res.end('ok');
+    });
+    const res = await pooledFetch(`${server.url}/echo`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer k', host: 'elsewhere.example', 'content-length': '1' },
+      body: 'four',
+    });
+    expect(await res.text()).toBe('ok');
+    expect(seen[0]).toMatchObject({
+      authorization: 'Bearer k',
+      host: new URL(server.url).host,
+      'content-length': '4',
+      'content-type': 'text/plain;charset=UTF-8',
+      accept: '*/*',
+      'accept-encoding': 'gzip, deflate, br',
+    });
+  });
+
   it('hands a form body to the platform fetch', async () => {
     const seen: string[] = [];
     const server = await serve((req, res, body) => {

@@ -40,11 +40,14 @@ function bytesOf(body: RequestInit['body']): Buffer | undefined | null {
   return null;
 }
 
+/** The request's headers, with the platform fetch's defaults where the caller set none. */
 function headersOf(init: RequestInit | undefined, body: Buffer | undefined): OutgoingHttpHeaders {
-  const out: OutgoingHttpHeaders = { 'accept-encoding': 'gzip, deflate, br' };
+  const out: OutgoingHttpHeaders = { accept: '*/*', 'accept-encoding': 'gzip, deflate, br' };
+  // Host, length and hop-by-hop headers are the HTTP client's to set.
   new Headers(init?.headers).forEach((value, name) => {
-    if (!RESERVED_REQUEST_HEADERS.has(name) || name === 'proxy-authorization') out[name] = value;
+    if (!RESERVED_REQUEST_HEADERS.has(name)) out[name] = value;
   });
+  if (typeof init?.body === 'string' && out['content-type'] === undefined) out['content-type'] = 'text/plain;charset=UTF-8';
   if (body !== undefined) out['content-length'] = body.length;
   return out;
 }
