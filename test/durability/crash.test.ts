@@ -77,7 +77,9 @@ describe('a crash of the API + worker process', () => {
 
     const calls = (needle: string) => llm.calls.filter((c) => c.body.messages.some((m) => String(m.content).includes(needle))).length;
     expect(calls('First step.')).toBe(1);
-    expect(calls('Second step.')).toBe(2);
+    // The interrupted call is made again: once, or more when a loaded machine lets a heartbeat of
+    // the restarted attempt miss this process's 2 s heartbeat timeout (appProcess.ts).
+    expect(calls('Second step.')).toBeGreaterThanOrEqual(2);
 
     // The full log ends with the complete answer: the retry replaced the interrupted stream.
     const all = parseSse(await (await fetch(`${base}/api/v1/runs/${runId}/events`, { headers: auth })).text());

@@ -4,6 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { preparedQueries } from './pglitePrepared.mjs';
 
 /** What a database error carries besides its message (repositories read `code`). */
 const ERROR_FIELDS = ['code', 'detail', 'hint', 'constraint', 'table', 'column', 'schema', 'severity', 'position', 'where'];
@@ -22,6 +23,9 @@ const opened = (async () => {
 })();
 // Reported to every request (the first is `open`); not an unhandled rejection meanwhile.
 opened.catch(() => undefined);
+/** Statements outside transactions, prepared once each (./pglitePrepared.mjs). */
+const prepared = opened.then(preparedQueries);
+prepared.catch(() => undefined);
 
 function describe(err) {
   const out = { message: err instanceof Error ? err.message : String(err) };
@@ -58,9 +62,10 @@ async function handle(m) {
     case 'open':
       return null;
     case 'query': {
-      const target = m.tx ? transactions.get(m.tx)?.tx : db;
-      if (!target) throw new Error('the transaction has ended');
-      return (await target.query(m.sql, m.params)).rows;
+      if (!m.tx) return (await (await prepared)(m.sql, m.params)).rows;
+      const tx = transactions.get(m.tx)?.tx;
+      if (!tx) throw new Error('the transaction has ended');
+      return (await tx.query(m.sql, m.params)).rows;
     }
     case 'begin':
       return begin(db);
