@@ -9,6 +9,7 @@ import zlib from 'node:zlib';
 import { AppError } from '../../errors';
 import { assertUrlAllowed, pinnedLookup, type GuardContext } from './guard';
 import { requestViaProxy, trustedCa, type Hop } from './proxy';
+import { followRedirect, REDIRECT_STATUSES } from './redirects';
 
 export interface GuardedRequestInit {
   method?: string;
@@ -37,10 +38,6 @@ export interface GuardedResponse {
   /** The URL that answered (after redirects). */
   url: string;
 }
-
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-/** Headers that must not follow a redirect to another origin. */
-const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 
 function withoutService(err: AppError, service: string): string {
   return err.message.startsWith(`${service}: `) ? err.message.slice(service.length + 2) : err.message;
@@ -155,7 +152,7 @@ export async function guardedFetch(url: string, init: GuardedRequestInit, opts: 
       throw new AppError('TOOL_UNAVAILABLE', `${opts.service}: could not reach ${current}: ${err instanceof Error ? err.message : String(err)}`);
     }
     const location = res.headers.location;
-    if (!REDIRECTS.has(res.status) || !location || maxRedirects === 0) return { ...res, url: current };
+    if (!REDIRECT_STATUSES.has(res.status) || !location || maxRedirects === 0) return { ...res, url: current };
     if (hop >= maxRedirects) throw new AppError('TOOL_BAD_REQUEST', `${opts.service}: more than ${maxRedirects} redirects (the last one to ${location})`);
     let next: URL;
     try {
@@ -163,14 +160,7 @@ export async function guardedFetch(url: string, init: GuardedRequestInit, opts: 
     } catch {
       throw new AppError('TOOL_BAD_REQUEST', `${opts.service}: ${current} redirects to "${location}", which is not a URL`);
     }
-    // As browsers do: 303 (and 301/302 after a POST) continue as a GET without the body.
-    if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
-      if (method !== 'HEAD') method = 'GET';
-      body = undefined;
-      const { 'content-type': _type, ...others } = headers;
-      headers = others;
-    }
-    if (next.origin !== new URL(current).origin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.includes(k)));
+    ({ method, body, headers } = followRedirect(res.status, { method, body, headers }, current, next));
     current = next.href;
   }
 }

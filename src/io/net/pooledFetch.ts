@@ -15,6 +15,7 @@ import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http'
 import https from 'node:https';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import zlib from 'node:zlib';
+import { REDIRECT_STATUSES } from './redirects';
 import { RESERVED_REQUEST_HEADERS, toResponse } from './streamFetch';
 
 /** The platform `fetch`'s shape (a `Request` input is handed to it). */
@@ -29,8 +30,6 @@ const agents = {
   'http:': new http.Agent({ keepAlive: true, timeout: POOL_IDLE_MS }),
   'https:': new https.Agent({ keepAlive: true, timeout: POOL_IDLE_MS }),
 };
-
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 function bytesOf(body: RequestInit['body']): Buffer | undefined | null {
   if (body === undefined || body === null) return undefined;
@@ -139,7 +138,7 @@ export function createPooledFetch(opts: PooledFetchOptions = {}): PooledFetch {
     const signal = init?.signal ?? undefined;
     if (signal?.aborted) throw abortReason(signal);
     const res = await send({ url, method: (init?.method ?? 'GET').toUpperCase(), headers: headersOf(init, body), body, signal, idleMs });
-    if (REDIRECTS.has(res.statusCode ?? 0) && res.headers.location && init?.redirect !== 'manual') {
+    if (REDIRECT_STATUSES.has(res.statusCode ?? 0) && res.headers.location && init?.redirect !== 'manual') {
       res.destroy();
       return fetch(input, init);
     }

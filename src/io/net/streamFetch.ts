@@ -13,6 +13,7 @@ import { AppError } from '../../errors';
 import { directRequest } from './fetch';
 import { assertUrlAllowed, type GuardContext } from './guard';
 import type { Hop } from './proxy';
+import { followRedirect, REDIRECT_STATUSES } from './redirects';
 
 export type FetchFn = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -41,9 +42,7 @@ export const RESERVED_REQUEST_HEADERS = new Set([
   'proxy-authenticate',
 ]);
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([101, 204, 205, 304]);
-const CREDENTIAL_HEADERS = ['authorization', 'cookie'];
 
 function bodyBytes(body: RequestInit['body']): Buffer | undefined {
   if (body === undefined || body === null) return undefined;
@@ -128,7 +127,7 @@ export function guardedFetchFn(opts: GuardedFetchFnOptions): FetchFn {
         throw new AppError('TOOL_UNAVAILABLE', `${opts.service}: ${target.url.host} answered with an invalid HTTP status`);
       }
       const location = res.headers.location;
-      if (!REDIRECTS.has(status) || !location || init?.redirect === 'manual') return toResponse(res);
+      if (!REDIRECT_STATUSES.has(status) || !location || init?.redirect === 'manual') return toResponse(res);
       res.destroy();
       if (init?.redirect === 'error') throw new AppError('TOOL_BAD_REQUEST', `${opts.service}: ${current} answered with a redirect (HTTP ${status})`);
       if (hop >= maxRedirects) throw new AppError('TOOL_BAD_REQUEST', `${opts.service}: more than ${maxRedirects} redirects`);
@@ -138,13 +137,7 @@ export function guardedFetchFn(opts: GuardedFetchFnOptions): FetchFn {
       } catch {
         throw new AppError('TOOL_BAD_REQUEST', `${opts.service}: ${current} redirects to something that is not a URL`);
       }
-      // As browsers do: 303 (and 301/302 after a POST) continue as a GET without the body.
-      if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
-        if (method !== 'HEAD') method = 'GET';
-        body = undefined;
-        delete headers['content-type'];
-      }
-      if (next.origin !== new URL(current).origin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.includes(k)));
+      ({ method, body, headers } = followRedirect(status, { method, body, headers }, current, next));
       current = next.href;
     }
   };
