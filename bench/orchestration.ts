@@ -23,6 +23,7 @@ import { dsl } from '../test/helpers/canvasKit';
 import { median, REPEATS, runBench, startBenchEnvironment, startBenchRun } from './common';
 import { createFloorWorker, floorStartToActivity, runsPerSecond, slope, timeFloor } from './floor/harness';
 import { DbMeter } from './startPhases';
+import { PHASE_NAMES, phaseMedians, type Phase } from './historyPhases';
 
 /** Chain lengths the per-node slope is fitted over (BENCH_CHAIN=1,11,21). */
 const CHAIN = (process.env.BENCH_CHAIN ?? '1,11').split(',').map(Number);
@@ -107,6 +108,8 @@ async function main(): Promise<void> {
   };
   const figures: string[][] = [];
   const counts: string[][] = [];
+  /** Where a node's time goes in the longest chain (medians of a few runs' history times). */
+  const phases: Record<'floor' | 'ours', Array<Record<Phase, number>>> = { floor: [], ours: [] };
   const timeRun = async (record: CanvasRecord) => {
     const t = performance.now();
     await (await startBenchRun(deps, record)).result();
@@ -140,6 +143,20 @@ async function main(): Promise<void> {
         });
         for (const k of Object.keys(points)) points[k]!.push([n, m[k as keyof typeof m]]);
         if (n === CHAIN[0]) Object.assign(fixed, { ours: m.oursInline, floor: m.floorEmpty });
+        if (n === CHAIN[CHAIN.length - 1]) {
+          for (let r = 0; r < 5; r++) {
+            const floorRun = await floor.client.workflow.start('floorChain', {
+              taskQueue: floor.taskQueue,
+              workflowId: `floor-phases-${n}-${r}`,
+              args: [n, 'activity'],
+            });
+            await floorRun.result();
+            phases.floor.push(await phaseMedians(floorRun));
+            const ours = await startBenchRun(deps, activityCanvas);
+            await ours.result();
+            phases.ours.push(await phaseMedians(ours));
+          }
+        }
         // Round trips of one run of this chain (store statements counted around it alone).
         meter.reset();
         const handle = await startBenchRun(deps, activityCanvas);
@@ -258,6 +275,11 @@ async function main(): Promise<void> {
     return [k, String(a), last > first ? ((b - a) / (last - first)).toFixed(1) : '—'];
   });
   table('round trips of one run', ['', `run of Begin → ${first} LLM node(s)`, 'per further LLM node'], rows);
+  table(
+    `where a node's time goes, ms (server's history times, chain of ${last}, medians of 5 runs each)`,
+    ['', 'floor', 'agent-canvas'],
+    PHASE_NAMES.map((name) => [name, ...(['floor', 'ours'] as const).map((who) => ms(median(phases[who].map((p) => p[name]))))]),
+  );
   await floor.close();
   await bench.close();
 }

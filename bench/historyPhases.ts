@@ -1,0 +1,35 @@
+/**
+ * Where a run's time goes, read off its history: the server's own timestamps of each workflow
+ * task and activity, so ours and the floor's are compared without instrumenting either. For
+ * benchmarks only (bench/orchestration.ts).
+ */
+import type { WorkflowHandle } from '@temporalio/client';
+import { median } from './common';
+
+/** Phases between two history events of one kind of step, by the attribute names of their events. */
+const PHASES = {
+  'workflow task: scheduled → started (dispatch)': ['workflowTaskScheduledEventAttributes', 'workflowTaskStartedEventAttributes'],
+  'workflow task: started → completed (the worker’s work)': ['workflowTaskStartedEventAttributes', 'workflowTaskCompletedEventAttributes'],
+  'activity: started → completed (its work)': ['activityTaskStartedEventAttributes', 'activityTaskCompletedEventAttributes'],
+} as const;
+
+export type Phase = keyof typeof PHASES;
+export const PHASE_NAMES = Object.keys(PHASES) as Phase[];
+
+const millis = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => (t ? Number(t.seconds ?? 0) * 1000 + (t.nanos ?? 0) / 1e6 : 0);
+
+/** The median of each phase over one run's history, ms (each phase is a pair of consecutive events of that step). */
+export async function phaseMedians(handle: WorkflowHandle): Promise<Record<Phase, number>> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const has = (e: object, attr: string) => (e as Record<string, unknown>)[attr] != null;
+  const out = {} as Record<Phase, number>;
+  for (const name of PHASE_NAMES) {
+    const [from, to] = PHASES[name];
+    const spans: number[] = [];
+    for (let i = 0; i + 1 < events.length; i++) {
+      if (has(events[i]!, from) && has(events[i + 1]!, to)) spans.push(millis(events[i + 1]!.eventTime) - millis(events[i]!.eventTime));
+    }
+    out[name] = spans.length > 0 ? median(spans) : Number.NaN;
+  }
+  return out;
+}
