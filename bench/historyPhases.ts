@@ -6,6 +6,12 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { median } from './common';
 
+/** How many runs of each side the phases are taken over (the median of their medians). */
+export const PHASE_RUNS = 5;
+
+/** Whether a history event is of the kind whose attributes are `attr` (e.g. `activityTaskStartedEventAttributes`). */
+export const isEvent = (e: object, attr: string): boolean => (e as Record<string, unknown>)[attr] != null;
+
 /** Phases between two history events of one kind of step, by the attribute names of their events. */
 const PHASES = {
   'workflow task: scheduled → started (dispatch)': ['workflowTaskScheduledEventAttributes', 'workflowTaskStartedEventAttributes'],
@@ -21,13 +27,12 @@ const millis = (t: { seconds?: unknown; nanos?: number | null } | null | undefin
 /** The median of each phase over one run's history, ms (each phase is a pair of consecutive events of that step). */
 export async function phaseMedians(handle: WorkflowHandle): Promise<Record<Phase, number>> {
   const events = (await handle.fetchHistory()).events ?? [];
-  const has = (e: object, attr: string) => (e as Record<string, unknown>)[attr] != null;
   const out = {} as Record<Phase, number>;
   for (const name of PHASE_NAMES) {
     const [from, to] = PHASES[name];
     const spans: number[] = [];
     for (let i = 0; i + 1 < events.length; i++) {
-      if (has(events[i]!, from) && has(events[i + 1]!, to)) spans.push(millis(events[i + 1]!.eventTime) - millis(events[i]!.eventTime));
+      if (isEvent(events[i]!, from) && isEvent(events[i + 1]!, to)) spans.push(millis(events[i + 1]!.eventTime) - millis(events[i]!.eventTime));
     }
     out[name] = spans.length > 0 ? median(spans) : Number.NaN;
   }

@@ -23,7 +23,7 @@ import { dsl } from '../test/helpers/canvasKit';
 import { median, REPEATS, runBench, startBenchEnvironment, startBenchRun } from './common';
 import { createFloorWorker, floorStartToActivity, runsPerSecond, slope, timeFloor } from './floor/harness';
 import { DbMeter } from './startPhases';
-import { PHASE_NAMES, phaseMedians, type Phase } from './historyPhases';
+import { isEvent, PHASE_NAMES, PHASE_RUNS, phaseMedians, type Phase } from './historyPhases';
 
 /** Chain lengths the per-node slope is fitted over (BENCH_CHAIN=1,11,21). */
 const CHAIN = (process.env.BENCH_CHAIN ?? '1,11').split(',').map(Number);
@@ -67,12 +67,11 @@ async function medians<K extends string>(repeats: number, f: () => Promise<Recor
 async function historyCounts(handle: WorkflowHandle): Promise<Record<string, number>> {
   const history = await handle.fetchHistory();
   const events = history.events ?? [];
-  const has = (e: object, attr: string) => (e as Record<string, unknown>)[attr] != null;
   return {
     'history events': events.length,
-    'workflow tasks': events.filter((e) => has(e, 'workflowTaskCompletedEventAttributes')).length,
+    'workflow tasks': events.filter((e) => isEvent(e, 'workflowTaskCompletedEventAttributes')).length,
     'local activities': events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length,
-    activities: events.filter((e) => has(e, 'activityTaskScheduledEventAttributes')).length,
+    activities: events.filter((e) => isEvent(e, 'activityTaskScheduledEventAttributes')).length,
   };
 }
 
@@ -144,7 +143,7 @@ async function main(): Promise<void> {
         for (const k of Object.keys(points)) points[k]!.push([n, m[k as keyof typeof m]]);
         if (n === CHAIN[0]) Object.assign(fixed, { ours: m.oursInline, floor: m.floorEmpty });
         if (n === CHAIN[CHAIN.length - 1]) {
-          for (let r = 0; r < 5; r++) {
+          for (let r = 0; r < PHASE_RUNS; r++) {
             const floorRun = await floor.client.workflow.start('floorChain', {
               taskQueue: floor.taskQueue,
               workflowId: `floor-phases-${n}-${r}`,
@@ -276,7 +275,7 @@ async function main(): Promise<void> {
   });
   table('round trips of one run', ['', `run of Begin → ${first} LLM node(s)`, 'per further LLM node'], rows);
   table(
-    `where a node's time goes, ms (server's history times, chain of ${last}, medians of 5 runs each)`,
+    `where a node's time goes, ms (server's history times, chain of ${last}, medians of ${PHASE_RUNS} runs each)`,
     ['', 'floor', 'agent-canvas'],
     PHASE_NAMES.map((name) => [name, ...(['floor', 'ours'] as const).map((who) => ms(median(phases[who].map((p) => p[name]))))]),
   );

@@ -5,11 +5,13 @@
  *
  * Why not the platform's `fetch` (undici, WHATWG streams): a streamed model call through the
  * `openai` client took 1.70 ms wall and 2.06 ms of process CPU over it against 1.32 and 1.54 over
- * this (`npm run bench -- model`, quiet machine), on every model call of every node. What it does as the platform's does: keep-alive connections, gzip/deflate/br
- * answers decoded as they stream, redirects followed, an abort through `signal`, a connection
- * idle for 300 s failing the call (undici's headers and body timeouts). What it hands to the
- * platform's `fetch` instead: bodies other than text or bytes (forms, streams), `Request`
- * inputs, other schemes, and a request answered with a redirect (sent again there, which follows it).
+ * this (`npm run bench -- model`, quiet machine), on every model call of every node.
+ *
+ * What it does as the platform's does: keep-alive connections, gzip/deflate/br answers decoded as
+ * they stream, redirects followed, an abort through `signal`, a connection idle for 300 s failing
+ * the call (undici's headers and body timeouts). What it hands to the platform's `fetch` instead:
+ * bodies other than text or bytes (forms, streams), `Request` inputs, other schemes, and a
+ * request answered with a redirect (sent again there, which follows it).
  */
 import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
