@@ -2,7 +2,8 @@
  * The floor: what bare Temporal costs on the same dev server, measured by the same clock in the
  * same process as agent-canvas (bench/orchestration.ts prints both and their ratios;
  * bench/devServerTuning.ts measures it under each dev-server setting). The worker has the
- * product's worker options but its own bundle (bench/floor/workflows.ts) and no-op activities.
+ * product's worker options but its own bundle (bench/floor/workflows.ts) and no-op activities (one
+ * shape streams from the scripted model instead, bench/floor/activities.ts).
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -23,7 +24,9 @@ export interface FloorWorker {
   close(): Promise<void>;
 }
 
-export async function createFloorWorker(address: string, taskQueue = 'floor'): Promise<FloorWorker> {
+/** `modelUrl`: the OpenAI-compatible endpoint the 'model' shape's activities stream from. */
+export async function createFloorWorker(address: string, opts: { taskQueue?: string; modelUrl?: string } = {}): Promise<FloorWorker> {
+  const taskQueue = opts.taskQueue ?? 'floor';
   const began = new Map<string, number>();
   const connection = await NativeConnection.connect({ address });
   const worker = await Worker.create({
@@ -31,8 +34,11 @@ export async function createFloorWorker(address: string, taskQueue = 'floor'): P
     connection,
     taskQueue,
     workflowsPath: path.join(root, 'bench/floor/workflows.ts'),
-    activities: createFloorActivities((id) => {
-      if (!began.has(id)) began.set(id, performance.now());
+    activities: createFloorActivities({
+      began: (id) => {
+        if (!began.has(id)) began.set(id, performance.now());
+      },
+      ...(opts.modelUrl ? { modelUrl: opts.modelUrl } : {}),
     }),
     maxCachedWorkflows: 1000,
   });
@@ -53,7 +59,12 @@ export async function createFloorWorker(address: string, taskQueue = 'floor'): P
 const eager = (client: Client, floor: FloorWorker) => EAGER_START && client === floor.client;
 
 /** One run of a floor workflow, start → result, ms. */
-export async function timeFloor(client: Client, floor: FloorWorker, workflow: 'floorEmpty' | 'floorChain', args: unknown[] = []): Promise<number> {
+export async function timeFloor(
+  client: Client,
+  floor: FloorWorker,
+  workflow: 'floorEmpty' | 'floorDurableEnd' | 'floorChain',
+  args: unknown[] = [],
+): Promise<number> {
   const t = performance.now();
   await client.workflow.execute(workflow, { taskQueue: floor.taskQueue, workflowId: `floor-${randomUUID()}`, args, requestEagerStart: eager(client, floor) });
   return performance.now() - t;
