@@ -20,53 +20,32 @@ interface Row {
   fails?: boolean;
 }
 
+/** The values most rows run against (each row runs on its own copy). */
+const RECORDS = {
+  'begin@a': { name: 'Ann', age: '31', tags: "['x', 'y']", meta: "{'k': (1, 2)}" },
+  'begin@b': [{ name: 'Bob', age: '40' }, 'skip', 3, { name: 'Cy', city: 'Oslo' }],
+  'begin@n': null,
+  'begin@s': 'text',
+  'begin@who': 'Bob',
+};
+const TABLE = {
+  'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
+  'begin@who': 'Bob',
+};
+
 const rows: Row[] = [
   {
     title: 'select_keys',
     params: { query: ['begin@a', 'begin@b'], operations: 'select_keys', select_keys: ['name', 'city'] },
-    values: {
-      'begin@a': { name: 'Ann', age: '31', tags: "['x', 'y']", meta: "{'k': (1, 2)}" },
-      'begin@b': [{ name: 'Bob', age: '40' }, 'skip', 3, { name: 'Cy', city: 'Oslo' }],
-      'begin@n': null,
-      'begin@s': 'text',
-      'begin@who': 'Bob',
-    },
+    values: RECORDS,
     result: [{ name: 'Ann' }, { name: 'Bob' }, { name: 'Cy', city: 'Oslo' }],
   },
-  {
-    title: 'select_keys none',
-    params: { query: ['begin@a'], operations: 'select_keys' },
-    values: {
-      'begin@a': { name: 'Ann', age: '31', tags: "['x', 'y']", meta: "{'k': (1, 2)}" },
-      'begin@b': [{ name: 'Bob', age: '40' }, 'skip', 3, { name: 'Cy', city: 'Oslo' }],
-      'begin@n': null,
-      'begin@s': 'text',
-      'begin@who': 'Bob',
-    },
-    result: [{}],
-  },
-  {
-    title: 'one reference as text',
-    params: { query: 'begin@a', operations: 'select_keys', select_keys: ['age'] },
-    values: {
-      'begin@a': { name: 'Ann', age: '31', tags: "['x', 'y']", meta: "{'k': (1, 2)}" },
-      'begin@b': [{ name: 'Bob', age: '40' }, 'skip', 3, { name: 'Cy', city: 'Oslo' }],
-      'begin@n': null,
-      'begin@s': 'text',
-      'begin@who': 'Bob',
-    },
-    result: [{ age: '31' }],
-  },
+  { title: 'select_keys none', params: { query: ['begin@a'], operations: 'select_keys' }, values: RECORDS, result: [{}] },
+  { title: 'one reference as text', params: { query: 'begin@a', operations: 'select_keys', select_keys: ['age'] }, values: RECORDS, result: [{ age: '31' }] },
   {
     title: 'skips None and text',
     params: { query: ['begin@n', 'begin@s', 'begin@b'], operations: 'select_keys', select_keys: ['name'] },
-    values: {
-      'begin@a': { name: 'Ann', age: '31', tags: "['x', 'y']", meta: "{'k': (1, 2)}" },
-      'begin@b': [{ name: 'Bob', age: '40' }, 'skip', 3, { name: 'Cy', city: 'Oslo' }],
-      'begin@n': null,
-      'begin@s': 'text',
-      'begin@who': 'Bob',
-    },
+    values: RECORDS,
     result: [{ name: 'Bob' }, { name: 'Cy' }],
   },
   {
@@ -157,34 +136,17 @@ const rows: Row[] = [
     },
     result: { a: [1, 2, 4, 5], b: [1, 3], c: ['x', 7, 8], d: null },
   },
-  {
-    title: 'combine nothing',
-    params: { query: ['begin@n'], operations: 'combine' },
-    values: {
-      'begin@a': { name: 'Ann', age: '31', tags: "['x', 'y']", meta: "{'k': (1, 2)}" },
-      'begin@b': [{ name: 'Bob', age: '40' }, 'skip', 3, { name: 'Cy', city: 'Oslo' }],
-      'begin@n': null,
-      'begin@s': 'text',
-      'begin@who': 'Bob',
-    },
-    result: {},
-  },
+  { title: 'combine nothing', params: { query: ['begin@n'], operations: 'combine' }, values: RECORDS, result: {} },
   {
     title: 'filter_values [{"key": "name", "operator": "=", "value": "Bob"}]',
     params: { query: ['begin@rows'], operations: 'filter_values', filter_values: [{ key: 'name', operator: '=', value: 'Bob' }] },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     result: [{ name: 'Bob', age: 40, city: 'Oslo' }],
   },
   {
     title: 'filter_values [{"key": "name", "operator": "≠", "value": "Bob"}]',
     params: { query: ['begin@rows'], operations: 'filter_values', filter_values: [{ key: 'name', operator: '≠', value: 'Bob' }] },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     result: [
       { name: 'Ann', age: 31, city: 'Bergen' },
       { name: 'Bobby', age: null },
@@ -193,10 +155,7 @@ const rows: Row[] = [
   {
     title: 'filter_values [{"key": "name", "operator": "contains", "value": "ob"}]',
     params: { query: ['begin@rows'], operations: 'filter_values', filter_values: [{ key: 'name', operator: 'contains', value: 'ob' }] },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     result: [
       { name: 'Bob', age: 40, city: 'Oslo' },
       { name: 'Bobby', age: null },
@@ -212,82 +171,55 @@ const rows: Row[] = [
         { key: 'city', operator: 'end with', value: 'lo' },
       ],
     },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     result: [{ name: 'Bob', age: 40, city: 'Oslo' }],
   },
   {
     title: 'filter_values [{"key": "name", "value": "Bob"}]',
     params: { query: ['begin@rows'], operations: 'filter_values', filter_values: [{ key: 'name', value: 'Bob' }] },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     result: [],
   },
   {
     title: 'filter_values [{"key": "age", "operator": "=", "value": 40}]',
     params: { query: ['begin@rows'], operations: 'filter_values', filter_values: [{ key: 'age', operator: '=', value: 40 }] },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     result: [{ name: 'Bob', age: 40, city: 'Oslo' }],
   },
   {
     title: 'filter_values [{"key": "age", "operator": "=", "value": ""}]',
     params: { query: ['begin@rows'], operations: 'filter_values', filter_values: [{ key: 'age', operator: '=', value: '' }] },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     result: [{ name: 'Bobby', age: null }],
   },
   {
     title: 'filter_values [{"key": "name", "operator": "=", "value": "{begin@who}"}]',
     params: { query: ['begin@rows'], operations: 'filter_values', filter_values: [{ key: 'name', operator: '=', value: '{begin@who}' }] },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     result: [{ name: 'Bob', age: 40, city: 'Oslo' }],
   },
   {
     title: 'filter_values [{"key": "name", "operator": "=", "value": null}]',
     params: { query: ['begin@rows'], operations: 'filter_values', filter_values: [{ key: 'name', operator: '=', value: null }] },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     result: [],
   },
   {
     title: 'filter_values []',
     params: { query: ['begin@rows'], operations: 'filter_values', filter_values: [] },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     result: [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
   },
   {
     title: 'filter_values [{"key": "nope", "operator": "≠", "value": "x"}]',
     params: { query: ['begin@rows'], operations: 'filter_values', filter_values: [{ key: 'nope', operator: '≠', value: 'x' }] },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     result: [],
   },
   {
     title: 'filter_values [{"key": "city", "operator": "=", "value": "{begin@missing_nothing}"}]',
     params: { query: ['begin@rows'], operations: 'filter_values', filter_values: [{ key: 'city', operator: '=', value: '{begin@missing_nothing}' }] },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     result: [],
   },
   {
@@ -297,10 +229,7 @@ const rows: Row[] = [
       operations: 'append_or_update',
       updates: [{ key: ' city ', value: 'Paris' }, { key: 'greeting', value: 'hi:{begin@who}' }, { key: '', value: 'x' }, 'junk', { key: 'empty', value: '' }],
     },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     result: [
       { name: 'Bob', age: 40, city: 'Paris', greeting: 'hi:Bob', empty: '' },
       { name: 'Ann', age: 31, city: 'Paris', greeting: 'hi:Bob', empty: '' },
@@ -311,19 +240,13 @@ const rows: Row[] = [
   {
     title: 'append_or_update with a number',
     params: { query: ['begin@rows'], operations: 'append_or_update', updates: [{ key: 'n', value: 3 }] },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     error: "expected string or bytes-like object, got 'int'",
   },
   {
     title: 'remove_keys',
     params: { query: ['begin@rows'], operations: 'remove_keys', remove_keys: ['age', 'nope', 3] },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     result: [{ name: 'Bob', city: 'Oslo' }, { name: 'Ann', city: 'Bergen' }, { name: 'Bobby' }, { city: 'Oslo' }],
   },
   {
@@ -333,19 +256,13 @@ const rows: Row[] = [
       operations: 'rename_keys',
       rename_keys: [{ old_key: ' name ', new_key: 'who' }, { old_key: 'city', new_key: 'city' }, { old_key: 'nope', new_key: 'x' }, { old_key: 'age' }, 'junk'],
     },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     result: [{ age: 40, city: 'Oslo', who: 'Bob' }, { age: 31, city: 'Bergen', who: 'Ann' }, { age: null, who: 'Bobby' }, { city: 'Oslo' }],
   },
   {
     title: 'unknown operation',
     params: { query: ['begin@rows'], operations: 'explode' },
-    values: {
-      'begin@rows': [{ name: 'Bob', age: 40, city: 'Oslo' }, { name: 'Ann', age: 31, city: 'Bergen' }, { name: 'Bobby', age: null }, { city: 'Oslo' }],
-      'begin@who': 'Bob',
-    },
+    values: TABLE,
     error:
       "Support operations explode is not supported, it should be in ['select_keys', 'literal_eval', 'combine', 'filter_values', 'append_or_update', 'remove_keys', 'rename_keys']",
   },
@@ -353,7 +270,7 @@ const rows: Row[] = [
 
 describe('DataOperations matches RAGFlow on the same inputs', () => {
   it.each(rows)('$title', (row) => {
-    const out = runInline(DataOperations as unknown as AnyComponentDef, row.params, row.values);
+    const out = runInline(DataOperations as unknown as AnyComponentDef, row.params, structuredClone(row.values));
     if (row.fails) expect(out).toHaveProperty('error');
     else if (row.error !== undefined) expect(out).toEqual({ error: row.error });
     else expect(out).toEqual({ outputs: { result: row.result } });
