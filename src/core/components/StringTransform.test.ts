@@ -38,12 +38,7 @@ const VALUES: Record<string, unknown> = {
 const WITH_QUERY: Record<string, unknown> = { ...VALUES, 'sys.query': 'hey' };
 
 const rows: Row[] = [
-  {
-    title: "split begin@line at [',']",
-    params: { method: 'split', split_ref: 'begin@line', delimiters: [','] },
-    values: VALUES,
-    result: ['a', 'b', '', 'c'],
-  },
+  { title: "split begin@line at [',']", params: { method: 'split', split_ref: 'begin@line', delimiters: [','] }, values: VALUES, result: ['a', 'b', '', 'c'] },
   {
     title: "split begin@cn at ['，', ',']",
     params: { method: 'split', split_ref: 'begin@cn', delimiters: ['，', ','] },
@@ -56,30 +51,10 @@ const rows: Row[] = [
     values: VALUES,
     result: ['a', 'b', 'c'],
   },
-  {
-    title: "split begin@line at ['--']",
-    params: { method: 'split', split_ref: 'begin@line', delimiters: ['--'] },
-    values: VALUES,
-    result: ['a,b,,c'],
-  },
-  {
-    title: "split begin@line at ',b'",
-    params: { method: 'split', split_ref: 'begin@line', delimiters: ',b' },
-    values: VALUES,
-    result: ['a', '', '', '', 'c'],
-  },
-  {
-    title: "split begin@none at [',']",
-    params: { method: 'split', split_ref: 'begin@none', delimiters: [','] },
-    values: VALUES,
-    result: [''],
-  },
-  {
-    title: "split begin@zero at [',']",
-    params: { method: 'split', split_ref: 'begin@zero', delimiters: [','] },
-    values: VALUES,
-    result: [''],
-  },
+  { title: "split begin@line at ['--']", params: { method: 'split', split_ref: 'begin@line', delimiters: ['--'] }, values: VALUES, result: ['a,b,,c'] },
+  { title: "split begin@line at ',b'", params: { method: 'split', split_ref: 'begin@line', delimiters: ',b' }, values: VALUES, result: ['a', '', '', '', 'c'] },
+  { title: "split begin@none at [',']", params: { method: 'split', split_ref: 'begin@none', delimiters: [','] }, values: VALUES, result: [''] },
+  { title: "split begin@zero at [',']", params: { method: 'split', split_ref: 'begin@zero', delimiters: [','] }, values: VALUES, result: [''] },
   {
     title: "split begin@list at [',']",
     params: { method: 'split', split_ref: 'begin@list', delimiters: [','] },
@@ -98,12 +73,7 @@ const rows: Row[] = [
     values: VALUES,
     result: ['', 'a', ',', 'b', ',', ',', 'c', ''],
   },
-  {
-    title: "split begin@line at ['.*']",
-    params: { method: 'split', split_ref: 'begin@line', delimiters: ['.*'] },
-    values: VALUES,
-    result: ['a,b,,c'],
-  },
+  { title: "split begin@line at ['.*']", params: { method: 'split', split_ref: 'begin@line', delimiters: ['.*'] }, values: VALUES, result: ['a,b,,c'] },
   {
     title: 'split with no delimiters',
     params: { method: 'split', split_ref: 'begin@line', delimiters: [] },
@@ -164,12 +134,7 @@ const rows: Row[] = [
     values: VALUES,
     error: "No filter named 'nofilter'.",
   },
-  {
-    title: "merge '{{ begin_list }}' (['-'])",
-    params: { method: 'merge', script: '{{ begin_list }}', delimiters: ['-'] },
-    values: VALUES,
-    result: '',
-  },
+  { title: "merge '{{ begin_list }}' (['-'])", params: { method: 'merge', script: '{{ begin_list }}', delimiters: ['-'] }, values: VALUES, result: '' },
   {
     title: "merge '{% for c in begin_name %}{{ loop.index }}{{ c }}{% endfor %}' ([','])",
     params: { method: 'merge', script: '{% for c in begin_name %}{{ loop.index }}{{ c }}{% endfor %}', delimiters: [','] },
@@ -230,12 +195,7 @@ const rows: Row[] = [
     values: WITH_QUERY,
     result: 'x,y: [x][,][y]',
   },
-  {
-    title: "merge '{begin@list}' ([''])",
-    params: { method: 'merge', script: '{begin@list}', delimiters: [''] },
-    values: WITH_QUERY,
-    result: '["x", "y"]',
-  },
+  { title: "merge '{begin@list}' ([''])", params: { method: 'merge', script: '{begin@list}', delimiters: [''] }, values: WITH_QUERY, result: '["x", "y"]' },
   {
     title: "merge '{begin@n}{% if begin_n == \"3\" %} is three{% else %} is other{% endif %}' ([','])",
     params: { method: 'merge', script: '{begin@n}{% if begin_n == "3" %} is three{% else %} is other{% endif %}', delimiters: [','] },
