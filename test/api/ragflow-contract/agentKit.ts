@@ -1,5 +1,5 @@
 /**
- * What the agent contract tests share: RAGFlow's smallest canvas (Begin → Message echoing the
+ * What RAGFlow's contract tests share: its smallest canvas (Begin → Message echoing the
  * query) and agents and sessions made through the API, each agent deleted when the file ends.
  */
 import { expect } from 'vitest';

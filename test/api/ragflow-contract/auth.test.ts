@@ -7,22 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startHarness, type Harness } from '../../helpers/appHarness';
+import { MINIMAL_DSL } from './agentKit';
 
 let h: Harness;
 let agentId: string;
 
 const UNAUTHORIZED = { code: 401, message: "<Unauthorized '401: Unauthorized'>", data: null };
-const MINIMAL_DSL = {
-  components: {
-    begin: { obj: { component_name: 'Begin', params: {} }, downstream: ['message'], upstream: [] },
-    message: { obj: { component_name: 'Message', params: { content: ['{sys.query}'] } }, downstream: [], upstream: ['begin'] },
-  },
-  history: [],
-  retrieval: [],
-  path: [],
-  globals: { 'sys.query': '', 'sys.user_id': '', 'sys.conversation_turns': 0, 'sys.files': [] },
-  variables: {},
-};
 
 beforeAll(async () => {
   h = await startHarness();

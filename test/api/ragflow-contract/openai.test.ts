@@ -8,18 +8,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, parseSse, startHarness, type Harness } from '../../helpers/appHarness';
-
-const MINIMAL_DSL = {
-  components: {
-    begin: { obj: { component_name: 'Begin', params: {} }, downstream: ['message'], upstream: [] },
-    message: { obj: { component_name: 'Message', params: { content: ['{sys.query}'] } }, downstream: [], upstream: ['begin'] },
-  },
-  history: [],
-  retrieval: [],
-  path: [],
-  globals: { 'sys.query': '', 'sys.user_id': '', 'sys.conversation_turns': 0, 'sys.files': [] },
-  variables: {},
-};
+import { MINIMAL_DSL } from './agentKit';
 
 let h: Harness;
 let agentId: string;

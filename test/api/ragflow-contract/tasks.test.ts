@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startHarness, type Harness } from '../../helpers/appHarness';
+import type { Envelope } from './agentKit';
 
 let h: Harness;
 
@@ -27,8 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
-
-type Envelope = { code: number; message?: string; data?: unknown };
 
 describe('RAGFlow REST contract: tasks', () => {
   it('test_task_routes_require_auth: both routes answer 401 {code: 401} without a key', async () => {
