@@ -109,6 +109,13 @@ export async function startBenchEnvironment(env: Record<string, string> = {}, op
   };
 }
 
+/** Prints a table: the first column left-aligned, the others right-aligned. */
+export function table(title: string, header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  process.stdout.write(`\n${title}\n`);
+  for (const r of [header, ...rows]) process.stdout.write(`  ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}\n`);
+}
+
 export function printTable(title: string, rows: Array<[string, string]>): void {
   const width = Math.max(...rows.map(([k]) => k.length));
   process.stdout.write(`\n${title} (${process.platform}/${process.arch}, node ${process.version})\n`);

@@ -4,6 +4,7 @@
  * to record and the calls to make. No I/O, no clock, no randomness: the workflow runs these, and
  * so do the unit tests.
  */
+import { copyJson } from '../dsl/jsonCopy';
 import { DEFAULT_GLOBALS } from '../dsl/schema';
 import type { ToolCallingTable } from '../runSettings';
 import { pyJson } from '../dsl/refs';
@@ -57,8 +58,9 @@ export interface StepResult {
   status: RunStatus;
 }
 
+/** Each step advances a copy: the previous state stays as it was (events already emitted hold parts of it). */
 function clone<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
+  return copyJson(value);
 }
 
 /** `sys.date` as RAGFlow formats it (UTC here: the engine has no time zone). */
