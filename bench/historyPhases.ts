@@ -38,3 +38,15 @@ export async function phaseMedians(handle: WorkflowHandle): Promise<Record<Phase
   }
   return out;
 }
+
+/** What one run's history holds, by kind. */
+export async function historyCounts(handle: WorkflowHandle): Promise<Record<string, number>> {
+  const history = await handle.fetchHistory();
+  const events = history.events ?? [];
+  return {
+    'history events': events.length,
+    'workflow tasks': events.filter((e) => isEvent(e, 'workflowTaskCompletedEventAttributes')).length,
+    'local activities': events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length,
+    activities: events.filter((e) => isEvent(e, 'activityTaskScheduledEventAttributes')).length,
+  };
+}

@@ -10,20 +10,20 @@
 import os from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import type { WorkflowHandle } from '@temporalio/client';
 import OpenAI from 'openai';
 import { silentLogger } from '../src/io/log';
 import { pooledFetch } from '../src/io/net';
 import { buildApp } from '../api/app';
 import type { LlmChatRequest } from '../src/core/components/callContracts';
-import { compileCanvas, runInProcess, type CallResult, type EngineCall } from '../src/core/engine';
+import { compileCanvas, runInProcess, type CallResult, type CompiledCanvas, type EngineCall } from '../src/core/engine';
 import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
 import type { CanvasRecord } from '../src/io/store/contract';
 import { dsl } from '../test/helpers/canvasKit';
-import { median, REPEATS, runBench, startBenchEnvironment, startBenchRun } from './common';
-import { createFloorWorker, floorStartToActivity, runsPerSecond, slope, timeFloor } from './floor/harness';
+import { median, REPEATS, runBench, startBenchEnvironment, startBenchRun, table } from './common';
+import { createFloorWorker, floorStartToActivity, runsPerSecond, timeFloor } from './floor/harness';
 import { DbMeter } from './startPhases';
-import { isEvent, PHASE_NAMES, PHASE_RUNS, phaseMedians, type Phase } from './historyPhases';
+import { medianAt, medianSlope, pairedRatio, repeatChains } from './chainRepeats';
+import { historyCounts, PHASE_NAMES, PHASE_RUNS, phaseMedians, type Phase } from './historyPhases';
 
 /** Chain lengths the per-node slope is fitted over (BENCH_CHAIN=1,11,21). */
 const CHAIN = (process.env.BENCH_CHAIN ?? '1,11').split(',').map(Number);
@@ -52,34 +52,18 @@ function streamCanvas(sysPrompt: string): Record<string, unknown> {
   });
 }
 
-/** Repeats `f` (two warm-ups dropped) and answers the median of each of its figures. */
-async function medians<K extends string>(repeats: number, f: () => Promise<Record<K, number>>): Promise<Record<K, number>> {
-  const seen = new Map<K, number[]>();
+/** Repeats `f` (two warm-ups dropped) and answers each kept repeat's figures. */
+async function sampled<K extends string>(repeats: number, f: () => Promise<Record<K, number>>): Promise<Array<Record<K, number>>> {
+  const kept: Array<Record<K, number>> = [];
   for (let r = 0; r < repeats + 2; r++) {
     const x = await f();
-    if (r < 2) continue;
-    for (const [k, v] of Object.entries(x) as Array<[K, number]>) seen.set(k, [...(seen.get(k) ?? []), v]);
+    if (r >= 2) kept.push(x);
   }
-  return Object.fromEntries([...seen].map(([k, xs]) => [k, median(xs)])) as Record<K, number>;
+  return kept;
 }
 
-/** What one run's history holds, by kind. */
-async function historyCounts(handle: WorkflowHandle): Promise<Record<string, number>> {
-  const history = await handle.fetchHistory();
-  const events = history.events ?? [];
-  return {
-    'history events': events.length,
-    'workflow tasks': events.filter((e) => isEvent(e, 'workflowTaskCompletedEventAttributes')).length,
-    'local activities': events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length,
-    activities: events.filter((e) => isEvent(e, 'activityTaskScheduledEventAttributes')).length,
-  };
-}
-
-function table(title: string, header: string[], rows: string[][]): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  process.stdout.write(`\n${title}\n`);
-  for (const r of [header, ...rows]) process.stdout.write(`  ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}\n`);
-}
+/** What each repeat times at each chain length (the empty and durable-end floors at the shortest only). */
+type ChainSide = 'floorActivity' | 'floorModel' | 'floorLocal' | 'ours' | 'oursInline' | 'floorEmpty' | 'floorDurable' | 'inProcess';
 
 const ms = (x: number) => x.toFixed(1);
 const ratio = (ours: number, floor: number) => `${(ours / floor).toFixed(2)}×`;
@@ -108,7 +92,7 @@ async function main(): Promise<void> {
   const figures: string[][] = [];
   const counts: string[][] = [];
   /** Where a node's time goes in the longest chain (medians of a few runs' history times). */
-  const phases: Record<'floor' | 'ours', Array<Record<Phase, number>>> = { floor: [], ours: [] };
+  const phases: Record<'floor' | 'floorModel' | 'ours', Array<Record<Phase, number>>> = { floor: [], floorModel: [], ours: [] };
   const timeRun = async (record: CanvasRecord) => {
     const t = performance.now();
     await (await startBenchRun(deps, record)).result();
@@ -117,43 +101,50 @@ async function main(): Promise<void> {
 
   await floor.worker.runUntil(
     worker.runUntil(async () => {
-      // Per node: the slope over chains of several lengths (a run's fixed cost cancels out).
-      const points = { floorActivity: [], floorModel: [], floorLocal: [], ours: [], oursInline: [], inProcess: [] } as Record<string, Array<[number, number]>>;
-      // A run's fixed cost, ours and the floor's (an empty run, and one that records its end with a
-      // local activity, as any durable run must), measured in the same repeats as the chains.
-      const fixed = { ours: 0, floor: 0, durable: 0 };
+      // Per node: the slope over chains of several lengths (a run's fixed cost cancels out). A
+      // run's fixed cost, ours and the floor's (an empty run, and one that records its end with a
+      // local activity, as any durable run must), is measured in the same repeats as the chains.
+      const canvases = new Map<number, { compiled: CompiledCanvas; activity: CanvasRecord; inline: CanvasRecord }>();
       for (const n of CHAIN) {
         const activityDsl = chain('activity', n);
         const compiled = compileCanvas(activityDsl);
         if (!compiled.ok) throw new Error('bench canvas invalid');
-        const activityCanvas = await store.canvases.create({ tenantId: 'bench', title: `chain-activity-${n}`, dsl: activityDsl });
-        const inlineCanvas = await store.canvases.create({ tenantId: 'bench', title: `chain-inline-${n}`, dsl: chain('inline', n) });
-        const m = await medians(REPEATS, async () => {
-          const t = performance.now();
-          await runInProcess(compiled.canvas, { runId: 'local', messageId: 'm', query: 'q' }, exec);
-          const inProcess = performance.now() - t;
-          return {
-            floorActivity: await timeFloor(floor.client, floor, 'floorChain', [n, 'activity']),
-            floorModel: await timeFloor(floor.client, floor, 'floorChain', [n, 'model']),
-            floorLocal: await timeFloor(floor.client, floor, 'floorChain', [n, 'local+activity']),
-            ours: await timeRun(activityCanvas),
-            oursInline: await timeRun(inlineCanvas),
-            floorEmpty: n === CHAIN[0] ? await timeFloor(floor.client, floor, 'floorEmpty') : 0,
-            floorDurable: n === CHAIN[0] ? await timeFloor(floor.client, floor, 'floorDurableEnd') : 0,
-            inProcess,
-          };
-        });
-        for (const k of Object.keys(points)) points[k]!.push([n, m[k as keyof typeof m]]);
-        if (n === CHAIN[0]) Object.assign(fixed, { ours: m.oursInline, floor: m.floorEmpty, durable: m.floorDurable });
+        const activity = await store.canvases.create({ tenantId: 'bench', title: `chain-activity-${n}`, dsl: activityDsl });
+        const inline = await store.canvases.create({ tenantId: 'bench', title: `chain-inline-${n}`, dsl: chain('inline', n) });
+        canvases.set(n, { compiled: compiled.canvas, activity, inline });
+      }
+      const repeats = await repeatChains<ChainSide>(REPEATS, CHAIN, async (n) => {
+        const c = canvases.get(n)!;
+        const t = performance.now();
+        await runInProcess(c.compiled, { runId: 'local', messageId: 'm', query: 'q' }, exec);
+        const inProcess = performance.now() - t;
+        return {
+          floorActivity: await timeFloor(floor.client, floor, 'floorChain', [n, 'activity']),
+          floorModel: await timeFloor(floor.client, floor, 'floorChain', [n, 'model']),
+          floorLocal: await timeFloor(floor.client, floor, 'floorChain', [n, 'local+activity']),
+          ours: await timeRun(c.activity),
+          oursInline: await timeRun(c.inline),
+          floorEmpty: n === CHAIN[0] ? await timeFloor(floor.client, floor, 'floorEmpty') : 0,
+          floorDurable: n === CHAIN[0] ? await timeFloor(floor.client, floor, 'floorDurableEnd') : 0,
+          inProcess,
+        };
+      });
+      for (const n of CHAIN) {
+        const activityCanvas = canvases.get(n)!.activity;
         if (n === CHAIN[CHAIN.length - 1]) {
           for (let r = 0; r < PHASE_RUNS; r++) {
-            const floorRun = await floor.client.workflow.start('floorChain', {
-              taskQueue: floor.taskQueue,
-              workflowId: `floor-phases-${n}-${r}`,
-              args: [n, 'activity'],
-            });
-            await floorRun.result();
-            phases.floor.push(await phaseMedians(floorRun));
+            for (const [shape, side] of [
+              ['activity', 'floor'],
+              ['model', 'floorModel'],
+            ] as const) {
+              const floorRun = await floor.client.workflow.start('floorChain', {
+                taskQueue: floor.taskQueue,
+                workflowId: `floor-phases-${shape}-${n}-${r}`,
+                args: [n, shape],
+              });
+              await floorRun.result();
+              phases[side].push(await phaseMedians(floorRun));
+            }
             const ours = await startBenchRun(deps, activityCanvas);
             await ours.result();
             phases.ours.push(await phaseMedians(ours));
@@ -172,27 +163,34 @@ async function main(): Promise<void> {
           }).map(([k, v]) => `${n}|${k}|${v}`),
         );
       }
-      const perFloor = slope(points.floorActivity!);
-      const perFloorModel = slope(points.floorModel!);
-      const perFloorLocal = slope(points.floorLocal!);
-      const perOurs = slope(points.ours!);
+      const per = (side: ChainSide) => medianSlope(repeats, side);
+      const [perFloor, perFloorModel, perFloorLocal, perOurs] = [per('floorActivity'), per('floorModel'), per('floorLocal'), per('ours')];
+      const paired = (floorSide: ChainSide, n?: number) => `${pairedRatio(repeats, n === undefined ? 'ours' : 'oursInline', floorSide, n).toFixed(2)}×`;
       // The target is against one activity; the model-call activity is the least a model node can do.
       figures.push([
         'per activity node, ms (vs one activity; one activity streaming the model; local activity + activity)',
         `${ms(perFloor)}; ${ms(perFloorModel)}; ${ms(perFloorLocal)}`,
         ms(perOurs),
         `${ratio(perOurs, perFloor)}; ${ratio(perOurs, perFloorModel)}; ${ratio(perOurs, perFloorLocal)}`,
+        `${paired('floorActivity')}; ${paired('floorModel')}; ${paired('floorLocal')}`,
       ]);
-      figures.push(['per inline node, ms', '0', ms(slope(points.oursInline!)), '—']);
-      figures.push(['  (same activity node run by the in-process engine, ms)', '', ms(slope(points.inProcess!)), '']);
+      figures.push(['per inline node, ms', '0', ms(per('oursInline')), '—', '']);
+      figures.push(['  (same activity node run by the in-process engine, ms)', '', ms(per('inProcess')), '', '']);
 
       // Fixed cost of a run: an empty workflow (the target's floor), and one whose end is a local
       // activity, against a run of Begin → one inline node.
+      const shortest = CHAIN[0]!;
+      const fixed = {
+        ours: medianAt(repeats, shortest, 'oursInline'),
+        floor: medianAt(repeats, shortest, 'floorEmpty'),
+        durable: medianAt(repeats, shortest, 'floorDurable'),
+      };
       figures.push([
         `fixed cost per run, ms (empty workflow; one local activity; Begin → one inline node, start → result)`,
         `${ms(fixed.floor)}; ${ms(fixed.durable)}`,
         ms(fixed.ours),
         `${ratio(fixed.ours, fixed.floor)}; ${ratio(fixed.ours, fixed.durable)}`,
+        `${paired('floorEmpty', shortest)}; ${paired('floorDurable', shortest)}`,
       ]);
 
       // Time to first token: the floor's start → activity running against API request → first
@@ -226,7 +224,7 @@ async function main(): Promise<void> {
         if (at === 0) throw new Error('the stream had no message event');
         return { after: at - t, at };
       };
-      const ttft = await medians(REPEATS, async () => {
+      const ttftRepeats = await sampled(REPEATS, async () => {
         const t = performance.now();
         const stream = await raw.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true });
         let rawTtft = 0;
@@ -237,14 +235,16 @@ async function main(): Promise<void> {
         const token = await firstMessage(tokenAgent.id);
         return { floor: await floorStartToActivity(floor.client, floor), raw: rawTtft, api: api.after, tokenPath: token.at - modelFirstToken };
       });
-      const added = ttft.api - ttft.raw;
+      const ttft = (k: 'floor' | 'raw' | 'api' | 'tokenPath') => median(ttftRepeats.map((x) => x[k]));
+      const added = ttft('api') - ttft('raw');
       figures.push([
         'added time to first token, ms (start → activity running; request → first message − raw model)',
-        ms(ttft.floor),
+        ms(ttft('floor')),
         ms(added),
-        ratio(added, ttft.floor),
+        ratio(added, ttft('floor')),
+        `${median(ttftRepeats.map((x) => (x.api - x.raw) / x.floor)).toFixed(2)}×`,
       ]);
-      figures.push(['model first token → client first token, ms', '—', ms(ttft.tokenPath), '—']);
+      figures.push(['model first token → client first token, ms', '—', ms(ttft('tokenPath')), '—', '']);
 
       // Throughput: LANES clients, each starting its next run when its last one ended. One batch
       // swings by ±20% from load elsewhere, so the floor's and ours alternate over a few rounds
@@ -263,14 +263,15 @@ async function main(): Promise<void> {
         `runs/s, one worker, ${LANES} concurrent clients, median of ${ROUNDS} rounds (one activity; Begin → LLM → Message)`,
         floorRps.toFixed(1),
         oursRps.toFixed(1),
-        `${ratio(oursRps, floorRps)} (${Math.min(...rps.ratios).toFixed(2)}–${Math.max(...rps.ratios).toFixed(2)})`,
+        ratio(oursRps, floorRps),
+        `${median(rps.ratios).toFixed(2)}× (${Math.min(...rps.ratios).toFixed(2)}–${Math.max(...rps.ratios).toFixed(2)})`,
       ]);
       await app.close();
     }),
   );
   load.push(os.loadavg()[0]!);
   const title = `agent-canvas beside bare Temporal on the same dev server (${REPEATS} repeats, medians; chains of ${CHAIN.join(', ')} nodes; zero-latency scripted model; ${os.cpus().length} cores, load ${load.map((l) => l.toFixed(1)).join(' → ')})`;
-  table(title, ['metric', 'floor', 'agent-canvas', 'ratio'], figures);
+  table(title, ['metric', 'floor', 'agent-canvas', 'ratio', 'paired: median of per-repeat ratios'], figures);
   // Round trips per run (the shortest chain: Begin → one LLM node) and per further LLM node.
   const byChain = new Map(counts.map((c) => [Number(c[0]!.split('|')[0]), new Map(c.map((x) => [x.split('|')[1]!, Number(x.split('|')[2])]))]));
   const [first, last] = [CHAIN[0]!, CHAIN[CHAIN.length - 1]!];
@@ -282,8 +283,8 @@ async function main(): Promise<void> {
   table('round trips of one run', ['', `run of Begin → ${first} LLM node(s)`, 'per further LLM node'], rows);
   table(
     `where a node's time goes, ms (server's history times, chain of ${last}, medians of ${PHASE_RUNS} runs each)`,
-    ['', 'floor', 'agent-canvas'],
-    PHASE_NAMES.map((name) => [name, ...(['floor', 'ours'] as const).map((who) => ms(median(phases[who].map((p) => p[name]))))]),
+    ['', 'floor: one activity', 'one activity streaming the model', 'agent-canvas'],
+    PHASE_NAMES.map((name) => [name, ...(['floor', 'floorModel', 'ours'] as const).map((who) => ms(median(phases[who].map((p) => p[name]))))]),
   );
   await floor.close();
   await bench.close();
