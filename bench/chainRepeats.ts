@@ -12,19 +12,27 @@ import { slope } from './floor/harness';
 /** One repeat: by chain length, each side's time (ms). */
 export type Repeat<K extends string> = Map<number, Record<K, number>>;
 
-/** Runs `measure` for every chain length, `repeats` times after two warm-ups that are dropped. */
-export async function repeatChains<K extends string>(
+/** Repeats `f` (two warm-ups dropped) and answers each kept repeat's figures. */
+export async function sampled<T>(repeats: number, f: () => Promise<T>): Promise<T[]> {
+  const kept: T[] = [];
+  for (let r = 0; r < repeats + 2; r++) {
+    const x = await f();
+    if (r >= 2) kept.push(x);
+  }
+  return kept;
+}
+
+/** Runs `measure` for every chain length in turn, `repeats` times after two warm-ups that are dropped. */
+export function repeatChains<K extends string>(
   repeats: number,
   lengths: number[],
   measure: (n: number) => Promise<Record<K, number>>,
 ): Promise<Array<Repeat<K>>> {
-  const kept: Array<Repeat<K>> = [];
-  for (let r = 0; r < repeats + 2; r++) {
+  return sampled(repeats, async () => {
     const repeat: Repeat<K> = new Map();
     for (const n of lengths) repeat.set(n, await measure(n));
-    if (r >= 2) kept.push(repeat);
-  }
-  return kept;
+    return repeat;
+  });
 }
 
 /** The median time of `side` at chain length `n`. */

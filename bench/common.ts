@@ -21,6 +21,7 @@ import { WORKER_TUNING } from '../server/boot/worker';
 import { obtainTemporalCli } from '../src/io/temporal/cli';
 import { WORKFLOW_BUNDLER_OPTIONS, workflowsPath } from '../src/io/temporal/bundle';
 import { startDevServer } from '../src/io/temporal/devServer';
+import { dsl } from '../test/helpers/canvasKit';
 import { startScriptedLlm, type ScriptedLlm } from '../test/helpers/scriptedLlm';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -107,6 +108,19 @@ export async function startBenchEnvironment(env: Record<string, string> = {}, op
       await server.stop();
     },
   };
+}
+
+/** Begin → `n` nodes in a row: model calls (`activity`), or inline VariableAssigners (`inline`). */
+export function chainCanvas(kind: 'activity' | 'inline', n: number): Record<string, unknown> {
+  const nodes: Record<string, { name: string; params?: Record<string, unknown>; downstream?: string[] }> = { begin: { name: 'Begin', downstream: ['N:0'] } };
+  for (let i = 0; i < n; i++) {
+    const next = i + 1 < n ? [`N:${i + 1}`] : [];
+    nodes[`N:${i}`] =
+      kind === 'activity'
+        ? { name: 'LLM', params: { llm_id: 'bench@OpenAI', sys_prompt: `step ${i}` }, downstream: next }
+        : { name: 'VariableAssigner', params: { variables: [{ variable: 'env.n', operator: '+=', parameter: 1 }] }, downstream: next };
+  }
+  return dsl(nodes, { variables: { n: { name: 'n', type: 'number', value: 0 } } });
 }
 
 /** Prints a table: the first column left-aligned, the others right-aligned. */

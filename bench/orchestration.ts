@@ -19,10 +19,10 @@ import { compileCanvas, runInProcess, type CallResult, type CompiledCanvas, type
 import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
 import type { CanvasRecord } from '../src/io/store/contract';
 import { dsl } from '../test/helpers/canvasKit';
-import { median, REPEATS, runBench, startBenchEnvironment, startBenchRun, table } from './common';
+import { chainCanvas, median, REPEATS, runBench, startBenchEnvironment, startBenchRun, table } from './common';
 import { createFloorWorker, floorStartToActivity, runsPerSecond, timeFloor } from './floor/harness';
 import { DbMeter } from './startPhases';
-import { medianAt, medianSlope, pairedRatio, repeatChains } from './chainRepeats';
+import { medianAt, medianSlope, pairedRatio, repeatChains, sampled } from './chainRepeats';
 import { historyCounts, PHASE_NAMES, PHASE_RUNS, phaseMedians, type Phase } from './historyPhases';
 
 /** Chain lengths the per-node slope is fitted over (BENCH_CHAIN=1,11,21). */
@@ -32,34 +32,12 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 100);
 /** Alternating throughput rounds (floor, ours, floor, ours…) whose medians are compared. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
-function chain(kind: 'activity' | 'inline', n: number): Record<string, unknown> {
-  const nodes: Record<string, { name: string; params?: Record<string, unknown>; downstream?: string[] }> = { begin: { name: 'Begin', downstream: ['N:0'] } };
-  for (let i = 0; i < n; i++) {
-    const next = i + 1 < n ? [`N:${i + 1}`] : [];
-    nodes[`N:${i}`] =
-      kind === 'activity'
-        ? { name: 'LLM', params: { llm_id: 'bench@OpenAI', sys_prompt: `step ${i}` }, downstream: next }
-        : { name: 'VariableAssigner', params: { variables: [{ variable: 'env.n', operator: '+=', parameter: 1 }] }, downstream: next };
-  }
-  return dsl(nodes, { variables: { n: { name: 'n', type: 'number', value: 0 } } });
-}
-
 function streamCanvas(sysPrompt: string): Record<string, unknown> {
   return dsl({
     begin: { name: 'Begin', downstream: ['LLM:a'] },
     'LLM:a': { name: 'LLM', params: { llm_id: 'b@OpenAI', sys_prompt: sysPrompt }, downstream: ['Message:m'] },
     'Message:m': { name: 'Message', params: { content: ['{LLM:a@content}'] } },
   });
-}
-
-/** Repeats `f` (two warm-ups dropped) and answers each kept repeat's figures. */
-async function sampled<K extends string>(repeats: number, f: () => Promise<Record<K, number>>): Promise<Array<Record<K, number>>> {
-  const kept: Array<Record<K, number>> = [];
-  for (let r = 0; r < repeats + 2; r++) {
-    const x = await f();
-    if (r >= 2) kept.push(x);
-  }
-  return kept;
 }
 
 /** What each repeat times at each chain length (the empty and durable-end floors at the shortest only). */
@@ -106,11 +84,11 @@ async function main(): Promise<void> {
       // local activity, as any durable run must), is measured in the same repeats as the chains.
       const canvases = new Map<number, { compiled: CompiledCanvas; activity: CanvasRecord; inline: CanvasRecord }>();
       for (const n of CHAIN) {
-        const activityDsl = chain('activity', n);
+        const activityDsl = chainCanvas('activity', n);
         const compiled = compileCanvas(activityDsl);
         if (!compiled.ok) throw new Error('bench canvas invalid');
         const activity = await store.canvases.create({ tenantId: 'bench', title: `chain-activity-${n}`, dsl: activityDsl });
-        const inline = await store.canvases.create({ tenantId: 'bench', title: `chain-inline-${n}`, dsl: chain('inline', n) });
+        const inline = await store.canvases.create({ tenantId: 'bench', title: `chain-inline-${n}`, dsl: chainCanvas('inline', n) });
         canvases.set(n, { compiled: compiled.canvas, activity, inline });
       }
       const repeats = await repeatChains<ChainSide>(REPEATS, CHAIN, async (n) => {

@@ -9,18 +9,14 @@
 import { copyJson } from '../src/core/dsl/jsonCopy';
 import { compileCanvas, resumeRun, startRun } from '../src/core/engine';
 import type { RunState } from '../src/core/engine/state';
-import { dsl } from '../test/helpers/canvasKit';
-import { median, runBench, table } from './common';
+import { chainCanvas, median, runBench, table } from './common';
 
 const ROUNDS = Number(process.env.BENCH_STATE_ROUNDS ?? 9);
 const roundTrip = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 
 /** Every state a run of an `n`-node LLM chain passes through, each model answer `chars` long. */
 function statesOf(n: number, chars: number): RunState[] {
-  const nodes: Record<string, { name: string; params?: Record<string, unknown>; downstream?: string[] }> = { begin: { name: 'Begin', downstream: ['N:0'] } };
-  for (let i = 0; i < n; i++)
-    nodes[`N:${i}`] = { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: `step ${i}` }, downstream: i + 1 < n ? [`N:${i + 1}`] : [] };
-  const compiled = compileCanvas(dsl(nodes));
+  const compiled = compileCanvas(chainCanvas('activity', n));
   if (!compiled.ok) throw new Error('bench canvas invalid');
   const answer = {
     content: 'x'.repeat(chars),
