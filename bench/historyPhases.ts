@@ -39,6 +39,44 @@ export async function phaseMedians(handle: WorkflowHandle): Promise<Record<Phase
   return out;
 }
 
+/** Where a whole run's time goes, start call → result at the client (see `runSpans`). */
+export const RUN_SPAN_NAMES = [
+  'client ↔ server: start call → start recorded, run completed → result (ours: the run row first)',
+  'start recorded → first workflow task started (dispatch)',
+  'workflow tasks: started → completed (the worker’s work, its local activities inside)',
+  'the rest of the server’s record: between tasks (activities, dispatch) and after the last (its commands handled)',
+] as const;
+export type RunSpan = (typeof RUN_SPAN_NAMES)[number];
+
+/**
+ * A run's time (`totalMs`, start call → result, by the client's clock) split by its history. Only
+ * spans between two server times are taken from the history; what lies outside the server's
+ * record is the whole less the server's span, so the client's and the server's clocks are never
+ * compared.
+ */
+export async function runSpans(handle: WorkflowHandle, totalMs: number): Promise<Record<RunSpan, number>> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const times = (attr: string) => events.filter((e) => isEvent(e, attr)).map((e) => millis(e.eventTime));
+  const [started = 0] = times('workflowExecutionStartedEventAttributes');
+  const [completed = 0] = times('workflowExecutionCompletedEventAttributes');
+  const taskStarts = times('workflowTaskStartedEventAttributes');
+  const work = times('workflowTaskCompletedEventAttributes').reduce((sum, end, i) => sum + end - (taskStarts[i] ?? end), 0);
+  const dispatch = (taskStarts[0] ?? started) - started;
+  const [outside, first, tasks, between] = RUN_SPAN_NAMES;
+  return { [outside]: totalMs - (completed - started), [first]: dispatch, [tasks]: work, [between]: completed - started - dispatch - work } as Record<
+    RunSpan,
+    number
+  >;
+}
+
+/** Starts a run, waits for its result and splits its time (`runSpans`). */
+export async function spansOf(start: () => Promise<WorkflowHandle>): Promise<Record<RunSpan, number>> {
+  const t = performance.now();
+  const handle = await start();
+  await handle.result();
+  return runSpans(handle, performance.now() - t);
+}
+
 /** What one run's history holds, by kind. */
 export async function historyCounts(handle: WorkflowHandle): Promise<Record<string, number>> {
   const history = await handle.fetchHistory();

@@ -23,7 +23,7 @@ import { chainCanvas, median, REPEATS, runBench, startBenchEnvironment, startBen
 import { createFloorWorker, floorStartToActivity, runsPerSecond, timeFloor } from './floor/harness';
 import { DbMeter } from './startPhases';
 import { medianAt, medianSlope, pairedRatio, repeatChains, sampled } from './chainRepeats';
-import { historyCounts, PHASE_NAMES, PHASE_RUNS, phaseMedians, type Phase } from './historyPhases';
+import { historyCounts, PHASE_NAMES, PHASE_RUNS, phaseMedians, RUN_SPAN_NAMES, spansOf, type Phase, type RunSpan } from './historyPhases';
 
 /** Chain lengths the per-node slope is fitted over (BENCH_CHAIN=1,11,21). */
 const CHAIN = (process.env.BENCH_CHAIN ?? '1,11').split(',').map(Number);
@@ -71,6 +71,8 @@ async function main(): Promise<void> {
   const counts: string[][] = [];
   /** Where a node's time goes in the longest chain (medians of a few runs' history times). */
   const phases: Record<'floor' | 'floorModel' | 'ours', Array<Record<Phase, number>>> = { floor: [], floorModel: [], ours: [] };
+  /** Where the fixed cost goes: the shortest runs' time (start call → result) split by their histories. */
+  const spans: Record<'floorEmpty' | 'floorDurable' | 'ours', Array<Record<RunSpan, number>>> = { floorEmpty: [], floorDurable: [], ours: [] };
   const timeRun = async (record: CanvasRecord) => {
     const t = performance.now();
     await (await startBenchRun(deps, record)).result();
@@ -140,6 +142,16 @@ async function main(): Promise<void> {
             'store reads': statements.filter((s) => !s.write).reduce((a, s) => a + s.count, 0),
           }).map(([k, v]) => `${n}|${k}|${v}`),
         );
+      }
+      for (let r = 0; r < REPEATS; r++) {
+        for (const [workflow, side] of [
+          ['floorEmpty', 'floorEmpty'],
+          ['floorDurableEnd', 'floorDurable'],
+        ] as const)
+          spans[side].push(
+            await spansOf(() => floor.client.workflow.start(workflow, { taskQueue: floor.taskQueue, workflowId: `floor-spans-${workflow}-${r}` })),
+          );
+        spans.ours.push(await spansOf(() => startBenchRun(deps, canvases.get(CHAIN[0]!)!.inline)));
       }
       const per = (side: ChainSide) => medianSlope(repeats, side);
       const [perFloor, perFloorModel, perFloorLocal, perOurs] = [per('floorActivity'), per('floorModel'), per('floorLocal'), per('ours')];
@@ -263,6 +275,11 @@ async function main(): Promise<void> {
     `where a node's time goes, ms (server's history times, chain of ${last}, medians of ${PHASE_RUNS} runs each)`,
     ['', 'floor: one activity', 'one activity streaming the model', 'agent-canvas'],
     PHASE_NAMES.map((name) => [name, ...(['floor', 'floorModel', 'ours'] as const).map((who) => ms(median(phases[who].map((p) => p[name]))))]),
+  );
+  table(
+    `where a run's fixed cost goes, ms (start call → result, split by the server's history times; medians of ${REPEATS} runs each)`,
+    ['', 'floor: empty workflow', 'one local activity', 'agent-canvas: Begin → one inline node'],
+    RUN_SPAN_NAMES.map((name) => [name, ...(['floorEmpty', 'floorDurable', 'ours'] as const).map((who) => ms(median(spans[who].map((p) => p[name]))))]),
   );
   await floor.close();
   await bench.close();
