@@ -62,11 +62,17 @@ export async function runSpans(handle: WorkflowHandle, totalMs: number): Promise
   const taskStarts = times('workflowTaskStartedEventAttributes');
   const work = times('workflowTaskCompletedEventAttributes').reduce((sum, end, i) => sum + end - (taskStarts[i] ?? end), 0);
   const dispatch = (taskStarts[0] ?? started) - started;
-  const [outside, first, tasks, between] = RUN_SPAN_NAMES;
-  return { [outside]: totalMs - (completed - started), [first]: dispatch, [tasks]: work, [between]: completed - started - dispatch - work } as Record<
-    RunSpan,
-    number
-  >;
+  const spans = [totalMs - (completed - started), dispatch, work, completed - started - dispatch - work];
+  return Object.fromEntries(RUN_SPAN_NAMES.map((name, i) => [name, spans[i]!])) as Record<RunSpan, number>;
+}
+
+/** A table's rows: for each name, the median of each side's samples of it (ms, one decimal). */
+export function medianRows<N extends string, S extends string>(
+  names: readonly N[],
+  samples: Record<S, Array<Record<N, number>>>,
+  sides: readonly S[],
+): string[][] {
+  return names.map((name) => [name, ...sides.map((side) => median(samples[side].map((p) => p[name])).toFixed(1))]);
 }
 
 /** Starts a run, waits for its result and splits its time (`runSpans`). */

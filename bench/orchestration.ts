@@ -23,7 +23,7 @@ import { chainCanvas, median, REPEATS, runBench, startBenchEnvironment, startBen
 import { createFloorWorker, floorStartToActivity, runsPerSecond, timeFloor } from './floor/harness';
 import { DbMeter } from './startPhases';
 import { medianAt, medianSlope, pairedRatio, repeatChains, sampled } from './chainRepeats';
-import { historyCounts, PHASE_NAMES, PHASE_RUNS, phaseMedians, RUN_SPAN_NAMES, spansOf, type Phase, type RunSpan } from './historyPhases';
+import { historyCounts, medianRows, PHASE_NAMES, PHASE_RUNS, phaseMedians, RUN_SPAN_NAMES, spansOf, type Phase, type RunSpan } from './historyPhases';
 
 /** Chain lengths the per-node slope is fitted over (BENCH_CHAIN=1,11,21). */
 const CHAIN = (process.env.BENCH_CHAIN ?? '1,11').split(',').map(Number);
@@ -274,12 +274,12 @@ async function main(): Promise<void> {
   table(
     `where a node's time goes, ms (server's history times, chain of ${last}, medians of ${PHASE_RUNS} runs each)`,
     ['', 'floor: one activity', 'one activity streaming the model', 'agent-canvas'],
-    PHASE_NAMES.map((name) => [name, ...(['floor', 'floorModel', 'ours'] as const).map((who) => ms(median(phases[who].map((p) => p[name]))))]),
+    medianRows(PHASE_NAMES, phases, ['floor', 'floorModel', 'ours']),
   );
   table(
     `where a run's fixed cost goes, ms (start call → result, split by the server's history times; medians of ${REPEATS} runs each)`,
     ['', 'floor: empty workflow', 'one local activity', 'agent-canvas: Begin → one inline node'],
-    RUN_SPAN_NAMES.map((name) => [name, ...(['floorEmpty', 'floorDurable', 'ours'] as const).map((who) => ms(median(spans[who].map((p) => p[name]))))]),
+    medianRows(RUN_SPAN_NAMES, spans, ['floorEmpty', 'floorDurable', 'ours']),
   );
   await floor.close();
   await bench.close();
