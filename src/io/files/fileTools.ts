@@ -8,7 +8,7 @@ import { downloadPath, type DownloadInfo } from '../../core/components/files';
 import { AppError } from '../../errors';
 import type { FileStore } from './blobStore';
 import { DOC_FORMATS, documentFilename, generateDocument, MIME_TYPES, type DocFormat } from './documents';
-import { markdownTable, mergeRows, readSheets, toCsv, writeXlsx, type Row } from './sheets';
+import { markdownTable, mergeRows, readSheets, toCsv, writeXlsx, type Row } from '../text/sheets';
 
 export interface FileToolContext {
   files: FileStore;
