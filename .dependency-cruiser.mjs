@@ -12,8 +12,8 @@ const layers = [
   { name: 'engine', paths: ['src/core/engine/', 'src/core/searchAttributes\\.ts'] },
   // src/io's own floors: pure text and format helpers; plumbing that needs nothing else of src/io;
   // the store (all SQL); the clients of outside services; knowledge; a run's files (read with
-  // knowledge's document parsers); the tools, built on all of those. A folder per floor above the
-  // store, so a loop between folders is an upward import.
+  // knowledge's document parsers); the tools, built on all of those. Knowledge, files and tools
+  // each get a floor, so a loop between those folders is an upward import.
   { name: 'io-text', paths: ['src/io/text/'] },
   { name: 'io-platform', paths: ['src/io/net/', 'src/io/metrics/', 'src/io/temporal/', 'src/io/log\\.ts', 'src/io/config\\.ts'] },
   { name: 'io-store', paths: ['src/io/store/'] },
