@@ -10,7 +10,17 @@ const layers = [
   { name: 'dsl', paths: ['src/core/dsl/', 'src/core/runSettings\\.ts'] },
   { name: 'components', paths: ['src/core/components/', 'src/core/pipeline/'] },
   { name: 'engine', paths: ['src/core/engine/', 'src/core/searchAttributes\\.ts'] },
-  { name: 'io', paths: ['src/io/'] },
+  // src/io's own floors: pure text and format helpers; plumbing that needs nothing else of src/io;
+  // the store (all SQL); the clients of outside services; knowledge; a run's files (read with
+  // knowledge's document parsers); the tools, built on all of those. Knowledge, files and tools
+  // each get a floor, so a loop between those folders is an upward import.
+  { name: 'io-text', paths: ['src/io/text/'] },
+  { name: 'io-platform', paths: ['src/io/net/', 'src/io/metrics/', 'src/io/temporal/', 'src/io/log\\.ts', 'src/io/config\\.ts'] },
+  { name: 'io-store', paths: ['src/io/store/'] },
+  { name: 'io-clients', paths: ['src/io/llm/', 'src/io/mcp/', 'src/io/browser/'] },
+  { name: 'io-knowledge', paths: ['src/io/knowledge/'] },
+  { name: 'io-files', paths: ['src/io/files/'] },
+  { name: 'io-tools', paths: ['src/io/tools/'] },
   { name: 'workflows-activities', paths: ['workflows/', 'activities/'] },
   { name: 'api', paths: ['api/'] },
   { name: 'root', paths: ['server/'] },
@@ -40,6 +50,14 @@ export default {
       comment: 'Import cycles (type-only ones included) tangle layers; move the shared piece into a module both can import.',
       from: { pathNot: '^node_modules/' },
       to: { circular: true },
+    },
+    {
+      name: 'store-owns-sql',
+      severity: 'error',
+      comment:
+        'SQL lives in src/io/store: outside it, code uses the Store contract (contract.ts, store.ts, the *Types.ts files, time.ts, apiKeys.ts), never the database handle, repositories or SQL helpers.',
+      from: { pathNot: ['^src/io/store/', tests] },
+      to: { path: '^src/io/store/', pathNot: '^src/io/store/(contract|store|time|apiKeys|[a-zA-Z]+Types)\\.ts$' },
     },
     {
       name: 'layered-file',

@@ -9,7 +9,6 @@ import type { BrowserObservation, BrowserStepRequest } from '../src/core/compone
 import { downloadPath } from '../src/core/components/files';
 import { AppError } from '../src/errors';
 import { BrowserSession, refusals } from '../src/io/browser/session';
-import { fileStore } from '../src/io/files/blobStore';
 import { mimeTypeOf } from '../src/io/files/fileText';
 import type { Logger } from '../src/io/log';
 import type { Store } from '../src/io/store/contract';
@@ -85,7 +84,7 @@ export function createBrowserActivities(deps: { store: Store; log: Logger; env: 
           if (run)
             for (const f of found) {
               const mimeType = mimeTypeOf(f.name, f.mimeType);
-              const meta = await fileStore(deps.store.db).put({
+              const meta = await deps.store.files.put({
                 tenantId: run.tenant_id,
                 origin: 'output',
                 runId: run.id,

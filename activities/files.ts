@@ -5,7 +5,6 @@
 import { Context } from '@temporalio/activity';
 import type { FileToolRequest, FileToolResult } from '../src/core/components/callContracts';
 import { AppError } from '../src/errors';
-import { fileStore } from '../src/io/files/blobStore';
 import { docGenerator, excelProcessor, type FileToolContext } from '../src/io/files/fileTools';
 import type { Logger } from '../src/io/log';
 import type { Store } from '../src/io/store/contract';
@@ -27,7 +26,7 @@ export function createFileActivities(deps: { store: Store; log: Logger }) {
         const run = await deps.store.runs.getById(request.runId);
         if (!run) throw new AppError('NOT_FOUND', `run ${request.runId} does not exist`);
         ctx.heartbeat();
-        const outputs = await tool({ files: fileStore(deps.store.db), tenantId: run.tenant_id, runId: run.id }, request.args);
+        const outputs = await tool({ files: deps.store.files, tenantId: run.tenant_id, runId: run.id }, request.args);
         return { outputs };
       } catch (err) {
         if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;

@@ -17,7 +17,6 @@ import type { Store } from '../src/io/store/contract';
 import type { Logger } from '../src/io/log';
 import { expandBlobs, expandFiles, toOpenAiMessages, ToolCallAssembler, type ToolCallDelta } from '../src/io/llm/messages';
 import { TokenWriter } from '../src/io/llm/tokenWriter';
-import { fileStore } from '../src/io/files/blobStore';
 
 export interface LlmActivityDeps {
   store: Store;
@@ -94,7 +93,7 @@ export function createLlmActivities(deps: LlmActivityDeps) {
       let finishReason: string | null = null;
       let model = target.model;
       const toolCalls = new ToolCallAssembler();
-      const messages = await expandFiles(fileStore(deps.store.db), await expandBlobs(deps.store, request.messages));
+      const messages = await expandFiles(deps.store.files, await expandBlobs(deps.store, request.messages));
       const beat = setInterval(() => ctx.heartbeat({ chars: splitter.answer.length }), heartbeatMs);
       try {
         // No heartbeat up front: the first one goes a beat in, so a call answered within a second

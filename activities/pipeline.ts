@@ -217,7 +217,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
         const meta = documentMetadata(output.chunks ?? []);
         if (Object.keys(meta).length > 0)
           await store.knowledge.documents.update(document.tenant_id, document.id, { metaFields: mergeMetadata(document.meta_fields, meta) });
-        await store.db.query('DELETE FROM blobs WHERE run_id = $1', [payloadOwner(document.id, at.generation)]);
+        await store.blobs.deleteForRun(payloadOwner(document.id, at.generation));
         const tokens = chunks.reduce((n, c) => n + c.tokens, 0);
         await store.knowledge.documents.setProgress(document.id, {
           run: 'DONE',

@@ -6,7 +6,7 @@
  */
 import type { PipelineChunk } from '../src/io/knowledge/pipeline/contract';
 import { splitKeywords, splitQuestions, vectorOf } from '../src/io/knowledge/pipeline/fields';
-import { countTokens } from '../src/io/knowledge/text';
+import { countTokens } from '../src/io/text/tokens';
 import type { NewChunk } from '../src/io/store/knowledgeTypes';
 
 // Search-side copies of the text (RAGFlow's tokenized fields) and vectors: our index derives its own.

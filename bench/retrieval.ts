@@ -12,7 +12,7 @@ import { knowledgeDeps } from '../src/io/knowledge/deps';
 import { storeIndex, type ChunkIndex } from '../src/io/knowledge/chunkIndex';
 import { openSearchIndex } from '../src/io/knowledge/openSearchIndex';
 import { searchKnowledge } from '../src/io/knowledge/search';
-import { LOCAL_EMBEDDING_MODEL, localEmbedding } from '../src/io/knowledge/localEmbedding';
+import { LOCAL_EMBEDDING_MODEL, localEmbedding } from '../src/io/text/localEmbedding';
 import type { DocumentRecord, NewChunk } from '../src/io/store/knowledgeTypes';
 import { openStore } from '../src/io/store/store';
 import type { Store } from '../src/io/store/contract';

@@ -20,10 +20,12 @@ import { startPostgres } from '../test/helpers/postgres';
 import { printTable, runBench, startBenchEnvironment, type BenchEnvironmentOptions } from './common';
 import { runClients } from './startClients';
 import { DbMeter, describe, Milestones } from './startPhases';
+import { storeDb } from '../src/io/store/storeDb';
 
 /** Marks the milestones a run passes on the API side: its canvas read, its rows, its follower's first read with events. */
 function meterStore(store: Store, marks: Milestones): void {
-  const { events, canvases, db } = store;
+  const { events, canvases } = store;
+  const db = storeDb(store);
   // A turn's rows (run, claim, user message, event 1) are one statement (src/io/store/turnStarts.ts).
   const query = db.query.bind(db);
   db.query = (async (sql: string, params?: unknown[]) => {

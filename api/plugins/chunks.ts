@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { embedderFor } from '../../src/io/knowledge/embedder';
-import { countTokens } from '../../src/io/knowledge/text';
+import { countTokens } from '../../src/io/text/tokens';
 import type { ChunkRecord, DatasetRecord, DocumentRecord } from '../../src/io/store/knowledgeTypes';
 import type { AppDeps } from '../deps';
 import { keepRawBodies, lenientBody } from '../ragflowBody';

@@ -8,7 +8,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../src/errors';
-import { fileMaxBytes, fileStore } from '../../src/io/files/blobStore';
+import { fileMaxBytes } from '../../src/io/files/fileLimits';
 import { extensionOf, fileText, mimeTypeOf } from '../../src/io/files/fileText';
 import type { AppDeps } from '../deps';
 import { ragflowJson } from '../envelope';
@@ -26,7 +26,7 @@ function disposition(kind: 'attachment' | 'inline', name: string): string {
 
 export async function filesPlugin(app: FastifyInstance, deps: AppDeps, opts: FileRoutesOptions = {}): Promise<void> {
   const maxBytes = opts.maxFileBytes ?? fileMaxBytes();
-  const files = fileStore(deps.store.db);
+  const files = deps.store.files;
   await app.register(multipart, { limits: { fileSize: maxBytes, files: 16, fields: 16 } });
 
   app.post(

@@ -59,7 +59,7 @@ export async function healthPlugin(app: FastifyInstance, deps: AppDeps): Promise
     { config: { auth: false }, schema: { tags: ['health'], summary: 'Readiness of the API, store, Temporal and a worker polling the task queue' } },
     async (_request, reply) => {
       const probes: Record<string, () => Promise<unknown>> = {
-        store: () => deps.store.db.query('SELECT 1'),
+        store: () => deps.store.ping(),
         temporal: () => deps.temporal.workflowService.getSystemInfo({}),
         pollers,
         ...deps.probes,

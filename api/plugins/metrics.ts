@@ -12,7 +12,7 @@ import type { AppDeps } from '../deps';
 export const METRICS_PATH = '/metrics';
 
 export async function metricsPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  const unwatch = watchActiveRuns(deps.store.db);
+  const unwatch = watchActiveRuns(deps.store.runIndex);
   app.addHook('onClose', async () => unwatch());
   app.get(
     METRICS_PATH,

@@ -64,7 +64,7 @@ export async function runsIndexPlugin(app: FastifyInstance, deps: AppDeps): Prom
     async (request) => {
       const q = request.query as z.infer<typeof ListQuery>;
       const paging = pageParams(q, 'create_time');
-      const { items, total } = await listRuns(store.db, request.tenantId, {
+      const { items, total } = await listRuns(store, request.tenantId, {
         page: paging.page,
         pageSize: Math.min(paging.pageSize, 200),
         ...(q.canvas_id ? { canvasId: q.canvas_id } : {}),

@@ -6,7 +6,6 @@
  */
 import { fileMarker } from '../../src/core/components/files';
 import { AppError } from '../../src/errors';
-import { fileStore } from '../../src/io/files/blobStore';
 import type { AppDeps } from '../deps';
 
 function idOf(item: unknown): string | null {
@@ -23,7 +22,7 @@ function idOf(item: unknown): string | null {
 export async function filesAsMarkers(deps: AppDeps, tenantId: string, files: unknown[]): Promise<string[]> {
   if (files.length === 0) return [];
   const ids = files.map(idOf);
-  const found = await fileStore(deps.store.db).metas(
+  const found = await deps.store.files.metas(
     tenantId,
     ids.filter((id): id is string => id !== null),
   );
@@ -57,7 +56,7 @@ export async function inputFilesAsMarkers(deps: AppDeps, tenantId: string, input
   };
   Object.values(inputs).forEach(scan);
   if (ids.length === 0) return inputs;
-  const found = await fileStore(deps.store.db).metas(tenantId, ids);
+  const found = await deps.store.files.metas(tenantId, ids);
   const convert = (v: unknown): unknown => {
     if (isUploadInfo(v)) return found.has(v.id) ? fileMarker(v.id) : v;
     if (Array.isArray(v)) return v.map(convert);

@@ -12,7 +12,6 @@ import { announcement } from '../../src/core/engine';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord, Store } from '../../src/io/store/contract';
 import { runsStarted } from '../../src/io/metrics/registry';
-import { recordRunStart } from '../../src/io/store/turnStarts';
 import { CANVAS_ID_KEY, RUN_STATUS_KEY, SESSION_ID_KEY, TENANT_ID_KEY } from '../../src/core/searchAttributes';
 import { canvasRunInput, RUN_REVISION, workflowIdFor, type RunSettings } from '../../workflows/definitions';
 import { checkBytes, checkRunInputSizes, checkSize, DEFAULT_RUN_INPUT_LIMITS, type RunInputLimits } from './runLimits';
@@ -81,7 +80,7 @@ export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<L
   // a client sees its run accepted without waiting for a worker's first workflow task, which a
   // burst of starts queues up.
   const now = Date.now();
-  await recordRunStart(deps.store.db, {
+  await deps.store.starts.run({
     run: {
       id: runId,
       tenantId: req.tenantId,

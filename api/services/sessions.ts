@@ -8,7 +8,6 @@ import { checkForm, describeFieldProblems } from '../../src/core/components/form
 import type { FormFieldSpec } from '../../src/core/components/definition';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord, SessionMessage, SessionRecord, StoredEvent } from '../../src/io/store/contract';
-import { recordNewSessionTurn, recordTurnStart } from '../../src/io/store/turnStarts';
 import { workflowIdFor } from '../../workflows/definitions';
 import { compiledCanvas } from './canvasVersions';
 import { checkLaunchSizes, newId, startRecordedRun, type LaunchDeps, type LaunchedRun, type LaunchRequest } from './runLauncher';
@@ -149,7 +148,7 @@ function begun(deps: LaunchDeps, launch: LaunchRequest, session: Pick<SessionRec
  */
 export async function beginTurn(deps: LaunchDeps, t: TurnRequest): Promise<BegunTurn> {
   const p = prepareTurn(deps, t, t.session.id);
-  const claimed = await recordTurnStart(deps.store.db, { sessionId: t.session.id, run: p.run, message: p.message, announcement: p.event, now: p.now });
+  const claimed = await deps.store.starts.turn({ sessionId: t.session.id, run: p.run, message: p.message, announcement: p.event, now: p.now });
   if (!claimed) {
     const active = await deps.store.runs.activeForSession(t.tenantId, t.session.id);
     throw new AppError('CONFLICT', `The session already has a run in progress${active ? ` (task_id ${active.id})` : ''}; wait for it to end or cancel it`, {
@@ -168,7 +167,7 @@ export async function beginTurnInNewSession(
   const sessionId = newId();
   const p = prepareTurn(deps, t, sessionId);
   const fields = { id: sessionId, name: t.name, userId: t.userId, source: 'agent', messages, state };
-  const session = await recordNewSessionTurn(deps.store.db, { session: fields, run: p.run, message: p.message, announcement: p.event, now: p.now });
+  const session = await deps.store.starts.newSessionTurn({ session: fields, run: p.run, message: p.message, announcement: p.event, now: p.now });
   return { ...begun(deps, { ...p.launch, session: state }, session, p.stored), session };
 }
 

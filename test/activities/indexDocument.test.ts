@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knowledgeDeps } from '../../src/io/knowledge/deps';
 import { createKnowledgeActivities } from '../../activities/knowledge';
 import { silentLogger } from '../../src/io/log';
-import { LOCAL_EMBEDDING_MODEL } from '../../src/io/knowledge/localEmbedding';
+import { LOCAL_EMBEDDING_MODEL } from '../../src/io/text/localEmbedding';
 import { openStore } from '../../src/io/store/store';
 import type { Store } from '../../src/io/store/contract';
 

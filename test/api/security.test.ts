@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startHarness, TENANT, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
+import { storeDb } from '../../src/io/store/storeDb';
 
 let h: Harness;
 let agentId: string;
@@ -45,7 +46,7 @@ describe('API keys', () => {
   });
 
   it('stores keys as HMAC(server secret, key) under a random key id, with no 8-character piece of the key', async () => {
-    const rows = await h.store.db.query<Record<string, unknown>>('SELECT * FROM api_keys WHERE tenant_id = $1', [TENANT]);
+    const rows = await storeDb(h.store).query<Record<string, unknown>>('SELECT * FROM api_keys WHERE tenant_id = $1', [TENANT]);
     expect(rows.rows).toEqual([
       expect.objectContaining({ key_id: expect.stringMatching(/^[0-9a-f]{32}$/), key_hash: createHmac('sha256', h.apiKeySecret).update(h.key).digest('hex') }),
     ]);

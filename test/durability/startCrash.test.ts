@@ -18,6 +18,7 @@ import { appEnv, freePort, startAppProcess, waitHealthy, type AppProcess } from 
 import { dsl } from '../helpers/canvasKit';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
 import { connectTemporal, type TemporalHandles } from '../helpers/temporal';
+import { storeDb } from '../../src/io/store/storeDb';
 
 const KEY = `start-crash-key-${randomUUID()}`;
 const TURNS = 30;
@@ -87,7 +88,7 @@ interface StoreFigures {
 async function storeFigures(): Promise<StoreFigures> {
   const store = await openStore({ dataDir: path.join(dataDir, 'pglite') });
   try {
-    const runs = (await store.db.query<{ id: string; workflow_id: string; status: string }>('SELECT id, workflow_id, status FROM runs')).rows;
+    const runs = (await storeDb(store).query<{ id: string; workflow_id: string; status: string }>('SELECT id, workflow_id, status FROM runs')).rows;
     const active = runs.filter((r) => r.status === 'running' || r.status === 'paused');
     let withoutWorkflow = 0;
     for (const r of active) {
@@ -99,7 +100,7 @@ async function storeFigures(): Promise<StoreFigures> {
           else throw err;
         });
     }
-    const locked = (await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sessions WHERE active_run_id IS NOT NULL')).rows[0]!.n;
+    const locked = (await storeDb(store).query<{ n: number }>('SELECT count(*)::int AS n FROM sessions WHERE active_run_id IS NOT NULL')).rows[0]!.n;
     return { runIds: runs.map((r) => r.id), active: active.length, withoutWorkflow, lockedSessions: locked };
   } finally {
     await store.close();

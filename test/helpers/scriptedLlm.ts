@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { localEmbedding } from '../../src/io/knowledge/localEmbedding';
+import { localEmbedding } from '../../src/io/text/localEmbedding';
 import { chunk, completion, roughTokens, sse, tokenize, type WireToolCall } from '../../src/io/llm/openaiWire';
 
 export type Reply =

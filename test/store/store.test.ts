@@ -19,6 +19,7 @@ import { dbCases } from './cases/dbCases';
 import { eventCases } from './cases/eventCases';
 import { knowledgeCases } from './cases/knowledgeCases';
 import { runEndCases } from './cases/runEndCases';
+import { runFileCases, runIndexCases, storeSurfaceCases } from './cases/runRowCases';
 import { runCases, sessionCases } from './cases/sessionRunCases';
 
 const postgres = await startPostgres();
@@ -96,6 +97,9 @@ describe.each(backends)('store on %s', (_name, backend) => {
     describe('run ends', () => runEndCases(ctx));
     describe('events', () => eventCases(ctx));
     describe('knowledge', () => knowledgeCases(ctx));
+    describe('run index', () => runIndexCases(ctx));
+    describe('run files', () => runFileCases(ctx));
+    describe('blobs, health and the database handle', () => storeSurfaceCases(ctx));
   });
 });
 

@@ -4,7 +4,7 @@
  * nothing for an image (it goes to the model as an `image_url` part).
  */
 import { documentSections, documentTypeOf } from '../knowledge/parse';
-import { markdownTable, readSheets } from './sheets';
+import { markdownTable, readSheets } from '../text/sheets';
 
 const MIME_BY_EXT: Record<string, string> = {
   pdf: 'application/pdf',

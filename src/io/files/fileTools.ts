@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { downloadPath, type DownloadInfo } from '../../core/components/files';
 import { AppError } from '../../errors';
-import type { FileStore } from './blobStore';
+import type { FileStore } from '../store/fileTypes';
 import { DOC_FORMATS, documentFilename, generateDocument, MIME_TYPES, type DocFormat } from './documents';
-import { markdownTable, mergeRows, readSheets, toCsv, writeXlsx, type Row } from './sheets';
+import { markdownTable, mergeRows, readSheets, toCsv, writeXlsx, type Row } from '../text/sheets';
 
 export interface FileToolContext {
   files: FileStore;

@@ -5,8 +5,7 @@
  * option (SEARCH_BACKEND=opensearch), indexed alongside. Both return candidates with the
  * cosine similarity of their embedding, so ranking (src/io/knowledge/hybrid.ts) is the same.
  */
-import type { ChunkHit } from './hybrid';
-import type { ChunkSearch, DocumentRecord, NewChunk } from '../store/knowledgeTypes';
+import type { ChunkHit, ChunkSearch, DocumentRecord, NewChunk } from '../store/knowledgeTypes';
 import type { Store } from '../store/contract';
 
 export interface ChunkIndex {

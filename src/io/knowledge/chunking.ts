@@ -3,7 +3,7 @@
  * into chunks of about `chunk_token_num` tokens, optionally overlapping; chunks never cross a
  * heading, and each starts with its heading path so a chunk keeps its context ("keep titles").
  */
-import { countTokens } from './text';
+import { countTokens } from '../text/tokens';
 
 export interface Section {
   /** Heading path, outermost first (`["Guide", "Install"]`). */

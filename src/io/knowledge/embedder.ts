@@ -5,7 +5,7 @@
  * with; every chunk of it and every query against it use that model.
  */
 import OpenAI from 'openai';
-import { LOCAL_EMBEDDING_MODEL, localEmbedding } from './localEmbedding';
+import { LOCAL_EMBEDDING_MODEL, localEmbedding } from '../text/localEmbedding';
 import { AppError } from '../../errors';
 import { pooledFetch } from '../net';
 

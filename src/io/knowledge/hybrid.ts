@@ -4,21 +4,8 @@
  * `vector_similarity_weight`, i.e. 1 − the Retrieval's `keywords_similarity_weight`); candidates
  * under `similarity_threshold` are dropped, the rest ranked, paged and aggregated per document.
  */
-import { termSimilarity, tokenize } from './text';
-
-export interface ChunkHit {
-  id: string;
-  content: string;
-  documentId: string;
-  documentName: string;
-  datasetId: string;
-  section: string;
-  position: number;
-  /** Cosine similarity between the query's and the chunk's embeddings. */
-  vectorSimilarity: number;
-  url?: string | null;
-  meta?: Record<string, unknown>;
-}
+import type { ChunkHit } from '../store/knowledgeTypes';
+import { termSimilarity, tokenize } from '../text/tokens';
 
 export interface RankedChunk extends ChunkHit {
   termSimilarity: number;

@@ -10,8 +10,7 @@
  * Lucene engine, cosine) adds approximate vector search.
  */
 import type { API, Types } from '@opensearch-project/opensearch';
-import type { ChunkHit } from './hybrid';
-import type { ChunkSearch, DocumentRecord, NewChunk } from '../store/knowledgeTypes';
+import type { ChunkHit, ChunkSearch, DocumentRecord, NewChunk } from '../store/knowledgeTypes';
 
 type Query = Types.Common_QueryDsl.QueryContainer;
 type SearchBody = API.Search_RequestBody;
@@ -37,7 +36,7 @@ export function indexBody(dim: number, knn: boolean): Record<string, unknown> {
         ...(knn ? { knn: true } : {}),
         analysis: {
           // Words for alphabetic scripts; CJK (no spaces) as characters and character pairs, like
-          // src/io/knowledge/text.ts tokenizes for keyword similarity. No stemming, as PostgreSQL's
+          // src/io/text/tokens.ts tokenizes for keyword similarity. No stemming, as PostgreSQL's
           // 'simple' configuration does not stem either.
           filter: { cjk_pairs: { type: 'cjk_bigram', output_unigrams: true }, english_stop: { type: 'stop', stopwords: '_english_' } },
           analyzer: { mixed: { type: 'custom', tokenizer: 'standard', filter: ['cjk_width', 'lowercase', 'cjk_pairs', 'english_stop'] } },

@@ -9,7 +9,7 @@
  * added by hand) are not generations and are always kept.
  */
 import type { Client } from '@opensearch-project/opensearch';
-import type { ChunkHit } from './hybrid';
+import type { ChunkHit } from '../store/knowledgeTypes';
 
 export interface GenerationGate {
   /** Makes `generation` the live one of the document (after its chunks are indexed). */

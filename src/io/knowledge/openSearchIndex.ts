@@ -7,7 +7,7 @@
  * Layout and queries: ./openSearchBodies.ts.
  */
 import { Client, errors, type API } from '@opensearch-project/opensearch';
-import { normalize } from './localEmbedding';
+import { normalize } from '../text/localEmbedding';
 import { AppError } from '../../errors';
 import type { ChunkSearch } from '../store/knowledgeTypes';
 import type { ChunkIndex } from './chunkIndex';

@@ -7,7 +7,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import type { ChatMessage, ToolCallRequest } from '../../core/components/callContracts';
 import { BLOB_MARKER } from '../../core/components/blobs';
 import { FILE_MARKER } from '../../core/components/files';
-import type { FileStore } from '../files/blobStore';
+import type { FileStore } from '../store/fileTypes';
 import type { Store } from '../store/contract';
 
 /** A message on its way to the model: images (data URIs) go as `image_url` parts. */

@@ -3,27 +3,30 @@
  * (inc at start, dec at the end) cannot work once API and workers are apart: the API starts a run,
  * a worker ends it, and either may restart in between. The store knows the truth for the whole
  * deployment, so every API process reports the same cluster-wide figure (aggregate with max(), not
- * sum()). The query is the reconciler's own filter (status IN running, paused).
+ * sum()). The count is the reconciler's own filter (status IN running, paused).
  */
 import { Gauge } from 'prom-client';
-import type { Queryable } from '../store/dbContract';
 import { registry } from './registry';
+
+/** Where the counts come from: the store's run index (store.runIndex), per status. */
+export interface ActiveRunCounter {
+  countActive(): Promise<ReadonlyMap<string, number>>;
+}
 
 const ACTIVE_STATUSES = ['running', 'paused'] as const;
 /** A scrape must not hang on a store that does not answer: the series is left out instead. */
 const QUERY_TIMEOUT_MS = 2000;
 
-let source: Queryable | null = null;
+let source: ActiveRunCounter | null = null;
 
-async function countActive(db: Queryable): Promise<Map<string, number>> {
-  const query = db.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM runs WHERE status IN ('running', 'paused') GROUP BY status`);
+async function countActive(counter: ActiveRunCounter): Promise<ReadonlyMap<string, number>> {
+  const query = counter.countActive();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error('the store did not answer')), QUERY_TIMEOUT_MS);
   });
   try {
-    const result = await Promise.race([query, timeout]);
-    return new Map(result.rows.map((r) => [r.status, Number(r.n)]));
+    return await Promise.race([query, timeout]);
   } finally {
     clearTimeout(timer);
   }
@@ -46,10 +49,10 @@ export const activeRuns = new Gauge({
   },
 });
 
-/** Reads active runs from `db` on each scrape, until the returned function is called. */
-export function watchActiveRuns(db: Queryable): () => void {
-  source = db;
+/** Reads active runs from `counter` on each scrape, until the returned function is called. */
+export function watchActiveRuns(counter: ActiveRunCounter): () => void {
+  source = counter;
   return () => {
-    if (source === db) source = null;
+    if (source === counter) source = null;
   };
 }

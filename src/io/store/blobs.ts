@@ -19,5 +19,8 @@ export function blobsRepository(db: Queryable): Store['blobs'] {
       const result = await db.query<{ id: string; content: string }>('SELECT id, content FROM blobs WHERE id = ANY($1::text[])', [ids]);
       return new Map(result.rows.map((r) => [r.id, r.content]));
     },
+    async deleteForRun(runId) {
+      await db.query('DELETE FROM blobs WHERE run_id = $1', [runId]);
+    },
   };
 }

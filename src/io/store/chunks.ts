@@ -4,10 +4,9 @@
  * embeddings being normalized) and by full text (`tsvector`, OR of the query's terms), each up
  * to `top_k`, returned with their cosine similarity. Ranking is shared: src/io/knowledge/hybrid.ts.
  */
-import type { ChunkHit } from '../knowledge/hybrid';
-import { normalize } from '../knowledge/localEmbedding';
-import { tokenize } from '../knowledge/text';
-import type { ChunkRecord, ChunkSearch, KnowledgeStore, NewChunk } from './knowledgeTypes';
+import { normalize } from '../text/localEmbedding';
+import { tokenize } from '../text/tokens';
+import type { ChunkHit, ChunkRecord, ChunkSearch, KnowledgeStore, NewChunk } from './knowledgeTypes';
 import { SqlParams } from './sql';
 import type { Db, Queryable } from './contract';
 

@@ -6,10 +6,13 @@
  * Times are milliseconds since epoch (RAGFlow's `create_time`/`update_time`); dates are
  * `YYYY-MM-DD HH:MM:SS` strings in UTC (RAGFlow's `create_date`/`update_date`).
  */
-import type { Db, ListOptions } from './dbContract';
 import type { KnowledgeStore } from './knowledgeTypes';
 import type { CanvasListFilter, CanvasPatch, CanvasRecord, CanvasVersionRecord, NewCanvas } from './canvasTypes';
+import type { FileStore } from './fileTypes';
 import type { McpServerRecord, NewMcpServer } from './mcpTypes';
+import type { RunEnd, RunIndex, RunRecord, RunRecordStatus } from './runTypes';
+import type { SessionListFilter, SessionMessage, SessionRecord } from './sessionTypes';
+import type { TurnStarts } from './startTypes';
 import type { TenantsRepository } from './tenantTypes';
 import type { RunEvent } from '../../core/engine/runEvents';
 import type { SessionState } from '../../core/engine/state';
@@ -20,68 +23,13 @@ export type { ApiKeyRecord, KeyOwner, TenantRecord, TenantSummary } from './tena
 
 export type { CanvasListFilter, CanvasPatch, CanvasRecord, CanvasVersionRecord, NewCanvas } from './canvasTypes';
 
-/** A chat message as RAGFlow sessions keep them. */
-export interface SessionMessage {
-  role: 'user' | 'assistant';
-  content: string;
-  id?: string;
-  created_at?: number;
-  reference?: unknown;
-  [key: string]: unknown;
-}
+export type { SessionListFilter, SessionMessage, SessionRecord } from './sessionTypes';
 
-export interface SessionRecord {
-  id: string;
-  tenant_id: string;
-  agent_id: string;
-  name: string;
-  user_id: string;
-  source: string;
-  messages: SessionMessage[];
-  /** Conversation state carried to the next run. */
-  state: SessionState;
-  /** The run currently running or paused in this session, if any. */
-  active_run_id: string | null;
-  create_time: number;
-  update_time: number;
-  create_date: string;
-  update_date: string;
-}
+export type { RunEnd, RunIndex, RunListFilter, RunRecord, RunRecordStatus, RunSummary } from './runTypes';
 
-export interface SessionListFilter extends ListOptions {
-  id?: string;
-  userId?: string;
-}
+export type { NewSessionFields, TurnRun, TurnStarts } from './startTypes';
 
-export type RunRecordStatus = 'running' | 'paused' | 'finished' | 'failed' | 'canceled';
-
-/** What ends a run (runs.finish). */
-export interface RunEnd {
-  status: RunRecordStatus;
-  result: Record<string, unknown> | null;
-  error: string | null;
-  /** The session the run held: its turn completed with these messages and state, or (no `completed`) released. */
-  session?: { id: string; completed?: { messages: SessionMessage[]; state: SessionState } };
-}
-
-export interface RunRecord {
-  id: string;
-  tenant_id: string;
-  canvas_id: string;
-  session_id: string | null;
-  workflow_id: string;
-  status: RunRecordStatus;
-  /** Final outputs, content, usage... (set when the run ends). */
-  result: Record<string, unknown> | null;
-  error: string | null;
-  create_time: number;
-  update_time: number;
-  finish_time: number | null;
-  /** The canvas version the run started from (tools read their real params from it). */
-  canvas_version_id: string | null;
-  /** The run that started this one (a sub-agent's child run). */
-  parent_run_id: string | null;
-}
+export type { FileMeta, FileOrigin, FileStore, NewFile } from './fileTypes';
 
 export type { McpServerRecord, NewMcpServer } from './mcpTypes';
 
@@ -96,9 +44,11 @@ export interface StoredEvent extends RunEvent {
   terminal: boolean;
 }
 
+/**
+ * Every read and write of the database, as typed methods. The database handle itself stays inside
+ * src/io/store (lint:layers rule `store-owns-sql`); tests reach it with `storeDb` (storeDb.ts).
+ */
 export interface Store {
-  readonly db: Db;
-
   tenants: TenantsRepository;
 
   canvases: {
@@ -224,7 +174,18 @@ export interface Store {
     get(id: string): Promise<string | null>;
     /** Several at once (ids not found are absent from the map). */
     getMany(ids: string[]): Promise<Map<string, string>>;
+    /** Deletes the values stored under `runId` (an ingestion's payloads once its chunks are committed). */
+    deleteForRun(runId: string): Promise<void>;
   };
+
+  /** A run's files: uploads it reads and files it makes, their bytes and parsed text. */
+  files: FileStore;
+
+  /** Runs across rows: the runs page, the active-runs gauge. */
+  runIndex: RunIndex;
+
+  /** The rows a run or a session's turn starts with, each start in one statement (turnStarts.ts). */
+  starts: TurnStarts;
 
   mcpServers: {
     create(input: NewMcpServer): Promise<McpServerRecord>;
@@ -236,6 +197,9 @@ export interface Store {
 
   /** Datasets, documents and chunks (knowledge bases). */
   knowledge: KnowledgeStore;
+
+  /** Resolves once the database answers a trivial query (the health probe); rejects otherwise. */
+  ping(): Promise<void>;
 
   close(): Promise<void>;
 }

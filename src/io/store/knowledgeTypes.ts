@@ -1,5 +1,4 @@
 /** Datasets, documents and chunks (RAGFlow's knowledge bases), as stored. */
-import type { ChunkHit } from '../knowledge/hybrid';
 
 /** RAGFlow's document run states. */
 export type DocumentRun = 'UNSTART' | 'RUNNING' | 'CANCEL' | 'DONE' | 'FAIL';
@@ -83,6 +82,21 @@ export interface NewChunk {
   questions?: string[];
   /** Further fields a pipeline wrote (summary, metadata…), kept as jsonb. */
   extra?: Record<string, unknown>;
+}
+
+/** A chunk found by a search backend, before hybrid ranking (src/io/knowledge/hybrid.ts). */
+export interface ChunkHit {
+  id: string;
+  content: string;
+  documentId: string;
+  documentName: string;
+  datasetId: string;
+  section: string;
+  position: number;
+  /** Cosine similarity between the query's and the chunk's embeddings. */
+  vectorSimilarity: number;
+  url?: string | null;
+  meta?: Record<string, unknown>;
 }
 
 /** A chunk as listed: its text and RAGFlow's editable fields. */

@@ -7,9 +7,13 @@ import { openDb } from './db';
 import { eventsRepository } from './events';
 import { mcpServersRepository } from './mcpServers';
 import { migrate } from './migrations';
+import { runFilesRepository } from './runFiles';
+import { runIndexRepository } from './runIndex';
 import { runsRepository } from './runs';
 import { sessionsRepository } from './sessions';
+import { attachDb } from './storeDb';
 import { tenantsRepository } from './tenants';
+import { recordNewSessionTurn, recordRunStart, recordTurnStart } from './turnStarts';
 import type { Db, Store } from './contract';
 
 export interface OpenStoreOptions {
@@ -27,14 +31,20 @@ export interface OpenStoreOptions {
 export function createStore(db: Db, opts: { vector?: boolean; apiKeySecret?: string } = {}): Store {
   const vector = opts.vector ?? false;
   const events = eventsRepository(db);
-  return {
-    db,
+  const store: Store = {
     tenants: tenantsRepository(db, opts.apiKeySecret),
     canvases: canvasesRepository(db),
     sessions: sessionsRepository(db),
     runs: runsRepository(db, events),
     events,
     blobs: blobsRepository(db),
+    files: runFilesRepository(db),
+    runIndex: runIndexRepository(db),
+    starts: {
+      run: (p) => recordRunStart(db, p),
+      turn: (p) => recordTurnStart(db, p),
+      newSessionTurn: (p) => recordNewSessionTurn(db, p),
+    },
     mcpServers: mcpServersRepository(db),
     knowledge: {
       datasets: datasetsRepository(db),
@@ -42,8 +52,10 @@ export function createStore(db: Db, opts: { vector?: boolean; apiKeySecret?: str
       chunks: chunksRepository(db, vector),
       vectorSearch: vector ? 'pgvector' : 'sql',
     },
+    ping: async () => void (await db.query('SELECT 1')),
     close: () => db.close(),
   };
+  return attachDb(store, db);
 }
 
 /**

@@ -6,7 +6,7 @@ import { Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow }
 import { describe, expect, it } from 'vitest';
 import { ParserParamsSchema } from '../../../src/core/pipeline/components/Parser';
 import { AppError } from '../../../src/errors';
-import { writeXlsx } from '../../../src/io/files/sheets';
+import { writeXlsx } from '../../../src/io/text/sheets';
 import type { PipelinePayload, PipelineServices } from '../../../src/io/knowledge/pipeline/contract';
 import { parseFile } from '../../../src/io/knowledge/pipeline/parser';
 import { textPdf } from '../../helpers/pdf';

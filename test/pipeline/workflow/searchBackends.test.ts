@@ -13,6 +13,7 @@ import { api, startHarness, type Harness } from '../../helpers/appHarness';
 import { openSearchUnavailable, startOpenSearch, type StartedOpenSearch } from '../../helpers/opensearch';
 import { startPostgres } from '../../helpers/postgres';
 import { answerExtractors, createDataset, createPipeline, retrieve, settled, upload, type Envelope } from './pipelineKit';
+import { storeDb } from '../../../src/io/store/storeDb';
 
 const MARKDOWN = Array.from({ length: 10 }, (_, i) => `## Valve ${i}\n\nValve ${i} of the coolant pump is checked every ${i + 2} weeks for leaks.`).join(
   '\n\n',
@@ -44,7 +45,7 @@ async function ingest(h: Harness): Promise<Side> {
 
 const storedChunks = async (s: Side) =>
   (
-    await s.h.store.db.query<{ content: string; summary: string; important_keywords: string[] }>(
+    await storeDb(s.h.store).query<{ content: string; summary: string; important_keywords: string[] }>(
       `SELECT content, extra->>'summary' AS summary, important_keywords FROM chunks WHERE document_id = $1 ORDER BY position`,
       [s.documentId],
     )

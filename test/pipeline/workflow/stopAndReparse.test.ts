@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startHarness, type Harness } from '../../helpers/appHarness';
 import { answerExtractors, createDataset, createPipeline, documents, retrieve, settled, upload, type Envelope } from './pipelineKit';
+import { storeDb } from '../../../src/io/store/storeDb';
 
 const MARKDOWN = Array.from({ length: 12 }, (_, i) => `## Part ${i}\n\nParagraph ${i} explains how the gearbox model ${i} is serviced and oiled.`).join('\n\n');
 
@@ -21,7 +22,7 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 const chunkIds = async (documentId: string) =>
-  (await h.store.db.query<{ id: string }>('SELECT id FROM chunks WHERE document_id = $1 ORDER BY id', [documentId])).rows.map((r) => r.id);
+  (await storeDb(h.store).query<{ id: string }>('SELECT id FROM chunks WHERE document_id = $1 ORDER BY id', [documentId])).rows.map((r) => r.id);
 
 async function parse(datasetId: string, documentId: string, method: 'POST' | 'DELETE'): Promise<void> {
   const res = await api(h, method, `/api/v1/datasets/${datasetId}/chunks`, { body: { document_ids: [documentId] } });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startHarness, type Harness } from '../../helpers/appHarness';
 import { textPdf } from '../../helpers/pdf';
 import { answerExtractors, createDataset, createPipeline, retrieve, settled, template, TEMPLATES, upload, type Envelope } from './pipelineKit';
+import { storeDb } from '../../../src/io/store/storeDb';
 
 const MARKDOWN = [
   '# Battery care',
@@ -35,9 +36,10 @@ interface StoredChunk {
 }
 
 async function storedChunks(documentId: string): Promise<StoredChunk[]> {
-  const r = await h.store.db.query<StoredChunk>('SELECT content, important_keywords, questions, extra FROM chunks WHERE document_id = $1 ORDER BY position', [
-    documentId,
-  ]);
+  const r = await storeDb(h.store).query<StoredChunk>(
+    'SELECT content, important_keywords, questions, extra FROM chunks WHERE document_id = $1 ORDER BY position',
+    [documentId],
+  );
   return r.rows;
 }
 

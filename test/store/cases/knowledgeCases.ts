@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { rank } from '../../../src/io/knowledge/hybrid';
-import { localEmbedding } from '../../../src/io/knowledge/localEmbedding';
+import { localEmbedding } from '../../../src/io/text/localEmbedding';
 import { prepareVectorColumn } from '../../../src/io/store/chunks';
 import type { OpenedDb } from '../../../src/io/store/db';
 import { createStore } from '../../../src/io/store/store';

@@ -6,7 +6,7 @@
  * tags, which never reach a chunk's text. Tokens are counted by `countTokens` (words; CJK
  * characters one each) where RAGFlow uses tiktoken's cl100k: sizes are close, not identical.
  */
-import { countTokens } from '../text';
+import { countTokens } from '../../text/tokens';
 
 export const tokens = (text: string): number => countTokens(text);
 

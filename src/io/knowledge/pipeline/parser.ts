@@ -17,7 +17,7 @@
 import mammoth from 'mammoth';
 import { ALLOWED_OUTPUT_FORMATS, setupForFile, type ParserFileType, type ParserParams, type ParserSetup } from '../../../core/pipeline/components/Parser';
 import { AppError } from '../../../errors';
-import { readSheets, type Row } from '../../files/sheets';
+import { readSheets, type Row } from '../../text/sheets';
 import { htmlToMarkdown } from '../parse';
 import type { PipelineOutputFormat, PipelinePayload, PipelineServices } from './contract';
 import { emailText, parseEmail } from './email';

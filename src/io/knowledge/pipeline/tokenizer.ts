@@ -8,7 +8,7 @@
  * characters and pairs) where RAGFlow uses its own.
  */
 import type { TokenizerParams } from '../../../core/pipeline/components/Tokenizer';
-import { tokenize } from '../text';
+import { tokenize } from '../../text/tokens';
 import type { PipelineChunk, PipelinePayload, PipelineServices } from './contract';
 import { splitKeywords, splitQuestions } from './fields';
 import { finalizePositions } from './positions';

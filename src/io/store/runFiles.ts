@@ -4,50 +4,9 @@
  * worker see the same files whichever process wrote them. Every read names the tenant: a file of
  * another tenant is simply not found.
  */
-import { newId } from '../store/time';
-import type { Queryable } from '../store/contract';
-
-export type FileOrigin = 'upload' | 'output';
-
-export interface FileMeta {
-  id: string;
-  tenant_id: string;
-  origin: FileOrigin;
-  run_id: string | null;
-  name: string;
-  mime_type: string;
-  size: number;
-  /** Parsed text of a document (null for images and files that have none). */
-  text: string | null;
-  create_time: number;
-}
-
-export interface NewFile {
-  tenantId: string;
-  origin: FileOrigin;
-  runId?: string | null;
-  name: string;
-  mimeType: string;
-  content: Uint8Array;
-  text?: string | null;
-}
-
-export interface FileStore {
-  put(file: NewFile): Promise<FileMeta>;
-  meta(tenantId: string, id: string): Promise<FileMeta | null>;
-  /** Metadata of several files of a tenant (unknown ids are left out). */
-  metas(tenantId: string, ids: string[]): Promise<Map<string, FileMeta>>;
-  /** Metadata by id in any tenant: only for the worker, which holds ids the API checked. */
-  metasById(ids: string[]): Promise<Map<string, FileMeta>>;
-  content(tenantId: string, id: string): Promise<Uint8Array | null>;
-  contentById(id: string): Promise<Uint8Array | null>;
-}
-
-/** Largest file stored (bytes): FILE_MAX_BYTES, default 20 MB. */
-export function fileMaxBytes(env: Record<string, string | undefined> = process.env): number {
-  const n = Number(env.FILE_MAX_BYTES);
-  return Number.isFinite(n) && n > 0 ? n : 20 * 1024 * 1024;
-}
+import { newId } from './time';
+import type { Queryable } from './dbContract';
+import type { FileMeta, FileOrigin, FileStore } from './fileTypes';
 
 const COLUMNS = 'id, tenant_id, origin, run_id, name, mime_type, size, text, create_time';
 
@@ -67,7 +26,7 @@ function toMeta(r: Row): FileMeta {
   return { ...r, origin: r.origin as FileOrigin, size: Number(r.size), create_time: Number(r.create_time) };
 }
 
-export function fileStore(db: Queryable): FileStore {
+export function runFilesRepository(db: Queryable): FileStore {
   return {
     async put(f) {
       const id = newId();

@@ -3,7 +3,7 @@
  * normalized, so datasets work without any embedding service. It captures lexical closeness,
  * not meaning; an OpenAI-compatible embedding endpoint replaces it when configured.
  */
-import { tokenize } from './text';
+import { tokenize } from './tokens';
 
 export const LOCAL_EMBEDDING_MODEL = 'local-hash-256';
 export const LOCAL_EMBEDDING_DIM = 256;
