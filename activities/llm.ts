@@ -18,6 +18,7 @@ import type { Logger } from '../src/io/log';
 import { expandBlobs, expandFiles, toOpenAiMessages, ToolCallAssembler, type ToolCallDelta } from '../src/io/llm/messages';
 import { TokenWriter } from '../src/io/llm/tokenWriter';
 import { fileStore } from '../src/io/files/blobStore';
+import { abortedFailure } from './cancellation';
 
 export interface LlmActivityDeps {
   store: Store;
@@ -49,7 +50,12 @@ function shownLength(data: Record<string, unknown>): number {
   return (typeof data.content === 'string' ? data.content.length : 0) + (data.start_to_think ? '<think>'.length : data.end_to_think ? '</think>'.length : 0);
 }
 
-async function prepareStream(store: Store, request: LlmChatRequest, attempt: number): Promise<TokenWriter | null> {
+/**
+ * The writer of a call's streamed tokens, or null when nothing streams. A retry first claims the
+ * slot (from then on the store refuses the earlier attempt's writes, even if that attempt is only
+ * stalled and wakes up later), then hides what earlier attempts streamed.
+ */
+async function prepareStream(store: Store, request: LlmChatRequest, attempt: number, onRefused: () => void): Promise<TokenWriter | null> {
   const target = request.stream;
   if (!target) return null;
   // A retry replaces what an earlier attempt streamed: hide those tokens from later readers and
@@ -57,8 +63,10 @@ async function prepareStream(store: Store, request: LlmChatRequest, attempt: num
   // drop to what that reader got; the count stored here is what the attempt streamed).
   // A first attempt streams into a slot no one has written (the engine reserves a fresh one per
   // call), so it need not look: one statement less, queued behind the step's own events, before
-  // the model is asked.
-  if (attempt === 1) return new TokenWriter(store, target, 0);
+  // the model is asked. Its first write claims the slot.
+  if (attempt === 1) return new TokenWriter(store, target, 0, attempt, onRefused);
+  if (!(await store.events.claimSlot(target.runId, target.seq, attempt)))
+    throw new AppError('STREAM_SUPERSEDED', `attempt ${attempt} of the model call found a newer attempt streaming into its slot`, { attempt });
   const last = await store.events.lastSub(target.runId, target.seq);
   let discarded = 0;
   let hidden = 0;
@@ -67,7 +75,7 @@ async function prepareStream(store: Store, request: LlmChatRequest, attempt: num
       discarded = e.event === 'message_retry' ? 0 : discarded + shownLength(e.data);
     hidden = await store.events.supersede(target.runId, target.seq);
   }
-  const writer = new TokenWriter(store, target, last);
+  const writer = new TokenWriter(store, target, last, attempt, onRefused);
   if (hidden > 0) writer.retryNotice(attempt, discarded);
   return writer;
 }
@@ -88,7 +96,16 @@ export function createLlmActivities(deps: LlmActivityDeps) {
       } catch (err) {
         throw toFailure(err instanceof AppError ? err : new AppError('LLM_BAD_REQUEST', String(err)), true);
       }
-      const writer = await prepareStream(deps.store, request, attempt);
+      // Stops the model call when the worker cancels it, or when the store refuses this
+      // attempt's tokens (a newer attempt owns the slot): it must not keep streaming and paying.
+      const refused = new AbortController();
+      const signal = AbortSignal.any([ctx.cancellationSignal, refused.signal]);
+      let writer: TokenWriter | null;
+      try {
+        writer = await prepareStream(deps.store, request, attempt, () => refused.abort());
+      } catch (err) {
+        throw toFailure(err instanceof AppError ? err : new AppError('STORE_UNAVAILABLE', String(err)), exhausted);
+      }
       const splitter = new ThinkSplitter();
       let usage: TokenUsage | null = null;
       let finishReason: string | null = null;
@@ -108,7 +125,7 @@ export function createLlmActivities(deps: LlmActivityDeps) {
             stream: true,
             stream_options: { include_usage: true },
           },
-          { signal: ctx.cancellationSignal },
+          { signal },
         );
         for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
           model = chunk.model || model;
@@ -122,16 +139,30 @@ export function createLlmActivities(deps: LlmActivityDeps) {
           const pieces = [...splitter.reasoningDelta(delta.reasoning_content ?? ''), ...(delta.content ? splitter.contentDelta(delta.content) : [])];
           writer?.write(pieces);
         }
+        // The client ends its iteration quietly when the signal aborts, and so does a stream the
+        // provider (or a proxy) cut off: neither is an answer, only a stream the model said it
+        // finished is.
+        if (signal.aborted) throw signal.reason;
+        if (finishReason === null)
+          throw new AppError(
+            'LLM_INCOMPLETE',
+            `The ${target.factory} stream ended before the model finished (no finish_reason), after ${splitter.answer.length} characters`,
+            {
+              provider: target.factory,
+              chars: splitter.answer.length,
+            },
+          );
         writer?.write(splitter.end());
         await writer?.close();
       } catch (err) {
         if (ctx.cancellationSignal.aborted) {
+          // Writes still on their way are harmless: the retry claims the slot, then hides them.
           writer?.abandon();
-          throw ctx.cancellationSignal.reason ?? err;
+          throw abortedFailure(ctx, err);
         }
         // The retry hides this attempt's tokens: they must all be stored before it looks.
         await writer?.close().catch(() => {});
-        const appErr = classifyLlmError(err, target.factory);
+        const appErr = writer?.refusal ?? classifyLlmError(err, target.factory);
         deps.log.warn('model call failed', { code: appErr.code, attempt, provider: target.factory, model: target.model, error: appErr.message });
         throw toFailure(appErr, exhausted);
       } finally {

@@ -10,6 +10,7 @@ import type { McpCallRequest, McpCallResult, McpListRequest, McpToolInfo } from 
 import { AppError } from '../src/errors';
 import type { McpServerRecord, Store } from '../src/io/store/contract';
 import { toFailure } from './llm';
+import { abortedFailure } from './cancellation';
 import type { Logger } from '../src/io/log';
 import { mcpFailure, mcpPolicyFromEnv } from '../src/io/mcp/connect';
 import { McpPool } from '../src/io/mcp/pool';
@@ -41,9 +42,12 @@ async function guarded<T>(what: string, maxRetries: number, log: Logger, fn: (si
   const ctx = Context.current();
   const beat = setInterval(() => ctx.heartbeat(), 1000);
   try {
-    return await fn(ctx.cancellationSignal);
+    const result = await fn(ctx.cancellationSignal);
+    // A call that stops early on the signal may still answer: what it did by then is not its result.
+    if (ctx.cancellationSignal.aborted) throw abortedFailure(ctx);
+    return result;
   } catch (err) {
-    if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
+    if (ctx.cancellationSignal.aborted) throw abortedFailure(ctx, err);
     // A transport error may quote the server's answer: only its HTTP status is kept.
     const appErr = err instanceof AppError ? err : mcpFailure(`${what}: the MCP server failed`, err);
     log.warn('mcp call failed', { what, code: appErr.code, attempt: ctx.info.attempt, error: appErr.message });
