@@ -20,6 +20,7 @@ import { eventCases } from './cases/eventCases';
 import { knowledgeCases } from './cases/knowledgeCases';
 import { runEndCases } from './cases/runEndCases';
 import { runCases, sessionCases } from './cases/sessionRunCases';
+import { streamSlotCases } from './cases/streamSlotCases';
 
 const postgres = await startPostgres();
 if ('skipped' in postgres) console.warn(`[test/store] PostgreSQL backend skipped: ${postgres.skipped}`);
@@ -95,6 +96,7 @@ describe.each(backends)('store on %s', (_name, backend) => {
     describe('runs', () => runCases(ctx));
     describe('run ends', () => runEndCases(ctx));
     describe('events', () => eventCases(ctx));
+    describe('stream slots', () => streamSlotCases(ctx));
     describe('knowledge', () => knowledgeCases(ctx));
   });
 });
