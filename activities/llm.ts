@@ -19,6 +19,7 @@ import { expandBlobs, expandFiles, toOpenAiMessages, ToolCallAssembler, type Too
 import { TokenWriter } from '../src/io/llm/tokenWriter';
 import { fileStore } from '../src/io/files/blobStore';
 import { abortedFailure } from './cancellation';
+import { untilTemporalAnswers } from './temporalReachable';
 
 export interface LlmActivityDeps {
   store: Store;
@@ -112,6 +113,7 @@ export function createLlmActivities(deps: LlmActivityDeps) {
       let model = target.model;
       const toolCalls = new ToolCallAssembler();
       const messages = await expandFiles(fileStore(deps.store.db), await expandBlobs(deps.store, request.messages));
+      const started = Date.now();
       const beat = setInterval(() => ctx.heartbeat({ chars: splitter.answer.length }), heartbeatMs);
       try {
         // No heartbeat up front: the first one goes a beat in, so a call answered within a second
@@ -168,6 +170,10 @@ export function createLlmActivities(deps: LlmActivityDeps) {
       } finally {
         clearInterval(beat);
       }
+      // A call that ran past its first heartbeat holds its result until Temporal answers, so that
+      // a Temporal outage does not drop its completion and get the model paid again (see
+      // temporalReachable.ts). Shorter calls skip the probe: most are, and it costs one RPC.
+      if (Date.now() - started >= heartbeatMs) await untilTemporalAnswers(ctx);
       const content = splitter.answer;
       const prompt = request.messages.reduce((n, m) => n + estimateTokens(m.content), 0);
       const completion = estimateTokens(content + splitter.reasoning);
