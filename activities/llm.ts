@@ -8,7 +8,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChatCompletionChunk, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { LlmChatRequest, LlmChatResult, TokenUsage } from '../src/core/components/callContracts';
-import { AppError } from '../src/errors';
+import { AppError, isAppError } from '../src/errors';
 import { clientFor } from '../src/io/llm/client';
 import { classifyLlmError } from '../src/io/llm/errors';
 import { resolveModel, type LlmSettings } from '../src/io/llm/providers';
@@ -105,7 +105,8 @@ export function createLlmActivities(deps: LlmActivityDeps) {
       try {
         writer = await prepareStream(deps.store, request, attempt, () => refused.abort());
       } catch (err) {
-        throw toFailure(err instanceof AppError ? err : new AppError('STORE_UNAVAILABLE', String(err)), exhausted);
+        // A newer attempt holds the slot; anything else (the store down) is retried as before.
+        throw isAppError(err, 'STREAM_SUPERSEDED') ? toFailure(err, false) : err;
       }
       const splitter = new ThinkSplitter();
       let usage: TokenUsage | null = null;
@@ -166,7 +167,9 @@ export function createLlmActivities(deps: LlmActivityDeps) {
         await writer?.close().catch(() => {});
         const appErr = writer?.refusal ?? classifyLlmError(err, target.factory);
         deps.log.warn('model call failed', { code: appErr.code, attempt, provider: target.factory, model: target.model, error: appErr.message });
-        throw toFailure(appErr, exhausted);
+        // A stream that was cut or refused is not an error the provider reported: retried like a
+        // crash (within the workflow's attempts), whatever max_retries says.
+        throw toFailure(appErr, exhausted && !isAppError(appErr, 'LLM_INCOMPLETE', 'STREAM_SUPERSEDED'));
       } finally {
         clearInterval(beat);
       }

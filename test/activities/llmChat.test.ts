@@ -90,7 +90,8 @@ describe('the llmChat activity', () => {
 
   it('fails a stream cut off before the model finished (no finish_reason) as retryable LLM_INCOMPLETE, not as an answer', async () => {
     llm.reply({ cut: true, content: 'half of an ans' });
-    const err = await rejection(new MockActivityEnvironment({ attempt: 1 }).run(llmChat(), request, { maxRetries: 2 }));
+    // Retried like a crash, even with max_retries spent (a canvas's default is 0).
+    const err = await rejection(new MockActivityEnvironment({ attempt: 1 }).run(llmChat(), request, { maxRetries: 0 }));
     expect(err).toBeInstanceOf(ApplicationFailure);
     expect(err).toMatchObject({ type: 'LLM_INCOMPLETE', nonRetryable: false });
   });

@@ -83,8 +83,9 @@ describe('a model stream that did not finish', () => {
   it('does not complete with partial text when its worker shuts down mid-stream; another worker finishes the answer', async () => {
     const first = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url, shutdownGraceMs: 300 });
     let calls = 0;
-    // The first call streams slowly (about 4 s); the retry answers at once.
-    llm.whenPromptIncludes('Shut down under me.', () => (++calls === 1 ? { content: ANSWER, delayMs: 70 } : { content: ANSWER }));
+    // The first call streams part of the answer and then waits (however slow the shutdown is, it
+    // cannot finish first); the retry answers at once.
+    llm.whenPromptIncludes('Shut down under me.', () => (++calls === 1 ? { hang: true, content: ANSWER.slice(0, 100), delayMs: 20 } : { content: ANSWER }));
     const deps: LaunchDeps = { store, client: temporal.client, taskQueue: first.taskQueue, settings: DEFAULT_RUN_SETTINGS };
     const canvas = await canvasAsking('Shut down under me.');
     const launched = await launchRun(deps, { tenantId, canvas, sessionId: null, query: 'go', inputs: null, files: [], userId: 'u1', session: null });
