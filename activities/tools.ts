@@ -10,6 +10,7 @@ import { AppError } from '../src/errors';
 import type { Store } from '../src/io/store/contract';
 import { toFailure } from './llm';
 import { abortedFailure } from './cancellation';
+import { untilTemporalAnswers } from './temporalReachable';
 import type { KnowledgeDeps } from '../src/io/knowledge/search';
 import type { Logger } from '../src/io/log';
 import { duckDuckGoSearch } from '../src/io/tools/duckduckgo';
@@ -71,6 +72,8 @@ export function createToolActivities(deps: ToolActivityDeps) {
         }).finally(() => clearInterval(beat));
         // A tool that stops early on the signal may still answer: what it did by then is not its result.
         if (ctx.cancellationSignal.aborted) throw abortedFailure(ctx);
+        // A tool that may have acted (an email sent) must not be run again for a dropped completion.
+        if (Date.now() - started >= 1000) await untilTemporalAnswers(ctx);
         let text = result.text;
         let preview: string | undefined;
         if (text.length > BLOB_THRESHOLD) {
