@@ -8,7 +8,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChatCompletionChunk, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { LlmChatRequest, LlmChatResult, TokenUsage } from '../src/core/components/callContracts';
-import { AppError } from '../src/errors';
+import { AppError, isAppError } from '../src/errors';
 import { clientFor } from '../src/io/llm/client';
 import { classifyLlmError } from '../src/io/llm/errors';
 import { resolveModel, type LlmSettings } from '../src/io/llm/providers';
@@ -17,6 +17,8 @@ import type { Store } from '../src/io/store/contract';
 import type { Logger } from '../src/io/log';
 import { expandBlobs, expandFiles, toOpenAiMessages, ToolCallAssembler, type ToolCallDelta } from '../src/io/llm/messages';
 import { TokenWriter } from '../src/io/llm/tokenWriter';
+import { abortedFailure } from './cancellation';
+import { untilTemporalAnswers } from './temporalReachable';
 
 export interface LlmActivityDeps {
   store: Store;
@@ -48,7 +50,12 @@ function shownLength(data: Record<string, unknown>): number {
   return (typeof data.content === 'string' ? data.content.length : 0) + (data.start_to_think ? '<think>'.length : data.end_to_think ? '</think>'.length : 0);
 }
 
-async function prepareStream(store: Store, request: LlmChatRequest, attempt: number): Promise<TokenWriter | null> {
+/**
+ * The writer of a call's streamed tokens, or null when nothing streams. A retry first claims the
+ * slot (from then on the store refuses the earlier attempt's writes, even if that attempt is only
+ * stalled and wakes up later), then hides what earlier attempts streamed.
+ */
+async function prepareStream(store: Store, request: LlmChatRequest, attempt: number, onRefused: () => void): Promise<TokenWriter | null> {
   const target = request.stream;
   if (!target) return null;
   // A retry replaces what an earlier attempt streamed: hide those tokens from later readers and
@@ -56,8 +63,10 @@ async function prepareStream(store: Store, request: LlmChatRequest, attempt: num
   // drop to what that reader got; the count stored here is what the attempt streamed).
   // A first attempt streams into a slot no one has written (the engine reserves a fresh one per
   // call), so it need not look: one statement less, queued behind the step's own events, before
-  // the model is asked.
-  if (attempt === 1) return new TokenWriter(store, target, 0);
+  // the model is asked. Its first write claims the slot.
+  if (attempt === 1) return new TokenWriter(store, target, 0, attempt, onRefused);
+  if (!(await store.events.claimSlot(target.runId, target.seq, attempt)))
+    throw new AppError('STREAM_SUPERSEDED', `attempt ${attempt} of the model call found a newer attempt streaming into its slot`, { attempt });
   const last = await store.events.lastSub(target.runId, target.seq);
   let discarded = 0;
   let hidden = 0;
@@ -66,7 +75,7 @@ async function prepareStream(store: Store, request: LlmChatRequest, attempt: num
       discarded = e.event === 'message_retry' ? 0 : discarded + shownLength(e.data);
     hidden = await store.events.supersede(target.runId, target.seq);
   }
-  const writer = new TokenWriter(store, target, last);
+  const writer = new TokenWriter(store, target, last, attempt, onRefused);
   if (hidden > 0) writer.retryNotice(attempt, discarded);
   return writer;
 }
@@ -87,13 +96,24 @@ export function createLlmActivities(deps: LlmActivityDeps) {
       } catch (err) {
         throw toFailure(err instanceof AppError ? err : new AppError('LLM_BAD_REQUEST', String(err)), true);
       }
-      const writer = await prepareStream(deps.store, request, attempt);
+      // Stops the model call when the worker cancels it, or when the store refuses this
+      // attempt's tokens (a newer attempt owns the slot): it must not keep streaming and paying.
+      const refused = new AbortController();
+      const signal = AbortSignal.any([ctx.cancellationSignal, refused.signal]);
+      let writer: TokenWriter | null;
+      try {
+        writer = await prepareStream(deps.store, request, attempt, () => refused.abort());
+      } catch (err) {
+        // A newer attempt holds the slot; anything else (the store down) is retried as before.
+        throw isAppError(err, 'STREAM_SUPERSEDED') ? toFailure(err, false) : err;
+      }
       const splitter = new ThinkSplitter();
       let usage: TokenUsage | null = null;
       let finishReason: string | null = null;
       let model = target.model;
       const toolCalls = new ToolCallAssembler();
       const messages = await expandFiles(deps.store.files, await expandBlobs(deps.store, request.messages));
+      const started = Date.now();
       const beat = setInterval(() => ctx.heartbeat({ chars: splitter.answer.length }), heartbeatMs);
       try {
         // No heartbeat up front: the first one goes a beat in, so a call answered within a second
@@ -107,7 +127,7 @@ export function createLlmActivities(deps: LlmActivityDeps) {
             stream: true,
             stream_options: { include_usage: true },
           },
-          { signal: ctx.cancellationSignal },
+          { signal },
         );
         for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
           model = chunk.model || model;
@@ -121,21 +141,41 @@ export function createLlmActivities(deps: LlmActivityDeps) {
           const pieces = [...splitter.reasoningDelta(delta.reasoning_content ?? ''), ...(delta.content ? splitter.contentDelta(delta.content) : [])];
           writer?.write(pieces);
         }
+        // The client ends its iteration quietly when the signal aborts, and so does a stream the
+        // provider (or a proxy) cut off: neither is an answer, only a stream the model said it
+        // finished is.
+        if (signal.aborted) throw signal.reason;
+        if (finishReason === null)
+          throw new AppError(
+            'LLM_INCOMPLETE',
+            `The ${target.factory} stream ended before the model finished (no finish_reason), after ${splitter.answer.length} characters`,
+            {
+              provider: target.factory,
+              chars: splitter.answer.length,
+            },
+          );
         writer?.write(splitter.end());
         await writer?.close();
       } catch (err) {
         if (ctx.cancellationSignal.aborted) {
+          // Writes still on their way are harmless: the retry claims the slot, then hides them.
           writer?.abandon();
-          throw ctx.cancellationSignal.reason ?? err;
+          throw abortedFailure(ctx, err);
         }
         // The retry hides this attempt's tokens: they must all be stored before it looks.
         await writer?.close().catch(() => {});
-        const appErr = classifyLlmError(err, target.factory);
+        const appErr = writer?.refusal ?? classifyLlmError(err, target.factory);
         deps.log.warn('model call failed', { code: appErr.code, attempt, provider: target.factory, model: target.model, error: appErr.message });
-        throw toFailure(appErr, exhausted);
+        // A stream that was cut or refused is not an error the provider reported: retried like a
+        // crash (within the workflow's attempts), whatever max_retries says.
+        throw toFailure(appErr, exhausted && !isAppError(appErr, 'LLM_INCOMPLETE', 'STREAM_SUPERSEDED'));
       } finally {
         clearInterval(beat);
       }
+      // A call that ran past its first heartbeat holds its result until Temporal answers, so that
+      // a Temporal outage does not drop its completion and get the model paid again (see
+      // temporalReachable.ts). Shorter calls skip the probe: most are, and it costs one RPC.
+      if (Date.now() - started >= heartbeatMs) await untilTemporalAnswers(ctx);
       const content = splitter.answer;
       const prompt = request.messages.reduce((n, m) => n + estimateTokens(m.content), 0);
       const completion = estimateTokens(content + splitter.reasoning);

@@ -10,6 +10,8 @@ import type { McpCallRequest, McpCallResult, McpListRequest, McpToolInfo } from 
 import { AppError } from '../src/errors';
 import type { McpServerRecord, Store } from '../src/io/store/contract';
 import { toFailure } from './llm';
+import { abortedFailure } from './cancellation';
+import { untilTemporalAnswers } from './temporalReachable';
 import type { Logger } from '../src/io/log';
 import { mcpFailure, mcpPolicyFromEnv } from '../src/io/mcp/connect';
 import { McpPool } from '../src/io/mcp/pool';
@@ -39,11 +41,17 @@ async function serverOfRun(store: Store, runId: string, mcpId: string): Promise<
 /** Runs `fn`, heartbeating meanwhile, and maps failures onto the error registry. */
 async function guarded<T>(what: string, maxRetries: number, log: Logger, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ctx = Context.current();
+  const started = Date.now();
   const beat = setInterval(() => ctx.heartbeat(), 1000);
   try {
-    return await fn(ctx.cancellationSignal);
+    const result = await fn(ctx.cancellationSignal);
+    // A call that stops early on the signal may still answer: what it did by then is not its result.
+    if (ctx.cancellationSignal.aborted) throw abortedFailure(ctx);
+    // A tool that may have acted must not be called again for a completion a Temporal outage dropped.
+    if (Date.now() - started >= 1000) await untilTemporalAnswers(ctx);
+    return result;
   } catch (err) {
-    if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
+    if (ctx.cancellationSignal.aborted) throw abortedFailure(ctx, err);
     // A transport error may quote the server's answer: only its HTTP status is kept.
     const appErr = err instanceof AppError ? err : mcpFailure(`${what}: the MCP server failed`, err);
     log.warn('mcp call failed', { what, code: appErr.code, attempt: ctx.info.attempt, error: appErr.message });

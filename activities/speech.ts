@@ -14,6 +14,7 @@ import { synthesize, ttsModelId } from '../src/io/llm/speech';
 import type { Logger } from '../src/io/log';
 import type { Store } from '../src/io/store/contract';
 import { toFailure, type LlmCallOptions } from './llm';
+import { abortedFailure } from './cancellation';
 
 export interface SpeechActivityDeps {
   store: Store;
@@ -38,8 +39,10 @@ export function createSpeechActivities(deps: SpeechActivityDeps) {
       let audio: Buffer;
       try {
         audio = await synthesize(settings, modelId, request.text, ctx.cancellationSignal);
+        // Audio read up to an abort is not the whole audio.
+        if (ctx.cancellationSignal.aborted) throw abortedFailure(ctx);
       } catch (err) {
-        if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
+        if (ctx.cancellationSignal.aborted) throw abortedFailure(ctx, err);
         const appErr = err instanceof AppError ? err : classifyLlmError(err, 'TTS');
         deps.log.warn('speech call failed', { code: appErr.code, attempt: ctx.info.attempt, model: modelId, error: appErr.message });
         throw toFailure(appErr, ctx.info.attempt > options.maxRetries);

@@ -9,6 +9,8 @@ import type { ToolInvokeRequest, ToolInvokeResult } from '../src/core/components
 import { AppError } from '../src/errors';
 import type { Store } from '../src/io/store/contract';
 import { toFailure } from './llm';
+import { abortedFailure } from './cancellation';
+import { untilTemporalAnswers } from './temporalReachable';
 import type { KnowledgeDeps } from '../src/io/knowledge/search';
 import type { Logger } from '../src/io/log';
 import { duckDuckGoSearch } from '../src/io/tools/duckduckgo';
@@ -68,6 +70,10 @@ export function createToolActivities(deps: ToolActivityDeps) {
           tenantId,
           knowledge: deps.knowledge,
         }).finally(() => clearInterval(beat));
+        // A tool that stops early on the signal may still answer: what it did by then is not its result.
+        if (ctx.cancellationSignal.aborted) throw abortedFailure(ctx);
+        // A tool that may have acted (an email sent) must not be run again for a dropped completion.
+        if (Date.now() - started >= 1000) await untilTemporalAnswers(ctx);
         let text = result.text;
         let preview: string | undefined;
         if (text.length > BLOB_THRESHOLD) {
@@ -78,7 +84,7 @@ export function createToolActivities(deps: ToolActivityDeps) {
         const outputs = request.asTool ? {} : result.outputs;
         return { ...result, outputs, text, ...(preview ? { preview } : {}), elapsedMs: Date.now() - started };
       } catch (err) {
-        if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
+        if (ctx.cancellationSignal.aborted) throw abortedFailure(ctx, err);
         const appErr = err instanceof AppError ? err : new AppError('TOOL_UNAVAILABLE', err instanceof Error ? err.message : String(err));
         deps.log.warn('tool call failed', { tool: request.componentName, code: appErr.code, attempt: ctx.info.attempt, error: appErr.message });
         throw toFailure(appErr, exhausted);

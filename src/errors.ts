@@ -48,6 +48,15 @@ export const ERROR_REGISTRY = {
   LLM_UNAVAILABLE: { category: 'third-party', http: 502, ragflow: 100, retryable: true },
   /** The model's answer could not be used (e.g. no parsable JSON for a structured output). */
   LLM_BAD_OUTPUT: { category: 'third-party', http: 502, ragflow: 100, retryable: true },
+  /** The model's stream ended before the model said it was done (no finish_reason): the answer is incomplete, worth retrying. */
+  LLM_INCOMPLETE: { category: 'third-party', http: 502, ragflow: 100, retryable: true },
+  /** The worker running the call is shutting down: another worker (or this one restarted) retries it. */
+  WORKER_STOPPING: { category: 'system', http: 503, ragflow: 100, retryable: true },
+  /**
+   * A newer attempt of the same streaming call owns its stream slot: the store refused this
+   * attempt's writes (it stalled past its heartbeat timeout and was retried), so it stops.
+   */
+  STREAM_SUPERSEDED: { category: 'system', http: 409, ragflow: 100, retryable: true },
   /** A tool's service refused our credentials (HTTP 401/403), or none are configured. */
   TOOL_AUTH: { category: 'third-party', http: 502, ragflow: 100, retryable: false },
   /** A tool's service rejected the request as malformed. */

@@ -2,7 +2,11 @@
 export interface RunSettings {
   /** Calls running at once (RAGFlow's batch bound, default 5). */
   maxParallel: number;
-  /** Heartbeat timeout of long activities, ms: how soon a dead worker is noticed. */
+  /**
+   * Heartbeat timeout of long activities, ms: how soon a killed worker's call is retried elsewhere,
+   * and the longest Temporal outage a call in flight survives without being made again (the server
+   * counts an outage as silence). A worker shutting down fails its calls at once, whatever this is.
+   */
   heartbeatTimeoutMs: number;
   /** Default per-attempt timeout of a component call, seconds (RAGFlow's COMPONENT_EXEC_TIMEOUT). */
   componentTimeoutS: number;
@@ -31,7 +35,7 @@ export interface ToolCallingTable {
 
 export const DEFAULT_RUN_SETTINGS: RunSettings = {
   maxParallel: 5,
-  heartbeatTimeoutMs: 10_000,
+  heartbeatTimeoutMs: 60_000,
   componentTimeoutS: 600,
   infraRetries: 5,
   maxSteps: 10_000,

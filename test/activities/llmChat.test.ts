@@ -2,10 +2,12 @@
  * The llmChat activity on its own, in Temporal's MockActivityEnvironment, against a scripted
  * OpenAI-compatible server over real HTTP: it heartbeats its progress while the answer streams,
  * maps the model's refusals onto ApplicationFailure (a bad request is not retried, an outage or a
- * rate limit is), and on cancellation hangs up on the model and rethrows the cancellation.
+ * rate limit is), and on cancellation hangs up on the model and rethrows the cancellation. It
+ * never answers with a stream it did not see finished: a cut stream or a worker shutting down
+ * fails the attempt (retryable), and an attempt whose stream slot a newer attempt claimed stops.
  */
 import { CancelledFailure } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ActivityCancellationDetails, ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLlmActivities } from '../../activities/llm';
@@ -16,6 +18,7 @@ import type { Store } from '../../src/io/store/contract';
 import { openStore } from '../../src/io/store/store';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
 import { rejection } from '../helpers/rejection';
+import { newId } from '../../src/io/store/time';
 
 let store: Store;
 let llm: ScriptedLlm;
@@ -84,4 +87,51 @@ describe('the llmChat activity', () => {
     await llm.waitForAbort();
     expect(llm.calls[before]!.aborted).toBe(true);
   });
+
+  it('fails a stream cut off before the model finished (no finish_reason) as retryable LLM_INCOMPLETE, not as an answer', async () => {
+    llm.reply({ cut: true, content: 'half of an ans' });
+    // Retried like a crash, even with max_retries spent (a canvas's default is 0).
+    const err = await rejection(new MockActivityEnvironment({ attempt: 1 }).run(llmChat(), request, { maxRetries: 0 }));
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect(err).toMatchObject({ type: 'LLM_INCOMPLETE', nonRetryable: false });
+  });
+
+  it('fails as retryable WORKER_STOPPING, not with the partial answer, when its worker shuts down mid-stream', async () => {
+    llm.reply({ hang: true, content: 'a partial answer' });
+    const env = new MockActivityEnvironment({ attempt: 1 });
+    // Shut down once tokens have arrived: the client then ends its iteration without an error.
+    const streaming = new Promise<void>((resolve) => env.on('heartbeat', (d: { chars: number }) => d.chars > 0 && resolve()));
+    const pending = rejection(env.run(llmChat(), request, { maxRetries: 0 }));
+    await streaming;
+    env.cancel('WORKER_SHUTDOWN', new ActivityCancellationDetails({ workerShutdown: true }));
+    const err = await pending;
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect(err).toMatchObject({ type: 'WORKER_STOPPING', nonRetryable: false });
+  });
+
+  it('stops streaming and fails with STREAM_SUPERSEDED once a newer attempt claims its stream slot', async () => {
+    const before = llm.calls.length;
+    const runId = newId();
+    const stream = { runId, messageId: 'm1', seq: 4, componentId: 'LLM:a', createdAt: 1_700_000_000 };
+    llm.reply({ content: Array.from({ length: 400 }, (_, i) => `t${i}`).join(' '), delayMs: 5 });
+    const pending = rejection(new MockActivityEnvironment({ attempt: 1 }).run(llmChat(), { ...request, stream }, { maxRetries: 3 }));
+    await llm.waitForCalls(before + 1);
+    await waitFor(async () => (await store.events.lastSub(runId, 4)) >= 3);
+    expect(await store.events.claimSlot(runId, 4, 2)).toBe(true);
+    const storedAtClaim = await store.events.lastSub(runId, 4);
+    const err = await pending;
+    expect(err).toMatchObject({ type: 'STREAM_SUPERSEDED' });
+    // It hung up on the model long before the 400 tokens were through, and wrote nothing more.
+    await waitFor(async () => llm.calls[before]!.endedAt !== null);
+    expect(llm.calls[before]!.aborted).toBe(true);
+    expect(await store.events.lastSub(runId, 4)).toBe(storedAtClaim);
+  });
 });
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -16,7 +16,12 @@ export type Reply =
   /** An HTTP error. */
   | { status: number; message?: string }
   /** Streams `content` then never finishes, until the client goes away. */
-  | { hang: true; content?: string }
+  | { hang: true; content?: string; chunkWords?: number; delayMs?: number }
+  /**
+   * Streams `content`, then ends the response cleanly without a `finish_reason` (nor usage or
+   * `[DONE]`): a stream a provider or proxy cut off. The client sees a normal end.
+   */
+  | { cut: true; content: string; chunkWords?: number; delayMs?: number }
   /** Holds the request open until `until` settles, then answers with `then`. */
   | { until: Promise<unknown>; then: Reply };
 
@@ -248,6 +253,10 @@ export class ScriptedLlm {
     }
     if ('hang' in reply) {
       await new Promise<void>((resolve) => res.on('close', resolve));
+      return;
+    }
+    if ('cut' in reply) {
+      res.end();
       return;
     }
     res.write(sse(chunk(id, model, created, {}, 'stop')));

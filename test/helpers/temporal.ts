@@ -69,6 +69,8 @@ export async function startWorker(opts: {
   without?: string[];
   /** Bundle workflows/ with these settings instead of running the suite's shared bundle (the default settings). */
   bundle?: WorkflowBundleSettings;
+  /** How long a shutdown lets running activities finish before it cancels them (the SDK's default otherwise). */
+  shutdownGraceMs?: number;
 }): Promise<RunningWorker> {
   const taskQueue = opts.taskQueue ?? `test-${randomUUID()}`;
   const worker = await Worker.create({
@@ -92,6 +94,7 @@ export async function startWorker(opts: {
     // Heartbeats must reach the server quickly for cancellation to land within a second or two.
     maxHeartbeatThrottleInterval: '500 milliseconds',
     defaultHeartbeatThrottleInterval: '500 milliseconds',
+    ...(opts.shutdownGraceMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceMs } : {}),
   });
   const running = worker.run();
   return {

@@ -21,6 +21,7 @@ import { knowledgeCases } from './cases/knowledgeCases';
 import { runEndCases } from './cases/runEndCases';
 import { runFileCases, runIndexCases, storeSurfaceCases } from './cases/runRowCases';
 import { runCases, sessionCases } from './cases/sessionRunCases';
+import { streamSlotCases } from './cases/streamSlotCases';
 
 const postgres = await startPostgres();
 if ('skipped' in postgres) console.warn(`[test/store] PostgreSQL backend skipped: ${postgres.skipped}`);
@@ -96,6 +97,7 @@ describe.each(backends)('store on %s', (_name, backend) => {
     describe('runs', () => runCases(ctx));
     describe('run ends', () => runEndCases(ctx));
     describe('events', () => eventCases(ctx));
+    describe('stream slots', () => streamSlotCases(ctx));
     describe('knowledge', () => knowledgeCases(ctx));
     describe('run index', () => runIndexCases(ctx));
     describe('run files', () => runFileCases(ctx));

@@ -2,9 +2,14 @@
  * Writes a streamed answer into the run's event log as `message` events at the slot the engine
  * reserved: (seq, 1), (seq, 2)... Tokens are batched for a few milliseconds so a fast model does
  * not cost one database write per token, while the first token goes out at once.
+ *
+ * Every write carries the attempt that makes it; the store refuses it once a newer attempt has
+ * claimed the slot (a stalled attempt the server already retried). The writer then stops writing
+ * and calls `onRefused`, so the call it belongs to stops streaming (and paying) at once.
  */
 import type { StreamTarget } from '../../core/components/callContracts';
 import type { RunEvent } from '../../core/engine/runEvents';
+import { isAppError, type AppError } from '../../errors';
 import type { StreamPiece } from './thinkSplitter';
 import type { Store } from '../store/contract';
 
@@ -22,8 +27,15 @@ export class TokenWriter {
     private readonly store: Store,
     private readonly target: StreamTarget,
     startSub: number,
+    private readonly attempt: number,
+    private readonly onRefused: () => void = () => {},
   ) {
     this.sub = startSub;
+  }
+
+  /** The store's refusal when a newer attempt owns the slot (STREAM_SUPERSEDED), else null. */
+  get refusal(): AppError | null {
+    return isAppError(this.failure, 'STREAM_SUPERSEDED') ? this.failure : null;
   }
 
   /** Announces that an earlier attempt's tokens were dropped (a retried stream). */
@@ -40,6 +52,8 @@ export class TokenWriter {
   }
 
   private push(e: Pick<RunEvent, 'event' | 'data'>): void {
+    // A refused writer writes nothing more: the slot belongs to a newer attempt.
+    if (this.refusal) return;
     this.sub += 1;
     this.buffer.push({
       seq: this.target.seq,
@@ -64,11 +78,17 @@ export class TokenWriter {
     if (this.buffer.length === 0) return;
     const batch = this.buffer;
     this.buffer = [];
-    this.writing = this.writing.then(() =>
-      this.store.events.append(this.target.runId, batch).catch((err: unknown) => {
-        this.failure ??= err;
-      }),
-    );
+    this.writing = this.writing.then(async () => {
+      if (this.refusal) return;
+      await this.store.events.appendStream(this.target.runId, { seq: this.target.seq, attempt: this.attempt }, batch).catch((err: unknown) => {
+        if (!isAppError(err, 'STREAM_SUPERSEDED')) {
+          this.failure ??= err;
+          return;
+        }
+        this.failure = err;
+        this.onRefused();
+      });
+    });
   }
 
   /** Writes what is buffered and waits for every write; rethrows a failed write. */

@@ -144,6 +144,18 @@ export interface Store {
     append(runId: string, events: RunEvent[]): Promise<void>;
     /** Events after `after` (exclusive) in (seq, sub) order, superseded ones left out. */
     list(runId: string, after: EventCursor | null, limit: number): Promise<StoredEvent[]>;
+    /**
+     * Appends a streaming call's events to its stream slot `slot.seq`, as attempt `slot.attempt`.
+     * Refused, atomically, when a newer attempt has claimed the slot: nothing is stored and it
+     * throws AppError STREAM_SUPERSEDED. A first write of an unclaimed slot claims it.
+     */
+    appendStream(runId: string, slot: { seq: number; attempt: number }, events: RunEvent[]): Promise<void>;
+    /**
+     * Claims a stream slot for `attempt` (a retried streaming call, before it looks at the slot):
+     * from then on the store refuses every write of an older attempt, and every such write that
+     * got in before is stored. False when a newer attempt already holds the slot.
+     */
+    claimSlot(runId: string, seq: number, attempt: number): Promise<boolean>;
     /** Hides the tokens of an earlier attempt of a stream slot (a retried streaming call). */
     supersede(runId: string, seq: number): Promise<number>;
     /** The last event of a run with this name (e.g. the `user_inputs` of the current pause). */

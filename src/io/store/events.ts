@@ -7,6 +7,11 @@ import { timeEventAppend } from '../metrics/registry';
 import { jsonParam } from './sql';
 import { dispatcherFor, RUN_EVENTS_CHANNEL } from './eventDispatch';
 import type { Db, Store, StoredEvent } from './contract';
+import { AppError } from '../../errors';
+import { claimSlot, fencedInsertNotifying, fencedInsertReturning } from './streamSlots';
+
+/** A stream slot and the attempt writing to it. */
+type StreamSlot = { seq: number; attempt: number };
 
 /** Rows per INSERT: keeps statements bounded when a long stream is flushed at once. */
 const APPEND_CHUNK = 500;
@@ -85,7 +90,7 @@ function withAlong(along: AlongWrites | undefined, sql: string, params: unknown[
 export function eventsRepository(db: Db): Store['events'] & { appendAlong(runId: string, events: RunEvent[], along: AlongWrites): Promise<void> } {
   /** Each run's last append in this process: the next waits for it (see `append`). */
   const tails = new Map<string, Promise<void>>();
-  const insertChunk = async (runId: string, events: RunEvent[], along: AlongWrites | undefined): Promise<void> => {
+  const insertChunk = async (runId: string, events: RunEvent[], along: AlongWrites | undefined, slot?: StreamSlot): Promise<void> => {
     const rows = events.map((e: RunEvent) => ({
       seq: e.seq,
       sub: e.sub,
@@ -101,6 +106,7 @@ export function eventsRepository(db: Db): Store['events'] & { appendAlong(runId:
       if (along) await db.query(withAlong(along, 'SELECT 1', params), params);
       return;
     }
+    if (slot) return insertFenced(runId, rows, slot);
     // PGlite: every reader is in this process, so the rows inserted go to them directly and
     // they need not read them back (one statement per token flush instead of one per reader).
     if (db.kind === 'pglite') {
@@ -119,11 +125,39 @@ export function eventsRepository(db: Db): Store['events'] & { appendAlong(runId:
        SELECT pg_notify($3, $1) FROM (SELECT count(*) FROM inserted) AS done`;
     await timeEventAppend(() => db.query(along ? withAlong(along, sql, params, ', ') : `WITH ${sql}`, params));
   };
+  /** A stream slot's events, stored only while `slot.attempt` holds the slot (streamSlots.ts). */
+  const insertFenced = async (runId: string, rows: EventRow[], slot: StreamSlot): Promise<void> => {
+    let refused: boolean;
+    if (db.kind === 'pglite') {
+      const [sql, params] = fencedInsertReturning(runId, slot, rows);
+      const result = await timeEventAppend(() => db.query<EventRow>(sql, params));
+      refused = result.rows.some((r) => r.seq === -1);
+      const stored = result.rows.filter((r) => r.seq !== -1).map(toStoredEvent);
+      dispatcherFor(db).dispatch(
+        runId,
+        stored.sort((a, b) => a.seq - b.seq || a.sub - b.sub),
+      );
+    } else {
+      const [sql, params] = fencedInsertNotifying(runId, slot, rows, RUN_EVENTS_CHANNEL);
+      const result = await timeEventAppend(() => db.query<{ admitted: boolean }>(sql, params));
+      refused = result.rows[0]?.admitted !== true;
+    }
+    if (refused)
+      throw new AppError(
+        'STREAM_SUPERSEDED',
+        `attempt ${slot.attempt} may no longer write to stream slot ${slot.seq} of run ${runId}: a newer attempt holds it`,
+        {
+          runId,
+          seq: slot.seq,
+          attempt: slot.attempt,
+        },
+      );
+  };
   /** The events in chunks; `along` rides with the last (it holds the closing events). */
-  const insert = async (runId: string, events: RunEvent[], along?: AlongWrites): Promise<void> => {
+  const insert = async (runId: string, events: RunEvent[], along?: AlongWrites, slot?: StreamSlot): Promise<void> => {
     for (let start = 0; start < events.length || (start === 0 && along !== undefined); start += APPEND_CHUNK) {
       const last = start + APPEND_CHUNK >= events.length;
-      await insertChunk(runId, events.slice(start, start + APPEND_CHUNK), last ? along : undefined);
+      await insertChunk(runId, events.slice(start, start + APPEND_CHUNK), last ? along : undefined, slot);
     }
   };
   /**
@@ -132,10 +166,10 @@ export function eventsRepository(db: Db): Store['events'] & { appendAlong(runId:
    * tokens): on PostgreSQL two connections could commit them the other way round, and a reader
    * past the later one would never see the earlier.
    */
-  const ordered = (runId: string, events: RunEvent[], along?: AlongWrites): Promise<void> => {
+  const ordered = (runId: string, events: RunEvent[], along?: AlongWrites, slot?: StreamSlot): Promise<void> => {
     if (events.length === 0 && !along) return Promise.resolve();
     const before = tails.get(runId);
-    const mine = before ? before.then(() => insert(runId, events, along)) : insert(runId, events, along);
+    const mine = before ? before.then(() => insert(runId, events, along, slot)) : insert(runId, events, along, slot);
     const tail = mine.then(
       () => undefined,
       () => undefined,
@@ -149,7 +183,9 @@ export function eventsRepository(db: Db): Store['events'] & { appendAlong(runId:
 
   return {
     append: (runId, events) => ordered(runId, events),
-    appendAlong: ordered,
+    appendAlong: (runId, events, along) => ordered(runId, events, along),
+    appendStream: (runId, slot, events) => ordered(runId, events, undefined, slot),
+    claimSlot: (runId, seq, attempt) => claimSlot(db, runId, seq, attempt),
 
     async listByMessage(tenantId, canvasId, messageId, event) {
       const result = await db.query<EventRow>(
