@@ -20,7 +20,7 @@ import { UI_PATH } from '../api/plugins/ui';
 import { loadApiKeySecret, provisionApiKey } from './boot/apiKey';
 import { loadExamples, readExamples } from './boot/examples';
 import { politeClose } from './boot/httpDrain';
-import { onStopSignals, type ShutdownStep } from './boot/shutdown';
+import { onStopSignals, stopWhenLauncherGoes, type ShutdownStep } from './boot/shutdown';
 import { createWorker, drainWorker } from './boot/worker';
 import { installTemporalRuntime } from './boot/telemetry';
 import { startMetricsServer, type MetricsServer } from '../src/io/metrics/exposition';
@@ -175,7 +175,7 @@ async function main(): Promise<void> {
       }
     : null;
   const drainSteps = [...step('the HTTP server', stopApi), ...step('the worker', worker && workerRun ? () => drainWorker(worker!, workerRun!) : null)];
-  onStopSignals(
+  const stop = onStopSignals(
     {
       // HTTP first (no new runs, streams end), then the worker finishes or hands back what it holds;
       // the other way round when this process serves the demo model the worker's runs are calling.
@@ -192,6 +192,7 @@ async function main(): Promise<void> {
     },
     { timeoutMs: config.shutdownTimeoutMs, say, exit: (code) => process.exit(code) },
   );
+  stopWhenLauncherGoes(stop);
 }
 
 main().catch((err: unknown) => {
