@@ -33,11 +33,14 @@ const SLEEPING_SCRIPT = dsl({
 });
 
 let stack: AppProcess | null = null;
+/** Every process a case saw, so that a failing case leaves none behind (orphans are no longer in the tree). */
+let seen: ProcessInfo[] = [];
 const dataDirs: string[] = [];
 
 afterEach(async () => {
-  if (stack) for (const p of stillRunning(processTree(stack.proc.pid!))) process.kill(p.pid, 'SIGKILL');
-  stack = null;
+  if (stack) seen.push(...processTree(stack.proc.pid!));
+  for (const p of stillRunning(seen)) process.kill(p.pid, 'SIGKILL');
+  [stack, seen] = [null, []];
 });
 
 afterAll(() => {
@@ -126,6 +129,7 @@ describe.skipIf(process.platform !== 'linux')('a stop signal to the launcher alo
       const { app, base, ports } = await startStack(launcher);
       const stream = await runInSandbox(base, app);
       const processes = processTree(app.proc.pid!);
+      seen = processes;
       expect(processes.map((p) => p.command).join('\n')).toMatch(/server start-dev/);
 
       const sent = Date.now();
