@@ -95,6 +95,7 @@ async function main(): Promise<void> {
       projectRoot: root,
       activities: { store, llm, log, env: process.env, mcpPool, chunkIndex },
       maxCachedWorkflows: config.workerMaxCachedWorkflows,
+      capacity: config.workerCapacity,
       stackTraces: config.workerStackTraces,
       shutdownGraceMs,
       ...(deploymentVersion ? { deployment: { version: deploymentVersion } } : {}),
