@@ -17,7 +17,7 @@ import { openDb } from '../src/io/store/db';
 import { migrate } from '../src/io/store/migrations';
 import { createStore } from '../src/io/store/store';
 import type { CanvasRecord, Db, Store } from '../src/io/store/contract';
-import { WORKER_TUNING } from '../server/boot/worker';
+import { WORKER_TUNING, workerSlots } from '../server/boot/worker';
 import { obtainTemporalCli } from '../src/io/temporal/cli';
 import { WORKFLOW_BUNDLER_OPTIONS, workflowsPath } from '../src/io/temporal/bundle';
 import { startDevServer } from '../src/io/temporal/devServer';
@@ -84,6 +84,7 @@ export async function startBenchEnvironment(env: Record<string, string> = {}, op
   const tried = JSON.parse(process.env.BENCH_WORKER_OPTIONS ?? '{}') as Partial<WorkerOptions>;
   const worker = await Worker.create({
     ...WORKER_TUNING,
+    ...workerSlots(),
     ...tried,
     connection: workerConnection,
     taskQueue,

@@ -2,13 +2,13 @@
 // package.json or package-lock.json change. Runs BEFORE anything is installed: node builtins only.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const STAMP = '.agent-canvas-installed';
 
 /**
- * Makes sure `<root>/node_modules` matches package-lock.json, running `npm install` when it may not.
+ * Makes sure `<root>/node_modules` matches package-lock.json, running `npm ci` when it may not.
  * Exits the process with a clear message when the install fails.
  * @param {string} root repository root (where package.json lives)
  */
@@ -23,10 +23,10 @@ export function ensureDeps(root) {
     return;
   }
 
-  // `npm install` rather than `npm ci`: npm 11 writes lock files without the other platforms'
-  // optional packages (e.g. @swc/core-darwin-*) and `npm ci` then refuses its own lock file.
-  // With the lock present, `npm install` installs exactly the locked versions.
-  const args = ['install', '--no-audit', '--no-fund'];
+  // `npm ci`: exactly the locked versions, and never a write to package.json or package-lock.json
+  // (a start must not leave the work tree modified: the worker's build id would end in -dirty).
+  // The lock file holds every platform's optional packages, so npm ci accepts it on any platform.
+  const args = ['ci', '--no-audit', '--no-fund'];
   console.log('agent-canvas: installing dependencies (first run)...');
   const result = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, {
     cwd: root,
@@ -35,11 +35,15 @@ export function ensureDeps(root) {
   });
   if (result.status !== 0) {
     const reason = result.error ? result.error.message : `exit code ${result.status ?? result.signal}`;
-    console.error(`agent-canvas: \`npm ${args.join(' ')}\` failed (${reason}). Fix the error above and run the command again.`);
+    console.error(
+      `agent-canvas: \`npm ${args.join(' ')}\` failed (${reason}). Fix the error above and run the command again` +
+        ' (if package.json and package-lock.json disagree, `npm install` brings the lock file up to date: commit it).',
+    );
     process.exit(result.status || 1);
   }
-  // `npm install` may have just written the lock file, so hash again.
-  writeFileSync(stampFile, `${manifestHash(root)}\n`);
+  // A project without dependencies gets no node_modules from npm.
+  mkdirSync(path.dirname(stampFile), { recursive: true });
+  writeFileSync(stampFile, `${wanted}\n`);
 }
 
 /** sha256 over package.json and package-lock.json: any dependency change invalidates the stamp. */

@@ -3,7 +3,7 @@
 //
 //   node scripts/run.mjs start [args for server/main.ts]
 //   node scripts/run.mjs test  [args for vitest]      (AGENT_CANVAS_SKIP_LINT=1 skips typecheck, lint, layers)
-//   node scripts/run.mjs bench [orchestration|agent|paused|retrieval|starts|devserver|pipeline|model|state]  (benchmarks, print tables; default: all)
+//   node scripts/run.mjs bench [orchestration|agent|paused|retrieval|starts|devserver|pipeline|model|state|streams]  (benchmarks, print tables; default: all)
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,6 +14,8 @@ import { ensureDeps } from './ensure-deps.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const [command, ...args] = process.argv.slice(2);
 /** What the layer check cruises (also `npm run lint:layers`). */
+/** How often `start` checks that its parent still lives (a reparented launcher stops the stack). */
+const PARENT_POLL_MS = 500;
 const LAYER_CHECKED = ['src', 'server', 'workflows', 'activities', 'api', 'test', 'bench', 'scripts'];
 
 if (command === 'start') {
@@ -34,6 +36,7 @@ if (command === 'start') {
     pipeline: 'bench/pipeline.ts',
     model: 'bench/modelClient.ts',
     state: 'bench/stateCopy.ts',
+    streams: 'bench/streamCapacity.ts',
   };
   const chosen = args.length > 0 ? args : Object.keys(benches);
   for (const name of chosen) {
@@ -50,7 +53,17 @@ if (command === 'start') {
   process.exitCode = 2;
 }
 
-/** Runs server/main.ts under tsx, passing on stop signals, and resolves to its exit code. */
+/**
+ * Runs server/main.ts under tsx and resolves to its exit code. The whole stack stops with the
+ * launcher, however the launcher is told to stop:
+ * - SIGINT, SIGTERM or SIGHUP here is passed on once; server/main.ts then drains and stops what it started;
+ * - the launcher's own parent dying (`npm start`'s npm gets SIGTERM, kills its `sh`, and nothing
+ *   reaches us) counts as SIGTERM: a supervisor stopping npm must stop the stack;
+ * - the launcher dying without a word (SIGKILL) closes the IPC channel, which server/main.ts
+ *   watches and takes as a stop signal;
+ * - once server/main.ts has exited, anything still in its process group (a dev server it could
+ *   not stop) is killed, so no port stays taken.
+ */
 function runStart(mainArgs) {
   // Its own process group (POSIX), so a terminal Ctrl-C reaches it once, through us, rather than
   // once from the terminal plus once more from each of npm and this script.
@@ -58,21 +71,39 @@ function runStart(mainArgs) {
     cwd: root,
     // `npm start` runs its worker as a Worker Deployment version (docs/ARCHITECTURE.md, "Deploying workflow changes").
     env: { ...process.env, WORKER_VERSIONING: process.env.WORKER_VERSIONING ?? '1' },
-    stdio: 'inherit',
+    // The IPC channel carries no messages: its closing tells the server that we are gone.
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     detached: process.platform !== 'win32',
   });
+  const running = () => child.exitCode === null && child.signalCode === null;
   const lastForwarded = new Map();
   const forward = (signal) => {
     // npm re-sends the terminal's signal to us; forward one per burst.
     const now = Date.now();
     if (now - (lastForwarded.get(signal) ?? 0) < 1000) return;
     lastForwarded.set(signal, now);
-    child.kill(signal);
+    if (running()) child.kill(signal);
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, forward);
+  const parent = process.ppid;
+  const orphanWatch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(orphanWatch);
+    forward('SIGTERM');
+  }, PARENT_POLL_MS);
   // If this script dies some other way, do not leave the server running in its own group.
-  process.on('exit', () => child.exitCode === null && child.signalCode === null && child.kill('SIGTERM'));
-  return exitCodeOf(child);
+  process.on('exit', () => running() && child.kill('SIGTERM'));
+  return exitCodeOf(child).then((code) => {
+    clearInterval(orphanWatch);
+    if (child.pid && process.platform !== 'win32') {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // the group is empty: everything stopped by itself
+      }
+    }
+    return code;
+  });
 }
 
 /** typecheck → lint → layers → tests, stopping at the first failure; resolves to that step's exit code. */

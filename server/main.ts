@@ -17,10 +17,10 @@ import { startRunReconciler } from '../api/services/runReconciler';
 import { DEMO_MODEL_PATH } from '../api/plugins/demoModel';
 import { DOCS_PATH } from '../api/plugins/docs';
 import { UI_PATH } from '../api/plugins/ui';
-import { loadApiKeySecret, provisionApiKey } from './boot/apiKey';
+import { apiKeyBannerLine, ensureDefaultTenant, loadApiKeySecret, provisionApiKey } from './boot/apiKey';
 import { loadExamples, readExamples } from './boot/examples';
 import { politeClose } from './boot/httpDrain';
-import { onStopSignals, type ShutdownStep } from './boot/shutdown';
+import { onStopSignals, stopWhenLauncherGoes, type ShutdownStep } from './boot/shutdown';
 import { createWorker, drainWorker } from './boot/worker';
 import { installTemporalRuntime } from './boot/telemetry';
 import { startMetricsServer, type MetricsServer } from '../src/io/metrics/exposition';
@@ -62,7 +62,11 @@ async function main(): Promise<void> {
   const demo = !hasAnyModel(llm);
   if (demo) llm = { ...llm, gatewayBaseUrl: `http://127.0.0.1:${config.port}${DEMO_MODEL_PATH}`, gatewayApiKey: 'demo', demo: true };
 
-  const key = await provisionApiKey(store, { tenantId: config.defaultTenantId, apiKey: config.apiKey, dataDir: config.dataDir });
+  // The processes serving the API provision its key (a rotation happens here); a worker needs none.
+  const key =
+    config.role === 'worker'
+      ? (await ensureDefaultTenant(store, config.defaultTenantId), null)
+      : await provisionApiKey(store, { tenantId: config.defaultTenantId, apiKey: config.apiKey, dataDir: config.dataDir });
   const examples = config.loadExamples ? await loadExamples(store, config.defaultTenantId, root) : [];
 
   // Which models call tools natively travels with each run (an Agent's `auto` strategy).
@@ -91,6 +95,7 @@ async function main(): Promise<void> {
       projectRoot: root,
       activities: { store, llm, log, env: process.env, mcpPool, chunkIndex },
       maxCachedWorkflows: config.workerMaxCachedWorkflows,
+      capacity: config.workerCapacity,
       stackTraces: config.workerStackTraces,
       shutdownGraceMs,
       ...(deploymentVersion ? { deployment: { version: deploymentVersion } } : {}),
@@ -160,10 +165,11 @@ async function main(): Promise<void> {
   say(`  Temporal       ${temporalServer.address}${temporalServer.uiUrl ? `   UI: ${temporalServer.uiUrl}` : ''}`);
   say(`  Store          ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${path.join(config.dataDir, 'pglite')}`}`);
   if (search.backend === 'opensearch') say(`  Search         OpenSearch at ${new URL(search.url).host} (indices ${search.indexPrefix}-chunks-*)`);
-  say(`  API key        ${key.key}${key.generated ? `   (kept in ${path.join(config.dataDir, 'api-key')}; set API_KEY to choose one)` : ''}`);
+  // Never the key itself: this output ends up in container logs.
+  if (key) say(`  API key        ${apiKeyBannerLine(key)}`);
   if (demo) say(`  Model          OFFLINE DEMO MODEL ${DEMO_LABEL}`);
   if (examples.length > 0) say(`  Examples       loaded: ${examples.join(', ')}`);
-  say(`  Try            curl -N -H "Authorization: Bearer ${key.key}" ${base}/api/v1/agents`);
+  if (key) say(`  Try            curl -N -H "Authorization: Bearer ${key.file ? `$(cat ${key.file})` : '$API_KEY'}" ${base}/api/v1/agents`);
   say('');
 
   const step = (name: string, run: (() => Promise<unknown>) | null): ShutdownStep[] => (run ? [{ name, run }] : []);
@@ -175,7 +181,7 @@ async function main(): Promise<void> {
       }
     : null;
   const drainSteps = [...step('the HTTP server', stopApi), ...step('the worker', worker && workerRun ? () => drainWorker(worker!, workerRun!) : null)];
-  onStopSignals(
+  const stop = onStopSignals(
     {
       // HTTP first (no new runs, streams end), then the worker finishes or hands back what it holds;
       // the other way round when this process serves the demo model the worker's runs are calling.
@@ -192,6 +198,7 @@ async function main(): Promise<void> {
     },
     { timeoutMs: config.shutdownTimeoutMs, say, exit: (code) => process.exit(code) },
   );
+  stopWhenLauncherGoes(stop);
 }
 
 main().catch((err: unknown) => {

@@ -1,5 +1,5 @@
 /**
- * The one way every role stops: on SIGINT/SIGTERM, drain (stop taking HTTP requests, end SSE
+ * The one way every role stops: on SIGINT/SIGTERM/SIGHUP (or the launcher going away), drain (stop taking HTTP requests, end SSE
  * streams, let the worker finish what it holds), then release what the process opened, all
  * within a time bound. A second signal exits at once. Nothing here throws to the top level: a
  * step that fails is reported in one line and the rest still run, so a stop never ends in a
@@ -72,6 +72,22 @@ export function onStopSignals(plan: ShutdownPlan, opts: ShutdownOptions): (reaso
       opts.exit(code);
     });
   };
-  for (const signal of opts.signals ?? ['SIGINT', 'SIGTERM']) process.on(signal, () => stop(signal));
+  // SIGHUP too: a closed terminal or a supervisor's reload must not kill the process without its
+  // drain (Node's default for SIGHUP), which would leave the dev server it started running.
+  for (const signal of opts.signals ?? ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stop(signal));
   return stop;
+}
+
+/**
+ * Stops when the launcher (scripts/run.mjs, which spawns this process with an IPC channel) is
+ * gone, however it died (SIGKILL included): the channel closes with it. Without a channel (a
+ * process started directly, a container's CMD) there is no launcher to watch.
+ */
+export function stopWhenLauncherGoes(stop: (reason: string) => void): void {
+  if (typeof process.send !== 'function') return;
+  // It may have gone while this process was still starting.
+  if (!process.connected) return stop('the launcher is gone');
+  process.once('disconnect', () => stop('the launcher is gone'));
+  // The channel must not keep the process alive on its own.
+  process.channel?.unref();
 }

@@ -26,6 +26,35 @@ export const WORKER_TUNING = {
   workflowThreadPoolSize: 2,
 } satisfies Partial<WorkerOptions>;
 
+/**
+ * How much one worker runs at once. The SDK's default of 100 activity slots was neither set nor
+ * said: with 200 concurrent 30-second model streams exactly 100 got their first token at once and
+ * the other 100 waited ~30 s for a slot (bench/streamCapacity.ts). A model stream is I/O bound
+ * (an open HTTP response, a store write per batch of tokens), so a worker holds many: 1000 slots.
+ * Workflow tasks are CPU (two threads, WORKER_TUNING): the SDK's 40. Local activities (a run's
+ * closing bookkeeping, inside a workflow task): the SDK's 100. Fixed slots rather than Temporal's
+ * resource-based tuner: it hands out slots above its minimum one per ramp interval (50 ms), so a
+ * burst of 200 streams would still be spread over seconds, and it reads the whole host's memory
+ * and CPU, which other processes share. WORKER_MAX_ACTIVITIES and friends change them.
+ */
+export const WORKER_CAPACITY = { activities: 1000, workflowTasks: 40, localActivities: 100 } as const;
+
+/**
+ * The SDK options for a worker's slots: the configured ones over {@link WORKER_CAPACITY}. Workflow
+ * tasks at once never exceed the workflow cache (the SDK would cut them down with a warning).
+ */
+export function workerSlots(
+  capacity: { activities?: number; workflowTasks?: number; localActivities?: number } = {},
+  maxCachedWorkflows?: number,
+): Partial<WorkerOptions> {
+  const workflowTasks = capacity.workflowTasks ?? WORKER_CAPACITY.workflowTasks;
+  return {
+    maxConcurrentActivityTaskExecutions: capacity.activities ?? WORKER_CAPACITY.activities,
+    maxConcurrentWorkflowTaskExecutions: maxCachedWorkflows ? Math.min(workflowTasks, maxCachedWorkflows) : workflowTasks,
+    maxConcurrentLocalActivityExecutions: capacity.localActivities ?? WORKER_CAPACITY.localActivities,
+  };
+}
+
 export async function createWorker(opts: {
   address: string;
   namespace: string;
@@ -33,6 +62,8 @@ export async function createWorker(opts: {
   projectRoot: string;
   activities: ActivityDeps;
   maxCachedWorkflows?: number;
+  /** Slots (WORKER_MAX_*); unset ones are {@link WORKER_CAPACITY}. */
+  capacity?: { activities?: number; workflowTasks?: number; localActivities?: number };
   shutdownGraceMs?: number;
   /** Workflow stack traces on (src/io/temporal/bundle.ts); default off. */
   stackTraces?: boolean;
@@ -69,6 +100,7 @@ export async function createWorker(opts: {
     // bounding the cache bounds memory: a paused run that leaves it is replayed when it resumes.
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     ...WORKER_TUNING,
+    ...workerSlots(opts.capacity, opts.maxCachedWorkflows),
     // On shutdown, running activities get this long to finish before they are cancelled (and
     // retried by another worker); the process's shutdown bound covers it.
     ...(opts.shutdownGraceMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceMs } : {}),

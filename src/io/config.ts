@@ -34,6 +34,11 @@ const EnvSchema = z.object({
   RUN_CONTINUE_AS_NEW_EVENTS: z.coerce.number().int().min(100).max(50_000).default(DEFAULT_RUN_SETTINGS.continueAsNewAfterEvents),
   MCP_STDIO_COMMANDS: z.string().default(''),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2, 'must be at least 2').default(100),
+  // Slots of one worker (server/boot/worker.ts, WORKER_CAPACITY): activities (model streams, tools)
+  // at once, workflow tasks at once, local activities at once. Unset: the product's defaults there.
+  WORKER_MAX_ACTIVITIES: z.coerce.number().int().min(1).max(100_000).optional(),
+  WORKER_MAX_WORKFLOW_TASKS: z.coerce.number().int().min(2, 'must be at least 2').max(10_000).optional(),
+  WORKER_MAX_LOCAL_ACTIVITIES: z.coerce.number().int().min(1).max(100_000).optional(),
   // Workflow stack traces (Temporal UI's Stack Trace tab): off, they cost a third of the time a run's activations take (workflows/preloadWithoutStacks.ts).
   WORKER_STACK_TRACES: z.enum(['true', 'false', '1', '0']).default('false'),
   // Worker Deployment versioning (src/io/temporal/deployment.ts); `npm start` turns it on. The build
@@ -116,6 +121,8 @@ export interface AppConfig {
   runSettings: RunSettings;
   /** Workflows a worker keeps in memory between tasks; paused runs beyond it leave the worker. */
   workerMaxCachedWorkflows: number;
+  /** Slots the worker was told to have (WORKER_MAX_*); an unset one keeps the product's default. */
+  workerCapacity: { activities?: number; workflowTasks?: number; localActivities?: number };
   /** The worker's workflows answer the stack-trace query and raise errors with frames. */
   workerStackTraces: boolean;
   /** The worker polls as a Worker Deployment version; null: unversioned. `auto`: it makes itself current unless a newer version is. */
@@ -162,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): AppConf
       pauseTimeoutS: e.RUN_PAUSE_TIMEOUT ?? null,
     },
     workerMaxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
+    workerCapacity: { activities: e.WORKER_MAX_ACTIVITIES, workflowTasks: e.WORKER_MAX_WORKFLOW_TASKS, localActivities: e.WORKER_MAX_LOCAL_ACTIVITIES },
     workerStackTraces: e.WORKER_STACK_TRACES === 'true' || e.WORKER_STACK_TRACES === '1',
     workerVersioning:
       e.WORKER_VERSIONING === 'true' || e.WORKER_VERSIONING === '1'

@@ -92,6 +92,9 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
           DATABASE_URL: opts.databaseUrl,
           TASK_QUEUE: taskQueue,
           API_KEY_SECRET: apiKeySecret,
+          // A tenant of its own: clusters sharing a database (TEST_DATABASE_URL) would otherwise
+          // revoke each other's API_KEY (a new value replaces the tenant's provisioned key).
+          DEFAULT_TENANT_ID: taskQueue,
           ...deployment,
           METRICS_PORT: '0',
           ...opts.extra,

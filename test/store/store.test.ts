@@ -13,6 +13,7 @@ import { newId } from '../../src/io/store/time';
 import type { Store } from '../../src/io/store/contract';
 import { startPostgres } from '../helpers/postgres';
 import { apiKeyCases, STORE_API_KEY_SECRET } from './cases/apiKeyCases';
+import { provisionedKeyCases } from './cases/provisionedKeyCases';
 import { canvasCases, tenantCases } from './cases/canvasCases';
 import type { StoreContext } from './cases/context';
 import { dbCases } from './cases/dbCases';
@@ -92,6 +93,7 @@ describe.each(backends)('store on %s', (_name, backend) => {
     describe('database', () => dbCases(ctx));
     describe('tenants', () => tenantCases(ctx));
     describe('API keys', () => apiKeyCases(ctx));
+    describe('the provisioned API key', () => provisionedKeyCases(ctx));
     describe('canvases', () => canvasCases(ctx));
     describe('sessions', () => sessionCases(ctx));
     describe('runs', () => runCases(ctx));

@@ -113,6 +113,12 @@ export class BrowserSession {
         acceptDownloads: true,
         serviceWorkers: 'block',
         timeout: 30_000,
+        // The server's stop owns signals (server/boot/shutdown.ts): Playwright's own handlers would
+        // close every browser at the first SIGTERM/SIGHUP, under steps the drain lets finish, and
+        // exit at SIGINT without the drain. Its exit hook still kills Chromium when the process ends.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
       });
     } catch (err) {
       await rm(dataDir, { recursive: true, force: true });

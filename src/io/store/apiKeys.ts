@@ -6,6 +6,11 @@
  * Rows written before migration 4 hold an unsalted SHA-256 (`hash_scheme = 'sha256'`). They still
  * verify, and the first successful use rewrites the row to the keyed hash, so a key in use sheds
  * its old form at once; a key never used again stays listed as needing rotation.
+ *
+ * One key per tenant may be the *provisioned* one (`provisioned_time`): the server's own, from
+ * API_KEY or generated at first start. Provisioning another value revokes the older provisioned
+ * keys of that tenant: the row stays with `revoked_time` set, never authenticates and never lists,
+ * and its value cannot be provisioned again. Keys made through the API are never touched by it.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord, KeyHashScheme, KeyOwner } from './tenantTypes';
@@ -41,6 +46,8 @@ interface KeyRow extends ApiKeyRecord {
   key_hash: string;
   admin: boolean;
   disabled_time: number | null;
+  provisioned_time: number | null;
+  revoked_time: number | null;
 }
 
 const KEY_COLUMNS = 'k.key_id, k.tenant_id, k.hash_scheme, k.create_time, k.update_time';
@@ -64,7 +71,7 @@ export class ApiKeys {
     const keyed = this.hmac(plaintextKey);
     const legacy = legacyKeyHash(plaintextKey);
     const result = await this.db.query<KeyRow>(
-      `SELECT ${KEY_COLUMNS}, k.key_hash, t.admin, t.disabled_time
+      `SELECT ${KEY_COLUMNS}, k.key_hash, k.provisioned_time, k.revoked_time, t.admin, t.disabled_time
        FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
        WHERE (k.key_hash = $1 AND k.hash_scheme = 'hmac-sha256') OR (k.key_hash = $2 AND k.hash_scheme = 'sha256')`,
       [keyed, legacy],
@@ -88,7 +95,7 @@ export class ApiKeys {
 
   async authenticate(plaintextKey: string): Promise<KeyOwner | null> {
     const row = await this.find(plaintextKey);
-    if (!row || row.disabled_time !== null) return null;
+    if (!row || row.disabled_time !== null || row.revoked_time !== null) return null;
     return { tenantId: row.tenant_id, keyId: row.key_id, admin: row.admin };
   }
 
@@ -104,6 +111,52 @@ export class ApiKeys {
     return inserted.rows.length > 0 ? record : null;
   }
 
+  /**
+   * Makes `plaintextKey` the tenant's provisioned key and revokes the provisioned keys before it;
+   * resolves to how many it revoked. Refuses a value that was replaced (it may have leaked with the
+   * old configuration) and one that belongs to another tenant.
+   */
+  async provision(tenantId: string, plaintextKey: string): Promise<{ revoked: number }> {
+    let row = await this.find(plaintextKey);
+    if (!row) {
+      await this.add(tenantId, plaintextKey);
+      // A process starting beside this one may have added it first: read what was stored either way.
+      row = await this.find(plaintextKey);
+      if (!row) throw new Error('API_KEY could not be stored');
+    }
+    if (row.tenant_id !== tenantId) throw new Error(`API_KEY is already a key of tenant ${row.tenant_id}; choose another value`);
+    if (row.revoked_time !== null) {
+      throw new Error(
+        `API_KEY was replaced by a newer key at ${new Date(row.revoked_time).toISOString()} and stays revoked; set the current key or a new value`,
+      );
+    }
+    const now = Date.now();
+    // The key this tenant's provisioned keys are ordered by: a key made through the API and then
+    // set as API_KEY becomes the provisioned one from now on.
+    const since =
+      row.provisioned_time ??
+      (
+        await this.db.query<{ provisioned_time: number }>('UPDATE api_keys SET provisioned_time = $2 WHERE key_id = $1 RETURNING provisioned_time', [
+          row.key_id,
+          now,
+        ])
+      ).rows[0]!.provisioned_time;
+    // Older ones only: a process still configured with an earlier value cannot revoke a newer key.
+    const revoked = await this.db.query(
+      `UPDATE api_keys SET revoked_time = $4 WHERE tenant_id = $1 AND key_id <> $2 AND provisioned_time <= $3 AND revoked_time IS NULL RETURNING key_id`,
+      [tenantId, row.key_id, since, now],
+    );
+    return { revoked: revoked.rows.length };
+  }
+
+  /** Revokes `plaintextKey` if it is a live key of the tenant (a generated key an operator replaced with API_KEY); true when it did. */
+  async retire(tenantId: string, plaintextKey: string): Promise<boolean> {
+    const row = await this.find(plaintextKey);
+    if (!row || row.tenant_id !== tenantId || row.revoked_time !== null) return false;
+    await this.db.query('UPDATE api_keys SET revoked_time = $2 WHERE key_id = $1 AND revoked_time IS NULL', [row.key_id, Date.now()]);
+    return true;
+  }
+
   async create(tenantId: string): Promise<{ key: string; record: ApiKeyRecord }> {
     const key = generateApiKey();
     const record = await this.add(tenantId, key);
@@ -112,9 +165,10 @@ export class ApiKeys {
   }
 
   async list(tenantId: string): Promise<ApiKeyRecord[]> {
-    const result = await this.db.query<ApiKeyRecord>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.tenant_id = $1 ORDER BY k.create_time, k.key_id`, [
-      tenantId,
-    ]);
+    const result = await this.db.query<ApiKeyRecord>(
+      `SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.tenant_id = $1 AND k.revoked_time IS NULL ORDER BY k.create_time, k.key_id`,
+      [tenantId],
+    );
     return result.rows;
   }
 

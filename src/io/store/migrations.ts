@@ -5,6 +5,7 @@
  */
 import type { Db } from './contract';
 import { PIPELINE_MIGRATION } from './pipelineMigration';
+import { PROVISIONED_KEYS_MIGRATION } from './provisionedKeysMigration';
 import { RELEASED_MIGRATIONS, type Migration } from './releasedMigrations';
 import { RUNS_LIST_MIGRATION } from './runsListMigration';
 import { STREAM_FENCE_MIGRATION } from './streamFenceMigration';
@@ -15,7 +16,13 @@ export type { Migration };
 const MIGRATION_LOCK_KEY = 7_215_426_148;
 
 /** Every migration in order: the released ones, then each later one from its own file. */
-export const MIGRATIONS: readonly Migration[] = [...RELEASED_MIGRATIONS, PIPELINE_MIGRATION, RUNS_LIST_MIGRATION, STREAM_FENCE_MIGRATION];
+export const MIGRATIONS: readonly Migration[] = [
+  ...RELEASED_MIGRATIONS,
+  PIPELINE_MIGRATION,
+  RUNS_LIST_MIGRATION,
+  STREAM_FENCE_MIGRATION,
+  PROVISIONED_KEYS_MIGRATION,
+];
 
 /**
  * Applies the pending migrations, each in its own transaction, and returns the versions applied.

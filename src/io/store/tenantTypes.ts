@@ -52,6 +52,14 @@ export interface TenantsRepository {
    * adding it again is a no-op, never a takeover.
    */
   addApiKey(tenantId: string, plaintextKey: string): Promise<void>;
+  /**
+   * Makes the key the tenant's provisioned key (API_KEY, or the one `npm start` generated) and
+   * revokes the provisioned keys it replaces; keys made through the API stay. Throws for a value
+   * that was replaced before or belongs to another tenant.
+   */
+  provisionApiKey(tenantId: string, plaintextKey: string): Promise<{ revoked: number }>;
+  /** Revokes the key if it is a live key of the tenant; true when it did. */
+  retireApiKey(tenantId: string, plaintextKey: string): Promise<boolean>;
   /** A new random key for the tenant: the key is returned here once and never again. */
   createApiKey(tenantId: string): Promise<{ key: string; record: ApiKeyRecord }>;
   listApiKeys(tenantId: string): Promise<ApiKeyRecord[]>;

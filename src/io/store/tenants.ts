@@ -4,7 +4,7 @@ import type { TenantRecord, TenantSummary, TenantsRepository } from './tenantTyp
 import type { Queryable } from './contract';
 
 const SUMMARY = `SELECT t.id, t.name, t.create_time, t.admin, t.disabled_time,
-  (SELECT count(*)::int FROM api_keys k WHERE k.tenant_id = t.id) AS key_count
+  (SELECT count(*)::int FROM api_keys k WHERE k.tenant_id = t.id AND k.revoked_time IS NULL) AS key_count
   FROM tenants t`;
 
 /** The tenants repository over `db`; `apiKeySecret` keys the stored key hashes. */
@@ -50,6 +50,8 @@ export function tenantsRepository(db: Queryable, apiKeySecret?: string): Tenants
     async addApiKey(tenantId, plaintextKey) {
       await keys.add(tenantId, plaintextKey);
     },
+    provisionApiKey: (tenantId, plaintextKey) => keys.provision(tenantId, plaintextKey),
+    retireApiKey: (tenantId, plaintextKey) => keys.retire(tenantId, plaintextKey),
     createApiKey: (tenantId) => keys.create(tenantId),
     listApiKeys: (tenantId) => keys.list(tenantId),
     revokeApiKey: (tenantId, keyId) => keys.revoke(tenantId, keyId),
