@@ -90,7 +90,7 @@ async function runTests(vitestArgs) {
           { name: 'layers', bin: ['dependency-cruiser', 'depcruise'], args: [...LAYER_CHECKED, '--config', '.dependency-cruiser.mjs'] },
         ]),
     // Without arguments, the tests that boot nothing run first and alone (seconds, no Temporal
-    // dev server: a broken core fails fast), then the integration tiers together (test/tiers.ts).
+    // dev server: a broken core fails fast), then the integration tiers together (vitest.config.ts).
     // With arguments (files, `--project pure` for the fast tier alone, ...), one vitest run with those.
     ...(vitestArgs.length === 0
       ? [

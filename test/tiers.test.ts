@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sortTests } from './tiers';
+import { sortTests } from '../vitest.config';
 
 let root: string | undefined;
 // Spelt in pieces: the tier sorter reads source text, and this file must not look like a user of inject().
