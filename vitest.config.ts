@@ -3,8 +3,8 @@
  *
  * - `pure`: tests that boot nothing (no Temporal, no database, no server, no child process): the
  *   core's DSL, components and engine, the pipeline's parsers and chunkers, parsing and guard
- *   helpers. Listed by hand in PURE_TESTS, because "boots nothing" is a property of what a test does, not
- *   of what it imports; `npx vitest run --project pure` runs them in well under a minute.
+ *   helpers. Listed by hand in PURE_TESTS, because "boots nothing" is a property of what a test
+ *   does, not of what it imports; `npx vitest run --project pure` runs them in well under a minute.
  * - `temporal`: tests that use the suite's shared Temporal dev server (through `inject`, usually
  *   via test/helpers/temporal.ts). Found from the import graph, so a new test that reaches the
  *   dev server lands here by itself. Only this project has the global setup that boots the server
