@@ -37,6 +37,7 @@ export const PURE_TESTS = [
   'test/versioning/buildId.test.ts',
   'test/tiers.test.ts',
   'test/skipReasons.test.ts',
+  'test/docs/',
 ];
 
 export interface Tiers {
