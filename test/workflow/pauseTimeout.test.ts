@@ -29,7 +29,8 @@ beforeAll(async () => {
   [env, store, llm] = await Promise.all([startTimeSkippingServer(), openStore({}), startScriptedLlm()]);
   await store.tenants.ensure(tenantId, 'pause timeout tests');
   worker = await startWorker({ nativeConnection: env.nativeConnection, store, llmBaseUrl: llm.url });
-});
+  // The first use resolves the server's jars from Maven Central (~50 s here), then they are cached.
+}, 600_000);
 
 afterAll(async () => {
   await worker?.stop();
