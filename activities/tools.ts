@@ -26,7 +26,8 @@ import type { ToolExecutor } from '../src/io/tools/executor';
 import { wikipediaSearch } from '../src/io/tools/wikipedia';
 import { codeExec } from '../src/io/tools/codeExec';
 
-const EXECUTORS: Readonly<Record<string, ToolExecutor>> = {
+/** The executor of every tool the `toolInvoke` activity runs, by component name. */
+export const TOOL_EXECUTORS: Readonly<Record<string, ToolExecutor>> = {
   Invoke: invokeTool,
   ExeSQL: exeSqlTool,
   TavilySearch: tavilySearch,
@@ -54,7 +55,7 @@ export function createToolActivities(deps: ToolActivityDeps) {
       const ctx = Context.current();
       const started = Date.now();
       const exhausted = ctx.info.attempt > options.maxRetries;
-      const executor = EXECUTORS[request.componentName];
+      const executor = TOOL_EXECUTORS[request.componentName];
       try {
         if (!executor) throw new AppError('COMPONENT_UNSUPPORTED', `The ${request.componentName} tool cannot run in this build yet`);
         const { params, tenantId } = await loadToolParams(deps.store, request.runId, request.paramsPath);

@@ -120,7 +120,15 @@ async function runTests(vitestArgs) {
           // Layers and import cycles (rules in .dependency-cruiser.mjs).
           { name: 'layers', bin: ['dependency-cruiser', 'depcruise'], args: [...LAYER_CHECKED, '--config', '.dependency-cruiser.mjs'] },
         ]),
-    { name: 'tests', bin: ['vitest', 'vitest'], args: ['run', ...vitestArgs] },
+    // Without arguments, the tests that boot nothing run first and alone (seconds, no Temporal
+    // dev server: a broken core fails fast), then the integration tiers together (vitest.config.ts).
+    // With arguments (files, `--project pure` for the fast tier alone, ...), one vitest run with those.
+    ...(vitestArgs.length === 0
+      ? [
+          { name: 'pure tests', bin: ['vitest', 'vitest'], args: ['run', '--project', 'pure'] },
+          { name: 'integration tests', bin: ['vitest', 'vitest'], args: ['run', '--project', 'services', '--project', 'temporal'] },
+        ]
+      : [{ name: 'tests', bin: ['vitest', 'vitest'], args: ['run', ...vitestArgs] }]),
   ];
   if (skipLint) console.log('== typecheck and lint skipped (AGENT_CANVAS_SKIP_LINT=1)');
   const timings = [];

@@ -1,7 +1,8 @@
 /**
  * Human in the loop over HTTP: a run pauses at a UserFillUp, the form is answered through
  * RAGFlow's completion route or our /runs/{id}/inputs route (a Temporal update with a validator),
- * and the same workflow carries on. Also: the pause timeout, cancel while paused, repeats.
+ * and the same workflow carries on. Also: cancel while paused, repeats. (The pause timeout, in days, is
+ * test/workflow/pauseTimeout.test.ts, on the time-skipping server.)
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +11,8 @@ import { api, parseSse, startHarness, type Harness } from '../helpers/appHarness
 import { dsl } from '../helpers/canvasKit';
 
 const corpus = path.resolve(__dirname, '../../../shared/ragflow-dsl');
+if (!existsSync(corpus))
+  console.warn(`[pauses] templates/user_interaction.json test skipped: ${corpus} is absent (the RAGFlow canvases live beside the project in ../shared)`);
 
 let h: Harness;
 beforeAll(async () => {
@@ -179,23 +182,6 @@ describe('the inputs route', () => {
     await waitForStatus(taskId, 'finished');
     await h.store.runs.setStatus(taskId, 'running');
     expect((await api(h, 'POST', `/api/v1/runs/${taskId}/inputs`, { body: { inputs: { count: 1 } } })).status).toBe(409);
-  });
-
-  it('takes the exception branch when nobody answers within the timeout', async () => {
-    const agentId = await createAgent('pause timeout', { dsl: formCanvas({ timeout: 1, exception_method: 'goto', exception_goto: ['Message:late'] }) });
-    const first = await completion({ agent_id: agentId, query: 'hi' });
-    const taskId = String(first.events.at(-1)!.task_id);
-    const done = await waitForStatus(taskId, 'finished', 20_000);
-    expect(done.status).toBe('finished');
-    const events = parseSse((await api(h, 'GET', `/api/v1/runs/${taskId}/events`)).text)
-      .filter((m) => m.json)
-      .map((m) => m.json!);
-    expect(
-      events
-        .filter((e) => e.event === 'message')
-        .map((e) => (e.data as { content: string }).content)
-        .join(''),
-    ).toBe('Nobody answered in time.');
   });
 
   it('cancels a paused run', async () => {

@@ -12,6 +12,7 @@ import { startPostgres } from '../helpers/postgres';
 // Only to learn whether PostgreSQL's binaries are here; the chaos run starts its own.
 const probe = await startPostgres();
 if (!('skipped' in probe)) await probe.stop();
+if ('skipped' in probe) console.warn(`[chaos] skipped: the chaos run needs PostgreSQL: ${probe.skipped}`);
 
 describe.skipIf('skipped' in probe)('a small chaos run', () => {
   it('finishes every run with no repeated finished round, no stream gap and no duplicate, through 2 kills', async () => {

@@ -12,6 +12,7 @@ import type { RecordedCall } from '../helpers/scriptedLlm';
 import { startWebSearchServer, type WebSearchServer } from '../helpers/webSearchServer';
 import { startMysql } from '../security/mysqlServer';
 import mysql from 'mysql2/promise';
+import { skipBecause } from '../helpers/skip';
 
 const corpus = path.resolve(__dirname, '../../../shared/ragflow-dsl');
 const present = existsSync(corpus);
@@ -151,7 +152,7 @@ describe.skipIf(!present)('RAGFlow knowledge canvases', () => {
 
   it('templates/text2sql_data_expert.json: the schema from the datasets becomes SQL that runs on a real MySQL-protocol server', async (ctx) => {
     const db = await startMysql();
-    if ('skipped' in db) return ctx.skip();
+    if ('skipped' in db) return skipBecause(ctx, `no MySQL-protocol server: ${db.skipped}`);
     try {
       const conn = await mysql.createConnection({ host: db.host, port: db.port, user: db.user, password: db.password, database: db.database });
       await conn.query('CREATE TABLE products (name VARCHAR(40), price DECIMAL(8,2))');

@@ -19,6 +19,7 @@ import { eventually, has, scrape, sumOf, type Series } from './promText';
 
 const KEY = `metrics-key-${randomUUID()}`;
 const postgres = await startPostgres();
+if ('skipped' in postgres) console.warn(`[metrics] separate API and worker processes skipped: they share a PostgreSQL: ${postgres.skipped}`);
 
 let llm: ScriptedLlm;
 const dirs: string[] = [];

@@ -22,6 +22,7 @@ const OUTAGE_MS = 30_000;
 const RUNS = 6;
 
 const postgres = await startRestartablePostgres();
+if (postgres === null) console.warn('[outage] skipped: PostgreSQL binaries not found (apt-get install postgresql)');
 let llm: ScriptedLlm;
 let web: WebSearchServer;
 let cluster: Cluster | null = null;

@@ -20,6 +20,7 @@ const KEY = `roles-key-${randomUUID()}`;
 const SHUTDOWN_TIMEOUT_MS = 20_000;
 const ANSWER = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
 const postgres = await startPostgres();
+if ('skipped' in postgres) console.warn(`[roles] separate API and worker processes skipped: they share a PostgreSQL: ${postgres.skipped}`);
 
 let llm: ScriptedLlm;
 const dirs: string[] = [];

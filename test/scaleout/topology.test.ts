@@ -21,6 +21,7 @@ import { connectTemporal, type TemporalHandles } from '../helpers/temporal';
 import { startWebSearchServer, type WebSearchServer } from '../helpers/webSearchServer';
 
 const postgres = await startPostgres();
+if ('skipped' in postgres) console.warn(`[scale-out] skipped: the processes share a PostgreSQL: ${postgres.skipped}`);
 
 let llm: ScriptedLlm;
 let web: WebSearchServer;

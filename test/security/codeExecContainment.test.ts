@@ -12,6 +12,7 @@ import { codeExec } from '../../src/io/tools/codeExec';
 
 const ENV = { CODE_EXEC_TIMEOUT_S: '5', CODE_EXEC_UID: '60003', CODE_EXEC_GID: '60003' };
 const asRoot = process.getuid?.() === 0;
+if (!asRoot) console.warn('[codeExec containment] skipped: these tests set up namespaces and a private /etc, which needs root');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'codeexec-containment-'));
 const workers: ChildProcess[] = [];
 let workerFiles = 0;

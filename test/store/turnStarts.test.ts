@@ -16,6 +16,7 @@ import { startPostgres } from '../helpers/postgres';
 import { freshTenant, newCanvas, newSession } from './cases/context';
 
 const postgres = await startPostgres();
+if ('skipped' in postgres) console.warn(`[test/store] turn starts on PostgreSQL skipped: ${postgres.skipped}`);
 afterAll(async () => {
   if ('stop' in postgres) await postgres.stop();
 });

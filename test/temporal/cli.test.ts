@@ -12,6 +12,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { obtainTemporalCli, toolsBinaryPath } from '../../src/io/temporal/cli';
 import { startDevServer } from '../../src/io/temporal/devServer';
 import { SEARCH_ATTRIBUTES } from '../../src/core/searchAttributes';
+import { skipBecause } from '../helpers/skip';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const KEYWORD = 2; // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
@@ -99,7 +100,7 @@ describe('startDevServer', () => {
   it('starts a headless in-memory server with the search attributes, reuses it on its port, and stops it', async (context) => {
     // The global test setup has already obtained (or built) the CLI; never build here.
     const cli = await obtainTemporalCli({ projectRoot: repoRoot, allowBuild: false });
-    if (!cli) return context.skip('no Temporal CLI on this machine');
+    if (!cli) return skipBecause(context, 'no Temporal CLI on this machine');
 
     const server = await startDevServer({ cliPath: cli.path });
     const port = Number(server.address.split(':').pop());

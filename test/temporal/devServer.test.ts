@@ -13,6 +13,7 @@ import { obtainTemporalCli } from '../../src/io/temporal/cli';
 import { connectOrStartTemporal } from '../../src/io/temporal/devServer';
 import { SEARCH_ATTRIBUTES } from '../../src/core/searchAttributes';
 import { pickFreePort } from '../../src/io/temporal/ports';
+import { skipBecause } from '../helpers/skip';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -47,7 +48,7 @@ afterEach(() => {
 describe('connectOrStartTemporal', () => {
   it('uses TEMPORAL_ADDRESS without spawning, and registers the missing search attributes there', async (context) => {
     const cli = await obtainTemporalCli({ projectRoot: repoRoot, allowBuild: false });
-    if (!cli) return context.skip('no Temporal CLI on this machine');
+    if (!cli) return skipBecause(context, 'no Temporal CLI on this machine');
     const port = await pickFreePort();
     const address = `127.0.0.1:${port}`;
     // A bare server, as someone else might run it: none of our search attributes.
@@ -67,7 +68,7 @@ describe('connectOrStartTemporal', () => {
 
   it('persistent mode stores state in <projectRoot>/.data, serves the UI, and is reused on its port', async (context) => {
     const cli = await obtainTemporalCli({ projectRoot: repoRoot, allowBuild: false });
-    if (!cli) return context.skip('no Temporal CLI on this machine');
+    if (!cli) return skipBecause(context, 'no Temporal CLI on this machine');
     const projectRoot = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-persistent-'));
     vi.stubEnv('TEMPORAL_ADDRESS', '');
     vi.stubEnv('TEMPORAL_CLI_PATH', cli.path);

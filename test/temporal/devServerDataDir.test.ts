@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { obtainTemporalCli } from '../../src/io/temporal/cli';
 import { connectOrStartTemporal, devServerFiles } from '../../src/io/temporal/devServer';
 import { pickFreePort } from '../../src/io/temporal/ports';
+import { skipBecause } from '../helpers/skip';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -24,7 +25,7 @@ describe('the dev server under DATA_DIR', () => {
 
   it('keeps its SQLite file and log in the given data folder, nothing in <projectRoot>/.data', async (context) => {
     const cli = await obtainTemporalCli({ projectRoot: repoRoot, allowBuild: false });
-    if (!cli) return context.skip('no Temporal CLI on this machine');
+    if (!cli) return skipBecause(context, 'no Temporal CLI on this machine');
     const projectRoot = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-root-'));
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-datadir-'));
     vi.stubEnv('TEMPORAL_ADDRESS', '');

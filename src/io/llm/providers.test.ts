@@ -2,6 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { isAppError } from '../../errors';
 import { llmSettingsFromEnv, parseModelId, resolveModel } from './providers';
 
+/** The error `run` throws; fails the test when it throws nothing. */
+function thrownBy(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (err) {
+    return err;
+  }
+  return expect.unreachable('expected an error, but the call returned');
+}
+
 describe('model ids', () => {
   it('splits RAGFlow model ids, the factory being the last segment', () => {
     expect(parseModelId('deepseek-chat@DeepSeek')).toEqual({ model: 'deepseek-chat', factory: 'DeepSeek' });
@@ -23,14 +33,16 @@ describe('model ids', () => {
     expect(resolveModel('x@NobodyKnows', s)).toMatchObject({ baseUrl: 'http://gw/v1' });
   });
 
-  it('explains a missing key or an unknown factory', () => {
-    const s = llmSettingsFromEnv({});
-    expect(() => resolveModel('gpt-4o@OpenAI', s)).toThrow(/OPENAI_API_KEY/);
-    try {
-      resolveModel('m@Mystery', s);
-    } catch (err) {
-      expect(isAppError(err, 'LLM_BAD_REQUEST')).toBe(true);
-    }
+  it('explains a missing key', () => {
+    const missingKey = thrownBy(() => resolveModel('gpt-4o@OpenAI', llmSettingsFromEnv({})));
+    expect(isAppError(missingKey, 'LLM_AUTH')).toBe(true);
+    expect(String(missingKey)).toMatch(/OPENAI_API_KEY/);
+  });
+
+  it('refuses an unknown factory as a bad request naming it and the two ways to describe it', () => {
+    const unknown = thrownBy(() => resolveModel('m@Mystery', llmSettingsFromEnv({})));
+    expect(isAppError(unknown, 'LLM_BAD_REQUEST')).toBe(true);
+    expect(String(unknown)).toMatch(/"Mystery".*LLM_BASE_URL.*LLM_PROVIDERS/);
   });
 
   it('accepts providers from LLM_PROVIDERS', () => {

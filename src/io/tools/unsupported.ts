@@ -1,7 +1,7 @@
 /**
  * RAGFlow tools that wrap a Python library with no protocol to speak: their components load and
  * validate, and a run that reaches them fails with COMPONENT_UNSUPPORTED saying what to use
- * instead (README, "Tools").
+ * instead (docs/COMPONENTS.md, "Tools").
  */
 import { AppError } from '../../errors';
 import type { ToolExecutor } from './executor';

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { MIGRATIONS, migrate } from '../../../src/io/store/migrations';
 import { freshTenant, type StoreContext } from './context';
+import { skipBecause } from '../../helpers/skip';
 
 export function dbCases(ctx: StoreContext): void {
   it('applies migrations once: running them again changes nothing', async () => {
@@ -69,8 +70,8 @@ export function dbCases(ctx: StoreContext): void {
     expect(payloads).toEqual(['hello']);
   });
 
-  it('listens again after the LISTEN connection is killed (PostgreSQL)', async ({ skip }) => {
-    if (ctx.db.kind !== 'postgres') skip('PGlite has no separate LISTEN connection');
+  it('listens again after the LISTEN connection is killed (PostgreSQL)', async (test) => {
+    if (ctx.db.kind !== 'postgres') skipBecause(test, 'PGlite has no separate LISTEN connection');
     const channel = 'store_test_reconnect';
     let received = false;
     const unlisten = await ctx.db.listen(channel, () => (received = true));
