@@ -16,6 +16,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipBecause } from '../helpers/skip';
 import { launchRun, type LaunchDeps } from '../../api/services/runLauncher';
 import { obtainTemporalCli } from '../../src/io/temporal/cli';
 import { startDevServer, type DevServer } from '../../src/io/temporal/devServer';
@@ -105,10 +106,7 @@ async function streamsThroughOutage(heartbeatTimeoutMs: number, name: string): P
 
 describe('a Temporal outage while model answers stream', () => {
   it(`does not call the model again for a ${OUTAGE_S} s outage with the default heartbeat timeout`, async (t) => {
-    if (!cliPath) {
-      console.warn('[test/outage/temporalOutage] skipped: no Temporal CLI to start a persisted dev server with');
-      t.skip();
-    }
+    if (!cliPath) skipBecause(t, 'no Temporal CLI to start a persisted dev server with');
     const { calls, results } = await streamsThroughOutage(DEFAULT_RUN_SETTINGS.heartbeatTimeoutMs, 'default');
     console.log(
       `[temporal outage] heartbeat timeout ${DEFAULT_RUN_SETTINGS.heartbeatTimeoutMs} ms, ${OUTAGE_S} s outage: model calls per run ${calls.join(', ')}`,
@@ -118,7 +116,7 @@ describe('a Temporal outage while model answers stream', () => {
   }, 180_000);
 
   it(`calls each in-flight model again when the heartbeat timeout is shorter than the outage (10 s, the old default)`, async (t) => {
-    if (!cliPath) t.skip();
+    if (!cliPath) skipBecause(t, 'no Temporal CLI to start a persisted dev server with');
     const { calls, results } = await streamsThroughOutage(10_000, 'short');
     console.log(`[temporal outage] heartbeat timeout 10000 ms, ${OUTAGE_S} s outage: model calls per run ${calls.join(', ')}`);
     expect(results.map((r) => r.content)).toEqual(Array(STREAMS).fill(ANSWER));

@@ -116,6 +116,7 @@ async function afterStop(processes: ProcessInfo[], ports: number[], boundMs: num
   return { left: left.map((p) => `${p.pid} ${p.command.slice(0, 120)}`), held };
 }
 
+if (process.platform !== 'linux') console.warn('[test/process/launcherStop] skipped: process groups and /proc are read as on Linux');
 describe.skipIf(process.platform !== 'linux')('a stop signal to the launcher alone', () => {
   it.each([
     { launcher: 'node', signal: 'SIGTERM' },
