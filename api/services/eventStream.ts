@@ -6,6 +6,7 @@
  * PostgreSQL listener reconnects. Used by every streaming route, so a client can resume after a
  * disconnect or an API restart.
  */
+import { isEvent, type EventBody } from '../../src/core/engine/runEvents';
 import type { EventCursor, StoredEvent, Store } from '../../src/io/store/contract';
 
 export interface FollowOptions {
@@ -56,8 +57,8 @@ const END_GRACE_MS = 30_000;
 const ENDED = new Set(['failed', 'canceled', 'finished']);
 
 /** The text a `message` event adds to the reply, as every route renders it. */
-export function messageText(e: Pick<StoredEvent, 'event' | 'data'>): string {
-  if (e.event !== 'message') return '';
+export function messageText(e: EventBody): string {
+  if (!isEvent(e, 'message')) return '';
   const content = typeof e.data.content === 'string' ? e.data.content : '';
   return content + (e.data.start_to_think ? '<think>' : e.data.end_to_think ? '</think>' : '');
 }

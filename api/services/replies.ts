@@ -3,6 +3,7 @@
  * and OpenAI's chat completion (whole or chunked).
  */
 import { chunk as wireChunk, completion as wireCompletion } from '../../src/io/llm/openaiWire';
+import { isEvent } from '../../src/core/engine/runEvents';
 import type { StoredEvent } from '../../src/io/store/contract';
 import { messageText } from './eventStream';
 
@@ -25,22 +26,21 @@ export function newCollector(): Collected {
 /** Folds one event into the collected reply, as RAGFlow's completion route does. */
 export function collect(c: Collected, e: StoredEvent, withTrace: boolean): void {
   c.last = e;
-  const data = e.data;
-  if (e.event === 'message') {
+  if (isEvent(e, 'message')) {
     c.content += messageText(e);
-  } else if (e.event === 'message_retry') {
+  } else if (isEvent(e, 'message_retry')) {
     // followRunEvents sized it to what this reader was sent of the retried stream.
-    const drop = Number(data.discard_chars) || 0;
+    const drop = Number(e.data.discard_chars) || 0;
     c.content = c.content.slice(0, Math.max(0, c.content.length - drop));
   }
-  if (data.reference && typeof data.reference === 'object') Object.assign(c.reference, data.reference);
-  if (e.event === 'node_finished') {
-    const outputs = (data.outputs ?? {}) as Record<string, unknown>;
-    if (typeof data.component_id === 'string' && 'structured' in outputs) c.structured[data.component_id] = outputs.structured;
-    if (withTrace) c.trace.push({ component_id: data.component_id, trace: [data] });
+  if (isEvent(e, 'message_end') && e.data.reference && typeof e.data.reference === 'object') Object.assign(c.reference, e.data.reference);
+  if (isEvent(e, 'node_finished')) {
+    const outputs = e.data.outputs ?? {};
+    if (typeof e.data.component_id === 'string' && 'structured' in outputs) c.structured[e.data.component_id] = outputs.structured;
+    if (withTrace) c.trace.push({ component_id: e.data.component_id, trace: [e.data] });
   }
-  if (e.event === 'workflow_finished') c.usage = (data.usage as Record<string, unknown>) ?? null;
-  if (e.event === 'run_failed') c.error = String(data.error ?? 'the run failed');
+  if (isEvent(e, 'workflow_finished')) c.usage = e.data.usage ?? null;
+  if (isEvent(e, 'run_failed')) c.error = String(e.data.error ?? 'the run failed');
   if (e.event === 'message_end' || (e.event === 'user_inputs' && !c.final)) c.final = e;
 }
 
@@ -80,13 +80,13 @@ export function openAiReply(c: Collected, id: string, model: string): Record<str
 /** One OpenAI chunk for a run event, or null when the event has no OpenAI counterpart. */
 export function openAiChunkFor(e: StoredEvent, id: string, model: string): Record<string, unknown> | null {
   const created = Math.floor(Date.now() / 1000);
-  if (e.event === 'message') {
+  if (isEvent(e, 'message')) {
     const content = typeof e.data.content === 'string' ? e.data.content : '';
     const piece = e.data.start_to_think ? '<think>' : e.data.end_to_think ? '</think>' : content;
     return piece ? wireChunk(id, model, created, { role: 'assistant', content: piece }) : null;
   }
-  if (e.event === 'message_end' && e.data.reference) return wireChunk(id, model, created, { role: 'assistant', content: '', reference: e.data.reference });
-  if (e.event === 'run_failed') return wireChunk(id, model, created, { role: 'assistant', content: `**ERROR**: ${String(e.data.error ?? '')}` });
+  if (isEvent(e, 'message_end') && e.data.reference) return wireChunk(id, model, created, { role: 'assistant', content: '', reference: e.data.reference });
+  if (isEvent(e, 'run_failed')) return wireChunk(id, model, created, { role: 'assistant', content: `**ERROR**: ${String(e.data.error ?? '')}` });
   return null;
 }
 

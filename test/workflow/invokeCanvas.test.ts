@@ -11,6 +11,7 @@ import { DEFAULT_RUN_SETTINGS, type CanvasRunResult } from '../../workflows/defi
 import { dsl } from '../helpers/canvasKit';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
 import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from '../helpers/temporal';
+import { componentOf } from '../helpers/runEvents';
 
 let store: Store;
 let llm: ScriptedLlm;
@@ -68,7 +69,7 @@ describe('InvokeCanvas', () => {
     const nested = r.events.filter((e) => e.event === 'child_event').map((e) => e.data as { event: string; task_id: string; component_id: string });
     expect(nested.map((e) => e.event)).toEqual(expect.arrayContaining(['workflow_started', 'node_started', 'node_finished', 'workflow_finished']));
     expect(nested.every((e) => e.component_id === 'InvokeCanvas:tr')).toBe(true);
-    const names = r.events.map((e) => (e.event === 'child_event' ? 'child' : `${e.event}:${String(e.data.component_id ?? '')}`));
+    const names = r.events.map((e) => (e.event === 'child_event' ? 'child' : `${e.event}:${componentOf(e) ?? ''}`));
     expect(names.indexOf('child')).toBeGreaterThan(names.indexOf('node_started:InvokeCanvas:tr'));
     expect(names.lastIndexOf('child')).toBeLessThan(names.indexOf('node_finished:InvokeCanvas:tr'));
 

@@ -4,7 +4,7 @@
  * not cost one database write per token, while the first token goes out at once.
  */
 import type { StreamTarget } from '../../core/components/callContracts';
-import type { RunEvent } from '../../core/engine/runEvents';
+import type { EventBody, RunEvent } from '../../core/engine/runEvents';
 import type { StreamPiece } from './thinkSplitter';
 import type { Store } from '../store/contract';
 
@@ -39,13 +39,12 @@ export class TokenWriter {
     }
   }
 
-  private push(e: Pick<RunEvent, 'event' | 'data'>): void {
+  private push(e: EventBody): void {
     this.sub += 1;
     this.buffer.push({
       seq: this.target.seq,
       sub: this.sub,
-      event: e.event,
-      data: e.data,
+      ...e,
       message_id: this.target.messageId,
       created_at: this.target.createdAt,
       task_id: this.target.runId,
