@@ -25,7 +25,10 @@ function jsonCanvases(dir: string): Array<[string, Record<string, unknown>]> {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
-    .map((f): [string, Record<string, unknown>] => [`${path.basename(dir)}/${f}`, JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as Record<string, unknown>]);
+    .map((f): [string, Record<string, unknown>] => [
+      `${path.basename(dir)}/${f}`,
+      JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as Record<string, unknown>,
+    ]);
 }
 
 /** RAGFlow's canvases live beside the project (../shared), or beside the checkout a worktree hangs off. */
@@ -73,7 +76,8 @@ function answerAnything(): (call: EngineCall) => Promise<CallResult> {
     }
     if (activity === 'toolInvoke') return ok({ text: 'a result', outputs: { formalized_content: 'a result' }, elapsedMs: 3 });
     if (activity === 'mcpListTools') return ok({ tools: [] });
-    if (activity === 'subAgent') return ok({ content: 'sub answer', childTaskId: 'child-1', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, calls: 1 }, elapsedMs: 5 });
+    if (activity === 'subAgent')
+      return ok({ content: 'sub answer', childTaskId: 'child-1', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, calls: 1 }, elapsedMs: 5 });
     if (activity === 'speak') return ok({ bytes: 4 });
     return { callId: call.callId, ok: false, error: `${activity} is not available in this test` };
   };
@@ -108,7 +112,18 @@ describe('events the engine produces', () => {
 
   it('covered the engine’s events', () => {
     // The engine never emits message_retry (a retried stream's activity does) nor child_event (the run activity mirrors a child's events).
-    const engineEvents = ['workflow_started', 'node_started', 'node_finished', 'message', 'message_end', 'user_inputs', 'workflow_finished', 'run_failed', 'run_canceled', 'tool_call'];
+    const engineEvents = [
+      'workflow_started',
+      'node_started',
+      'node_finished',
+      'message',
+      'message_end',
+      'user_inputs',
+      'workflow_finished',
+      'run_failed',
+      'run_canceled',
+      'tool_call',
+    ];
     expect([...seen].sort()).toEqual(expect.arrayContaining(engineEvents.sort()));
   });
 });

@@ -12,6 +12,7 @@ import { dsl } from '../helpers/canvasKit';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
 import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from '../helpers/temporal';
 import { componentOf } from '../helpers/runEvents';
+import { expectEventsInMap } from '../helpers/runEvents';
 
 let store: Store;
 let llm: ScriptedLlm;
@@ -40,7 +41,9 @@ async function run(canvasId: string, query: string) {
   const canvas = (await store.canvases.get(tenantId, canvasId))!;
   const launched = await launchRun(deps, { tenantId, canvas, sessionId: null, query, inputs: null, files: [], userId: 'u', session: null });
   const result = (await temporal.client.workflow.getHandle(launched.workflowId).result()) as CanvasRunResult;
-  return { ...launched, result, events: await store.events.list(launched.runId, null, 10_000) };
+  const events = await store.events.list(launched.runId, null, 10_000);
+  expectEventsInMap(events);
+  return { ...launched, result, events };
 }
 
 const translator = () =>

@@ -15,6 +15,7 @@ import { dsl } from '../helpers/canvasKit';
 import { SCRIPTED_SPEECH_AUDIO, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
 import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from '../helpers/temporal';
 import { nodeFinished } from '../helpers/runEvents';
+import { expectEventsInMap } from '../helpers/runEvents';
 
 let store: Store;
 let llm: ScriptedLlm;
@@ -44,6 +45,7 @@ async function run(worker: RunningWorker, canvas: Record<string, unknown>, query
   const handle = temporal.client.workflow.getHandle(launched.workflowId);
   const result = (await handle.result()) as CanvasRunResult;
   const events = await store.events.list(launched.runId, null, 10_000);
+  expectEventsInMap(events);
   const fetched = await handle.fetchHistory();
   return { result, events, history: JSON.stringify(fetched), fetched, workflowId: launched.workflowId };
 }
