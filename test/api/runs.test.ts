@@ -94,7 +94,11 @@ describe('completion stream', () => {
 
   it('documents every event it streams in the OpenAPI document (components.schemas.RunEvent)', async () => {
     type Schema = { properties?: Record<string, Schema>; oneOf?: unknown[] };
-    const doc = (await api(h, 'GET', '/api/v1/openapi.json')).body as { components: { schemas: Record<string, Schema> } };
+    const doc = (await api(h, 'GET', '/api/v1/openapi.json')).body as {
+      components: { schemas: Record<string, Schema> };
+      paths: Record<string, { get?: { description?: string } }>;
+    };
+    expect(doc.paths['/api/v1/runs/{task_id}/events']!.get!.description).toContain('components.schemas.RunEvent');
     const schemas = doc.components.schemas;
     expect(schemas.RunEvent!.oneOf).toHaveLength(RUN_EVENT_NAMES.length);
     for (const name of RUN_EVENT_NAMES) {
