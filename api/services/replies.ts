@@ -3,14 +3,14 @@
  * and OpenAI's chat completion (whole or chunked).
  */
 import { chunk as wireChunk, completion as wireCompletion } from '../../src/io/llm/openaiWire';
-import { isEvent } from '../../src/core/engine/runEvents';
+import { isEvent, type EventData } from '../../src/core/engine/runEvents';
 import type { StoredEvent } from '../../src/io/store/contract';
 import { messageText } from './eventStream';
 
 export interface Collected {
   content: string;
   reference: Record<string, unknown>;
-  usage: Record<string, unknown> | null;
+  usage: EventData<'workflow_finished'>['usage'] | null;
   structured: Record<string, unknown>;
   trace: Array<{ component_id: unknown; trace: unknown[] }>;
   /** The event the non-stream reply is built on (RAGFlow: message_end, else user_inputs). */
@@ -60,8 +60,8 @@ export function ragflowReply(c: Collected, sessionId: string, withTrace: boolean
 }
 
 function usageOf(c: Collected): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
-  const u = (c.usage ?? {}) as Record<string, number>;
-  return { prompt_tokens: u.prompt_tokens ?? 0, completion_tokens: u.completion_tokens ?? 0, total_tokens: u.total_tokens ?? 0 };
+  const u = c.usage;
+  return { prompt_tokens: u?.prompt_tokens ?? 0, completion_tokens: u?.completion_tokens ?? 0, total_tokens: u?.total_tokens ?? 0 };
 }
 
 /** A whole OpenAI chat completion, with RAGFlow's extra `reference`. */
