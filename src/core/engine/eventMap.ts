@@ -138,7 +138,9 @@ export type EventBody = { [K in RunEventName]: { event: K; data: EventData<K> } 
 
 /** Builds an event: the one place an event's name and data meet, so the compiler checks the pair. */
 export function runEvent<K extends RunEventName>(envelope: EventEnvelope, event: K, data: EventData<K>): RunEventOf<K> {
-  return { ...envelope, event, data } as RunEventOf<K>;
+  // The engine's key order, so the events workflows hand to activities serialize as they always did.
+  const { seq, sub, message_id, created_at, task_id } = envelope;
+  return { seq, sub, event, message_id, created_at, task_id, data } as RunEventOf<K>;
 }
 
 /** Narrows an event (typed or read from anywhere) to one name, with that name's data. */
