@@ -8,6 +8,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChatCompletionChunk, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { LlmChatRequest, LlmChatResult, TokenUsage } from '../src/core/components/callContracts';
+import { shownText } from '../src/core/engine/runEvents';
 import { AppError, isAppError } from '../src/errors';
 import { clientFor } from '../src/io/llm/client';
 import { classifyLlmError } from '../src/io/llm/errors';
@@ -45,11 +46,6 @@ export function toFailure(err: AppError, exhausted: boolean): ApplicationFailure
   return ApplicationFailure.create({ type: err.code, message: err.message, details, nonRetryable: false });
 }
 
-/** The characters a token adds to the reply as the API renders it (think marks as tags). */
-function shownLength(data: Record<string, unknown>): number {
-  return (typeof data.content === 'string' ? data.content.length : 0) + (data.start_to_think ? '<think>'.length : data.end_to_think ? '</think>'.length : 0);
-}
-
 /**
  * The writer of a call's streamed tokens, or null when nothing streams. A retry first claims the
  * slot (from then on the store refuses the earlier attempt's writes, even if that attempt is only
@@ -72,7 +68,7 @@ async function prepareStream(store: Store, request: LlmChatRequest, attempt: num
   let hidden = 0;
   if (last > 0) {
     for (const e of await store.events.slotUpTo(target.runId, { seq: target.seq, sub: last }))
-      discarded = e.event === 'message_retry' ? 0 : discarded + shownLength(e.data);
+      discarded = e.event === 'message_retry' ? 0 : discarded + shownText(e).length;
     hidden = await store.events.supersede(target.runId, target.seq);
   }
   const writer = new TokenWriter(store, target, last, attempt, onRefused);

@@ -7,6 +7,7 @@
 import { Context } from '@temporalio/activity';
 import type { SpeakRequest, SpeakResult } from '../src/core/components/callContracts';
 import { TTS_NOT_CONFIGURED } from '../src/core/components/Message';
+import { runEvent } from '../src/core/engine/runEvents';
 import { AppError } from '../src/errors';
 import { classifyLlmError } from '../src/io/llm/errors';
 import type { LlmSettings } from '../src/io/llm/providers';
@@ -48,15 +49,10 @@ export function createSpeechActivities(deps: SpeechActivityDeps) {
         throw toFailure(appErr, ctx.info.attempt > options.maxRetries);
       }
       await deps.store.events.append(slot.runId, [
-        {
-          seq: slot.seq,
-          sub: 1,
-          event: 'message',
-          data: { content: '', audio_binary: audio.toString('hex') },
-          message_id: slot.messageId,
-          created_at: slot.createdAt,
-          task_id: slot.runId,
-        },
+        runEvent({ seq: slot.seq, sub: 1, message_id: slot.messageId, created_at: slot.createdAt, task_id: slot.runId }, 'message', {
+          content: '',
+          audio_binary: audio.toString('hex'),
+        }),
       ]);
       return { bytes: audio.length };
     },

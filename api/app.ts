@@ -5,7 +5,9 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { EXTENSION_EVENTS, RAGFLOW_EVENTS } from '../src/core/engine/eventMap';
 import { installAuth } from './auth';
+import { runEventSchemas } from './eventSchemas';
 import type { AppDeps } from './deps';
 import { installErrorHandler } from './errorHandler';
 import { installRequestGuard } from './requestGuard';
@@ -47,9 +49,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         title: 'agent-canvas API',
         version: '0.1.0',
         description:
-          'RAGFlow-compatible agent canvases run as durable Temporal workflows. Routes under /api/v1/agents, /api/v1/tasks keep RAGFlow’s envelope ({code, data}, HTTP 200); /api/v1/runs, /v1/chat/completions and /health are our own and use HTTP status codes. Events: RAGFlow’s workflow_started, node_started, node_finished, message, message_end, user_inputs, workflow_finished, plus the extensions run_failed, run_canceled and message_retry.',
+          'RAGFlow-compatible agent canvases run as durable Temporal workflows. Routes under /api/v1/agents, /api/v1/tasks keep RAGFlow’s envelope ({code, data}, HTTP 200); /api/v1/runs, /v1/chat/completions and /health are our own and use HTTP status codes. ' +
+          `Events (schemas: RunEvent): RAGFlow’s ${RAGFLOW_EVENTS.join(', ')}, plus the extensions ${EXTENSION_EVENTS.join(', ')}.`,
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, schemas: runEventSchemas() },
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { localizedText } from '../../src/core/dsl/input';
+import { isEvent } from '../../src/core/engine/runEvents';
 import { AppError, type Problem } from '../../src/errors';
 import type { CanvasRecord, CanvasVersionRecord } from '../../src/io/store/contract';
 import { acceptCanvas } from '../canvasInput';
@@ -200,6 +201,7 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
       if (calls.length === 0) return ragflowJson({});
       const byComponent = new Map<string, unknown[]>();
       for (const e of calls) {
+        if (!isEvent(e, 'tool_call')) continue;
         const id = String(e.data.component_id ?? '');
         byComponent.set(id, [...(byComponent.get(id) ?? []), e.data]);
       }

@@ -73,7 +73,14 @@ export async function runsPlugin(app: FastifyInstance, deps: AppDeps): Promise<v
 
   app.get(
     '/api/v1/runs/:task_id/events',
-    { schema: { tags: ['runs'], summary: 'The run’s events as SSE, resumable with Last-Event-ID; ends with [DONE] once the run ended', params: TaskParams } },
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'The run’s events as SSE, resumable with Last-Event-ID; ends with [DONE] once the run ended',
+        description: 'Each `data:` line is a RunEvent (components.schemas.RunEvent); each `id:` line is the event’s `<seq>-<sub>`.',
+        params: TaskParams,
+      },
+    },
     async (request, reply) => {
       const { task_id } = request.params as z.infer<typeof TaskParams>;
       const run = await findRun(request.tenantId, task_id);

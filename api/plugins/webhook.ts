@@ -10,6 +10,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { isEvent } from '../../src/core/engine/runEvents';
 import { AppError, ERROR_REGISTRY } from '../../src/errors';
 import type { CanvasRecord } from '../../src/io/store/contract';
 import type { AppDeps } from '../deps';
@@ -100,7 +101,7 @@ export async function webhookPlugin(app: FastifyInstance, deps: AppDeps): Promis
         stopAfter: (ev) => ev.event === 'user_inputs',
       })) {
         appendWebhookTrace(agentId, startTs, { event: e.event, message_id: e.message_id, created_at: e.created_at, task_id: e.task_id, data: e.data });
-        if (e.event === 'run_failed') error = String((e.data as { error?: unknown }).error ?? 'the run failed');
+        if (isEvent(e, 'run_failed')) error = String(e.data.error ?? 'the run failed');
       }
     } catch (err) {
       error = err instanceof Error ? err.message : String(err);
@@ -186,7 +187,7 @@ export async function webhookPlugin(app: FastifyInstance, deps: AppDeps): Promis
     let status = 200;
     for await (const e of followRunEvents(store, run.runId, { after: null, signal: gone.signal, stopAfter: (ev) => ev.event === 'user_inputs' })) {
       collect(collected, e, false);
-      if (e.event === 'message_end') status = messageStatus(e.data.status, status);
+      if (isEvent(e, 'message_end')) status = messageStatus(e.data.status, status);
     }
     if (gone.signal.aborted) return reply;
     let error = collected.error;

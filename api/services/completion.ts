@@ -16,6 +16,7 @@
  * or shows that form (turnOrResume).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isEvent } from '../../src/core/engine/runEvents';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord, EventCursor, SessionRecord, StoredEvent } from '../../src/io/store/contract';
 import type { AppDeps } from '../deps';
@@ -233,7 +234,7 @@ async function deliver(
       if (req.format === 'ragflow') {
         const out = publicEvent(e, session.id);
         // RAGFlow's `return_trace`: each node_finished carries the trace so far.
-        if (req.returnTrace && e.event === 'node_finished') out.data = { ...e.data, trace: [...collected.trace] };
+        if (req.returnTrace && isEvent(e, 'node_finished')) out.data = { ...e.data, trace: [...collected.trace] };
         sse.send(out, eventId(e));
       } else {
         const piece = openAiChunkFor(e, session.id, canvas.id);

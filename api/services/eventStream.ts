@@ -6,6 +6,7 @@
  * PostgreSQL listener reconnects. Used by every streaming route, so a client can resume after a
  * disconnect or an API restart.
  */
+import { shownText } from '../../src/core/engine/runEvents';
 import type { EventCursor, StoredEvent, Store } from '../../src/io/store/contract';
 
 export interface FollowOptions {
@@ -56,12 +57,6 @@ const END_GRACE_MS = 30_000;
 const ENDED = new Set(['failed', 'canceled', 'finished']);
 
 /** The text a `message` event adds to the reply, as every route renders it. */
-export function messageText(e: Pick<StoredEvent, 'event' | 'data'>): string {
-  if (e.event !== 'message') return '';
-  const content = typeof e.data.content === 'string' ? e.data.content : '';
-  return content + (e.data.start_to_think ? '<think>' : e.data.end_to_think ? '</think>' : '');
-}
-
 /**
  * What one reader was sent of each stream slot since the slot's last retry. A retried model
  * call hides the earlier attempt's tokens from later reads, so the `message_retry` stored with it
@@ -74,7 +69,7 @@ class SlotLedger {
   /** The event as this reader gets it, or null when it must not get it. */
   pass(e: StoredEvent): StoredEvent | null {
     if (e.event === 'message' && e.sub > 0) {
-      this.sent.set(e.seq, (this.sent.get(e.seq) ?? 0) + messageText(e).length);
+      this.sent.set(e.seq, (this.sent.get(e.seq) ?? 0) + shownText(e).length);
       return e;
     }
     if (e.event !== 'message_retry') return e;

@@ -3,13 +3,13 @@
  * and OpenAI's chat completion (whole or chunked).
  */
 import { chunk as wireChunk, completion as wireCompletion } from '../../src/io/llm/openaiWire';
+import { isEvent, shownText, type EventData } from '../../src/core/engine/runEvents';
 import type { StoredEvent } from '../../src/io/store/contract';
-import { messageText } from './eventStream';
 
 export interface Collected {
   content: string;
   reference: Record<string, unknown>;
-  usage: Record<string, unknown> | null;
+  usage: EventData<'workflow_finished'>['usage'] | null;
   structured: Record<string, unknown>;
   trace: Array<{ component_id: unknown; trace: unknown[] }>;
   /** The event the non-stream reply is built on (RAGFlow: message_end, else user_inputs). */
@@ -25,22 +25,21 @@ export function newCollector(): Collected {
 /** Folds one event into the collected reply, as RAGFlow's completion route does. */
 export function collect(c: Collected, e: StoredEvent, withTrace: boolean): void {
   c.last = e;
-  const data = e.data;
-  if (e.event === 'message') {
-    c.content += messageText(e);
-  } else if (e.event === 'message_retry') {
+  if (isEvent(e, 'message')) {
+    c.content += shownText(e);
+  } else if (isEvent(e, 'message_retry')) {
     // followRunEvents sized it to what this reader was sent of the retried stream.
-    const drop = Number(data.discard_chars) || 0;
+    const drop = Number(e.data.discard_chars) || 0;
     c.content = c.content.slice(0, Math.max(0, c.content.length - drop));
   }
-  if (data.reference && typeof data.reference === 'object') Object.assign(c.reference, data.reference);
-  if (e.event === 'node_finished') {
-    const outputs = (data.outputs ?? {}) as Record<string, unknown>;
-    if (typeof data.component_id === 'string' && 'structured' in outputs) c.structured[data.component_id] = outputs.structured;
-    if (withTrace) c.trace.push({ component_id: data.component_id, trace: [data] });
+  if (isEvent(e, 'message_end') && e.data.reference && typeof e.data.reference === 'object') Object.assign(c.reference, e.data.reference);
+  if (isEvent(e, 'node_finished')) {
+    const outputs = e.data.outputs ?? {};
+    if (typeof e.data.component_id === 'string' && 'structured' in outputs) c.structured[e.data.component_id] = outputs.structured;
+    if (withTrace) c.trace.push({ component_id: e.data.component_id, trace: [e.data] });
   }
-  if (e.event === 'workflow_finished') c.usage = (data.usage as Record<string, unknown>) ?? null;
-  if (e.event === 'run_failed') c.error = String(data.error ?? 'the run failed');
+  if (isEvent(e, 'workflow_finished')) c.usage = e.data.usage ?? null;
+  if (isEvent(e, 'run_failed')) c.error = String(e.data.error ?? 'the run failed');
   if (e.event === 'message_end' || (e.event === 'user_inputs' && !c.final)) c.final = e;
 }
 
@@ -60,8 +59,8 @@ export function ragflowReply(c: Collected, sessionId: string, withTrace: boolean
 }
 
 function usageOf(c: Collected): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
-  const u = (c.usage ?? {}) as Record<string, number>;
-  return { prompt_tokens: u.prompt_tokens ?? 0, completion_tokens: u.completion_tokens ?? 0, total_tokens: u.total_tokens ?? 0 };
+  const u = c.usage;
+  return { prompt_tokens: u?.prompt_tokens ?? 0, completion_tokens: u?.completion_tokens ?? 0, total_tokens: u?.total_tokens ?? 0 };
 }
 
 /** A whole OpenAI chat completion, with RAGFlow's extra `reference`. */
@@ -80,13 +79,13 @@ export function openAiReply(c: Collected, id: string, model: string): Record<str
 /** One OpenAI chunk for a run event, or null when the event has no OpenAI counterpart. */
 export function openAiChunkFor(e: StoredEvent, id: string, model: string): Record<string, unknown> | null {
   const created = Math.floor(Date.now() / 1000);
-  if (e.event === 'message') {
+  if (isEvent(e, 'message')) {
     const content = typeof e.data.content === 'string' ? e.data.content : '';
     const piece = e.data.start_to_think ? '<think>' : e.data.end_to_think ? '</think>' : content;
     return piece ? wireChunk(id, model, created, { role: 'assistant', content: piece }) : null;
   }
-  if (e.event === 'message_end' && e.data.reference) return wireChunk(id, model, created, { role: 'assistant', content: '', reference: e.data.reference });
-  if (e.event === 'run_failed') return wireChunk(id, model, created, { role: 'assistant', content: `**ERROR**: ${String(e.data.error ?? '')}` });
+  if (isEvent(e, 'message_end') && e.data.reference) return wireChunk(id, model, created, { role: 'assistant', content: '', reference: e.data.reference });
+  if (isEvent(e, 'run_failed')) return wireChunk(id, model, created, { role: 'assistant', content: `**ERROR**: ${String(e.data.error ?? '')}` });
   return null;
 }
 

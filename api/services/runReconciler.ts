@@ -9,6 +9,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from '../../src/io/log';
 import { rejectRun } from '../../src/core/engine';
+import { runEvent } from '../../src/core/engine/runEvents';
 import type { RunRecord, Store } from '../../src/io/store/contract';
 
 export interface ReconcilerDeps {
@@ -35,7 +36,7 @@ export async function failStrandedRun(store: Store, run: RunRecord, error: strin
   if (!last) await store.events.append(run.id, rejectRun({ runId: run.id, messageId: run.id, inputs: null }, error, now));
   else if (!last.terminal) {
     await store.events.append(run.id, [
-      { seq: last.seq + 1, sub: 0, event: 'run_failed', message_id: last.message_id, created_at: Math.floor(now / 1000), task_id: run.id, data: { error } },
+      runEvent({ seq: last.seq + 1, sub: 0, message_id: last.message_id, created_at: Math.floor(now / 1000), task_id: run.id }, 'run_failed', { error }),
     ]);
   }
   if (run.session_id) {

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_DATA, RUN_EVENT_NAMES } from '../../src/core/engine/eventMap';
 import { api, parseSse, startHarness, streamSse, type Harness, type SseMessage } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 
@@ -89,6 +90,22 @@ describe('completion stream', () => {
     const keys = ids.map((id) => id.split('-').map(Number) as [number, number]);
     for (let i = 1; i < keys.length; i++)
       expect(keys[i]![0] > keys[i - 1]![0] || (keys[i]![0] === keys[i - 1]![0] && keys[i]![1] > keys[i - 1]![1])).toBe(true);
+  });
+
+  it('documents every event it streams in the OpenAPI document (components.schemas.RunEvent)', async () => {
+    type Schema = { properties?: Record<string, Schema>; oneOf?: unknown[] };
+    const doc = (await api(h, 'GET', '/api/v1/openapi.json')).body as {
+      components: { schemas: Record<string, Schema> };
+      paths: Record<string, { get?: { description?: string } }>;
+    };
+    expect(doc.paths['/api/v1/runs/{task_id}/events']!.get!.description).toContain('components.schemas.RunEvent');
+    const schemas = doc.components.schemas;
+    expect(schemas.RunEvent!.oneOf).toHaveLength(RUN_EVENT_NAMES.length);
+    for (const name of RUN_EVENT_NAMES) {
+      const event = schemas[`RunEvent.${name}`]!;
+      expect(Object.keys(event.properties!).sort()).toEqual(['created_at', 'data', 'event', 'message_id', 'session_id', 'task_id']);
+      expect(Object.keys(event.properties!.data!.properties!).sort()).toEqual(Object.keys(EVENT_DATA[name].shape).sort());
+    }
   });
 
   it('resumes the run’s events after Last-Event-ID with exactly the missed ones, also after an API restart', async () => {

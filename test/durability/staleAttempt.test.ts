@@ -95,7 +95,7 @@ describe.each(backends)('a stalled attempt that wakes up after its retry started
         const second = (await new MockActivityEnvironment({ attempt: 2 }).run(llmChat, request, { maxRetries: 3 })) as LlmChatResult;
         const firstOutcome = await first;
         await store.events.append(runId, [
-          { seq: SEQ + 1, sub: 0, event: 'workflow_finished', data: {}, message_id: 'msg-1', created_at: 1_700_000_000, task_id: runId },
+          { seq: SEQ + 1, sub: 0, event: 'workflow_finished', data: { outputs: {} }, message_id: 'msg-1', created_at: 1_700_000_000, task_id: runId },
         ]);
 
         const stored = await storeDb(store).query<{ content: string; superseded: boolean; attempt: number | null }>(

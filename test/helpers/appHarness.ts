@@ -13,6 +13,7 @@ import type { ChunkIndex } from '../../src/io/knowledge/chunkIndex';
 import { mcpPolicyFromEnv } from '../../src/io/mcp/connect';
 import { DEFAULT_RUN_SETTINGS, type RunSettings } from '../../src/core/runSettings';
 import { openStore } from '../../src/io/store/store';
+import { checkAppendedEvents } from './runEvents';
 import type { Store } from '../../src/io/store/contract';
 import { startScriptedLlm, type ScriptedLlm } from './scriptedLlm';
 import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from './temporal';
@@ -55,6 +56,8 @@ export interface HarnessOptions {
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const apiKeySecret = randomBytes(32).toString('hex');
   const [store, llm, temporal] = await Promise.all([openStore({ databaseUrl: opts.databaseUrl, apiKeySecret }), startScriptedLlm(), connectTemporal()]);
+  // Every event the API and the worker write must be one the event map describes.
+  const eventProblems = checkAppendedEvents(store);
   const key = `key-a-${Math.random().toString(36).slice(2)}`;
   const otherKey = `key-b-${Math.random().toString(36).slice(2)}`;
   await store.tenants.ensure(TENANT, 'A');
@@ -102,6 +105,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       await h.app.close();
       await worker.stop();
       await Promise.all([temporal.close(), llm.stop(), store.close()]);
+      if (eventProblems.length > 0) throw new Error(`runs wrote events the event map does not describe:\n${eventProblems.join('\n')}`);
     },
   };
   h.base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;

@@ -18,6 +18,7 @@ import {
 } from '../../src/core/engine';
 import type { CompiledCanvas } from '../../src/core/engine';
 import type { RunEvent } from '../../src/core/engine/runEvents';
+import { componentOf, expectEventsInMap } from './runEvents';
 
 /** A scripted answer: model text, model tool calls, an error, or a function of the call. */
 export type Answer =
@@ -82,23 +83,29 @@ export function driver(script: Record<string, Answer[]>): Driver {
     if (next === undefined) return { callId: call.callId, ok: false, error: `no scripted answer left for ${key}` };
     return toResult(call, next);
   };
+  // Every event a driven run produces must be one the event map describes.
+  const checked = async (running: ReturnType<typeof runInProcess>) => {
+    const result = await running;
+    expectEventsInMap(result.events);
+    return result;
+  };
   return {
     calls,
     run: (canvas, input = {}, loop = {}) =>
-      runInProcess(canvas, { runId: 'run1', messageId: 'msg1', query: 'hello', ...input }, exec, { ...loop, now: () => (clock += 1000) }),
+      checked(runInProcess(canvas, { runId: 'run1', messageId: 'msg1', query: 'hello', ...input }, exec, { ...loop, now: () => (clock += 1000) })),
     submit: async (canvas, state, submission) => {
       const step = submitInputs(canvas, state, submission, (clock += 1000));
       if ('error' in step) throw new Error(step.error);
-      return continueInProcess(canvas, step, exec, { now: () => (clock += 1000) });
+      return checked(continueInProcess(canvas, step, exec, { now: () => (clock += 1000) }));
     },
-    expire: (canvas, state) => continueInProcess(canvas, expirePause(canvas, state, 30, (clock += 1000)), exec, { now: () => (clock += 1000) }),
+    expire: (canvas, state) => checked(continueInProcess(canvas, expirePause(canvas, state, 30, (clock += 1000)), exec, { now: () => (clock += 1000) })),
   };
 }
 
 /** `event` names, with the component id for node events, e.g. `node_started:begin`. */
 export function timeline(events: RunEvent[]): string[] {
   return events.map((e) => {
-    const id = e.data.component_id;
+    const id = componentOf(e);
     if (e.event === 'message') return `message:${String(e.data.content)}`;
     return typeof id === 'string' ? `${e.event}:${id}` : e.event;
   });

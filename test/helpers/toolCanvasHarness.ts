@@ -6,6 +6,7 @@
  */
 import { launchRun, type LaunchDeps } from '../../api/services/runLauncher';
 import { openStore } from '../../src/io/store/store';
+import { expectEventsInMap } from './runEvents';
 import type { Store } from '../../src/io/store/contract';
 import { DEFAULT_RUN_SETTINGS, type CanvasRunResult } from '../../workflows/definitions';
 import { startScriptedLlm, type RecordedCall, type Reply, type ScriptedLlm } from './scriptedLlm';
@@ -74,6 +75,7 @@ export async function startToolCanvasHarness(tenantId: string, env: Record<strin
       const handle = client.workflow.getHandle(launched.workflowId);
       const result = (await handle.result()) as CanvasRunResult;
       const events = await s.events.list(launched.runId, null, 10_000);
+      expectEventsInMap(events);
       return {
         result,
         events,

@@ -15,6 +15,7 @@ import { DEFAULT_RUN_SETTINGS, type CanvasRunResult } from '../../workflows/defi
 import { dsl } from '../helpers/canvasKit';
 import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from '../helpers/temporal';
 import { startRecordingServer, type RecordingServer } from './recordingServer';
+import { nodeFinished } from '../helpers/runEvents';
 
 let allowed: RecordingServer;
 let forbidden: RecordingServer;
@@ -276,7 +277,7 @@ describe('Invoke as a canvas node, in a workflow', () => {
     const sent = allowed.requests.slice(before);
     expect(sent.map((r) => r.url)).toEqual(['/html?q=temporal+durability&lang=en']);
     expect(sent[0]!.headers).toMatchObject({ 'x-token': 'tok-1', 'x-q': 'temporal durability' });
-    const done = events.find((e) => e.event === 'node_finished' && e.data.component_id === 'Invoke:call')!;
+    const done = nodeFinished(events, 'Invoke:call')!;
     expect(done.data.inputs).toMatchObject({ url: `${allowed.origin}/html`, q: 'temporal durability', lang: 'en' });
     expect(JSON.stringify(done.data.inputs)).not.toContain('tok-1');
   });

@@ -13,6 +13,7 @@ import { STDIO_SERVER, startHttpMcpServer, type HttpMcpServer } from '../helpers
 import { startScriptedLlm, type RecordedCall, type Reply, type ScriptedLlm } from '../helpers/scriptedLlm';
 import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from '../helpers/temporal';
 import { startWebSearchServer, type WebSearchServer } from '../helpers/webSearchServer';
+import { nodeFinished } from '../helpers/runEvents';
 
 let store: Store;
 let llm: ScriptedLlm;
@@ -127,7 +128,7 @@ describe('an Agent with tools, as a workflow', () => {
       { component_id: 'Agent:a', round: 1, tool_name: 'Search', function: 'tavily_search_0', arguments: { query: 'temporal' }, error: null },
       { component_id: 'Agent:a', round: 1, tool_name: 'Reader', function: 'tavily_extract_1', error: null },
     ]);
-    const agentDone = r.events.find((e) => e.event === 'node_finished' && e.data.component_id === 'Agent:a')!;
+    const agentDone = nodeFinished(r.events, 'Agent:a')!;
     expect((agentDone.data.outputs as { use_tools: unknown[] }).use_tools).toHaveLength(2);
   });
 

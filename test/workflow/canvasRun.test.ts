@@ -10,6 +10,7 @@ import { cancelSignal, DEFAULT_RUN_SETTINGS, progressQuery, type CanvasRunResult
 import { dsl } from '../helpers/canvasKit';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
 import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from '../helpers/temporal';
+import { componentOf } from '../helpers/runEvents';
 
 let store: Store;
 let llm: ScriptedLlm;
@@ -42,7 +43,7 @@ async function run(canvas: CanvasRecord, query: string) {
 
 async function eventNames(runId: string): Promise<string[]> {
   const events = await store.events.list(runId, null, 10_000);
-  return events.map((e) => (typeof e.data.component_id === 'string' ? `${e.event}:${e.data.component_id}` : e.event));
+  return events.map((e) => (componentOf(e) !== undefined ? `${e.event}:${componentOf(e)}` : e.event));
 }
 
 const model = { llm_id: 'scripted@OpenAI' };

@@ -11,6 +11,8 @@ import { DEFAULT_RUN_SETTINGS, type CanvasRunResult } from '../../workflows/defi
 import { dsl } from '../helpers/canvasKit';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
 import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from '../helpers/temporal';
+import { componentOf } from '../helpers/runEvents';
+import { expectEventsInMap } from '../helpers/runEvents';
 
 let store: Store;
 let llm: ScriptedLlm;
@@ -39,7 +41,9 @@ async function run(canvasId: string, query: string) {
   const canvas = (await store.canvases.get(tenantId, canvasId))!;
   const launched = await launchRun(deps, { tenantId, canvas, sessionId: null, query, inputs: null, files: [], userId: 'u', session: null });
   const result = (await temporal.client.workflow.getHandle(launched.workflowId).result()) as CanvasRunResult;
-  return { ...launched, result, events: await store.events.list(launched.runId, null, 10_000) };
+  const events = await store.events.list(launched.runId, null, 10_000);
+  expectEventsInMap(events);
+  return { ...launched, result, events };
 }
 
 const translator = () =>
@@ -68,7 +72,7 @@ describe('InvokeCanvas', () => {
     const nested = r.events.filter((e) => e.event === 'child_event').map((e) => e.data as { event: string; task_id: string; component_id: string });
     expect(nested.map((e) => e.event)).toEqual(expect.arrayContaining(['workflow_started', 'node_started', 'node_finished', 'workflow_finished']));
     expect(nested.every((e) => e.component_id === 'InvokeCanvas:tr')).toBe(true);
-    const names = r.events.map((e) => (e.event === 'child_event' ? 'child' : `${e.event}:${String(e.data.component_id ?? '')}`));
+    const names = r.events.map((e) => (e.event === 'child_event' ? 'child' : `${e.event}:${componentOf(e) ?? ''}`));
     expect(names.indexOf('child')).toBeGreaterThan(names.indexOf('node_started:InvokeCanvas:tr'));
     expect(names.lastIndexOf('child')).toBeLessThan(names.indexOf('node_finished:InvokeCanvas:tr'));
 

@@ -14,6 +14,8 @@ import { DEFAULT_RUN_SETTINGS, type CanvasRunResult } from '../../workflows/defi
 import { dsl } from '../helpers/canvasKit';
 import { SCRIPTED_SPEECH_AUDIO, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
 import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from '../helpers/temporal';
+import { nodeFinished } from '../helpers/runEvents';
+import { expectEventsInMap } from '../helpers/runEvents';
 
 let store: Store;
 let llm: ScriptedLlm;
@@ -43,6 +45,7 @@ async function run(worker: RunningWorker, canvas: Record<string, unknown>, query
   const handle = temporal.client.workflow.getHandle(launched.workflowId);
   const result = (await handle.result()) as CanvasRunResult;
   const events = await store.events.list(launched.runId, null, 10_000);
+  expectEventsInMap(events);
   const fetched = await handle.fetchHistory();
   return { result, events, history: JSON.stringify(fetched), fetched, workflowId: launched.workflowId };
 }
@@ -86,8 +89,8 @@ describe('Message auto_play', () => {
     expect(names.indexOf('message_end')).toBeGreaterThan(audioAt);
     // The audio went straight to the event log, not through workflow history.
     expect(r.history).not.toContain(SCRIPTED_SPEECH_AUDIO.toString('hex'));
-    const finished = r.events.find((e) => e.event === 'node_finished' && e.data.component_id === 'Message:m');
-    expect((finished!.data.outputs as Record<string, unknown>).tts).toBe(`audio: ${SCRIPTED_SPEECH_AUDIO.length} bytes`);
+    const finished = nodeFinished(r.events, 'Message:m');
+    expect(finished!.data.outputs.tts).toBe(`audio: ${SCRIPTED_SPEECH_AUDIO.length} bytes`);
     expect(r.result.content).toBe('You said: hello there');
     // Started by the API at revision 2: the patched branch is taken without a marker (older runs
     // replay theirs: test/fixtures/histories/message-auto-play.json), and the run replays.
@@ -101,8 +104,8 @@ describe('Message auto_play', () => {
     expect(r.result.status).toBe('finished');
     expect(llm.speechCalls.length).toBe(before);
     expect(r.events.some((e) => e.event === 'message' && 'audio_binary' in e.data)).toBe(false);
-    const finished = r.events.find((e) => e.event === 'node_finished' && e.data.component_id === 'Message:m');
-    expect((finished!.data.outputs as Record<string, unknown>).tts).toBe(TTS_NOT_CONFIGURED);
+    const finished = nodeFinished(r.events, 'Message:m');
+    expect(finished!.data.outputs.tts).toBe(TTS_NOT_CONFIGURED);
     expect(r.result.content).toBe('You said: quiet please');
   });
 
@@ -112,7 +115,7 @@ describe('Message auto_play', () => {
     expect(r.result.status).toBe('finished');
     expect(llm.speechCalls.length).toBe(before);
     expect(patchMarkers(r.fetched)).toBe(0);
-    const finished = r.events.find((e) => e.event === 'node_finished' && e.data.component_id === 'Message:m');
-    expect(finished!.data.outputs as Record<string, unknown>).not.toHaveProperty('tts');
+    const finished = nodeFinished(r.events, 'Message:m');
+    expect(finished!.data.outputs).not.toHaveProperty('tts');
   });
 });

@@ -12,6 +12,7 @@ import { DEFAULT_RUN_SETTINGS, type CanvasRunResult, type RunSettings } from '..
 import { dsl } from '../helpers/canvasKit';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
 import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from '../helpers/temporal';
+import { componentOf } from '../helpers/runEvents';
 
 let store: Store;
 let llm: ScriptedLlm;
@@ -53,7 +54,7 @@ async function run(on: RunningWorker, canvas: CanvasRecord, settings: Partial<Ru
 function steps(events: StoredEvent[]): string[] {
   return events
     .filter((e) => e.sub === 0 && !e.event.startsWith('message'))
-    .map((e) => (typeof e.data.component_id === 'string' ? `${e.event}:${e.data.component_id}` : e.event));
+    .map((e) => (componentOf(e) !== undefined ? `${e.event}:${componentOf(e)}` : e.event));
 }
 
 /** Every event once and in order: (seq, sub) strictly increasing. */

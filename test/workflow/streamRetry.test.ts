@@ -13,6 +13,7 @@ import { DEFAULT_RUN_SETTINGS, type CanvasRunResult } from '../../workflows/defi
 import { dsl } from '../helpers/canvasKit';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
 import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from '../helpers/temporal';
+import { expectEventsInMap } from '../helpers/runEvents';
 
 let store: Store;
 let llm: ScriptedLlm;
@@ -39,6 +40,7 @@ async function read(runId: string, after: EventCursor | null, before: string) {
   c.content = before;
   const seen: Array<{ cursor: EventCursor; text: string; event: string }> = [];
   for await (const e of followRunEvents(store, runId, { after, signal: new AbortController().signal })) {
+    expectEventsInMap([e]);
     collect(c, e, false);
     seen.push({ cursor: { seq: e.seq, sub: e.sub }, text: c.content, event: e.event });
   }

@@ -3,6 +3,8 @@
  * (inputs, outputs, error, elapsed), an Agent's tool calls round by round, the text streamed so
  * far, the form a paused run waits for, child runs, and how the run ended. Pure: events in, model out.
  */
+import { EVENT } from './runEvents.js';
+
 export const CANCELED = 'Task has been canceled';
 
 export function newRunModel() {
@@ -33,10 +35,10 @@ function addChild(n, taskId, how) {
 export function applyEvent(model, e) {
   const d = e.data ?? {};
   switch (e.event) {
-    case 'workflow_started':
+    case EVENT.workflow_started:
       model.status = 'running';
       break;
-    case 'node_started': {
+    case EVENT.node_started: {
       const n = node(model, d.component_id);
       n.type = d.component_type ?? n.type;
       n.name = d.component_name ?? n.name;
@@ -50,7 +52,7 @@ export function applyEvent(model, e) {
       }
       break;
     }
-    case 'node_finished': {
+    case EVENT.node_finished: {
       const n = node(model, d.component_id);
       let x = n.execs.findLast((ex) => !ex.finished);
       if (!x) n.execs.push((x = { startedAt: d.created_at }));
@@ -58,13 +60,13 @@ export function applyEvent(model, e) {
       if (model.streamingInto === d.component_id) model.streamingInto = null;
       break;
     }
-    case 'message': {
+    case EVENT.message: {
       const piece = typeof d.content === 'string' ? d.content : '';
       model.text += piece;
       if (model.streamingInto) node(model, model.streamingInto).text += piece;
       break;
     }
-    case 'message_retry': {
+    case EVENT.message_retry: {
       const cut = Number(d.discard_chars) || 0;
       model.text = model.text.slice(0, Math.max(0, model.text.length - cut));
       if (model.streamingInto) {
@@ -74,28 +76,28 @@ export function applyEvent(model, e) {
       if (d.component_id) node(model, d.component_id).retries += 1;
       break;
     }
-    case 'user_inputs':
+    case EVENT.user_inputs:
       model.status = 'paused';
       model.pending = { inputs: d.inputs ?? {}, tips: d.tips ?? '' };
       break;
-    case 'tool_call': {
+    case EVENT.tool_call: {
       const n = node(model, d.component_id);
       n.toolCalls.push(d);
       addChild(n, d.child_task_id, `tool ${d.tool_name ?? d.function ?? ''}`.trim());
       break;
     }
-    case 'child_event':
+    case EVENT.child_event:
       addChild(node(model, d.component_id), d.task_id, 'child canvas');
       break;
-    case 'run_failed':
+    case EVENT.run_failed:
       model.status = 'failed';
       model.error = d.error ?? 'failed';
       break;
-    case 'run_canceled':
+    case EVENT.run_canceled:
       model.status = 'canceled';
       model.error = CANCELED;
       break;
-    case 'workflow_finished':
+    case EVENT.workflow_finished:
       if (model.status !== 'failed' && model.status !== 'canceled') model.status = 'finished';
       model.outputs = d.outputs;
       model.usage = d.usage ?? null;

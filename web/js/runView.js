@@ -9,6 +9,7 @@ import { buildForm } from './form.js';
 import { drawGraph, layoutCanvas, legend } from './graph.js';
 import { nodePanel } from './nodePanel.js';
 import { applyEvent, newRunModel, nodeState } from './runState.js';
+import { EVENT } from './runEvents.js';
 import { uiConfig } from './config.js';
 
 const ENDED = new Set(['finished', 'failed', 'canceled']);
@@ -195,7 +196,7 @@ export async function runPage(main, runId) {
     const before = model.started.length;
     applyEvent(model, e);
     if (!canvas.dsl && model.started.length !== before) drawn();
-    if (['user_inputs', 'node_finished', 'workflow_finished', 'run_failed', 'run_canceled'].includes(e.event)) refreshProgress();
+    if ([EVENT.user_inputs, EVENT.node_finished, EVENT.workflow_finished, EVENT.run_failed, EVENT.run_canceled].includes(e.event)) refreshProgress();
     schedule();
   };
   const tick = setInterval(() => ENDED.has(model.status) || renderHead(), 1000);

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import type { PathSegment } from '../dsl/jsonPath';
 import type { VariableRef } from '../dsl/refs';
 import type { ActivityCall, ChatMessage } from './callContracts';
+import type { ToolCallNoticeData } from './workNotices';
 
 /** How the engine treats a component beyond running it. */
 export type ComponentRole =
@@ -123,7 +124,7 @@ export interface VariableWrite {
 /** A notice a component emits while it works (an extension event, e.g. a tool call); not the run's `progress` query. */
 export interface WorkNotice {
   event: 'tool_call';
-  data: Record<string, unknown>;
+  data: ToolCallNoticeData;
 }
 
 /** One call of a `calls` outcome. */

@@ -8,6 +8,7 @@ import { SPEAK_MAX_CHARS, type SpeakRequest } from '../components/callContracts'
 import { TTS_NOT_CONFIGURED } from '../components/Message';
 import { compileCanvas } from './compile';
 import { resumeRun, startRun } from './run';
+import { nodeFinished } from '../../../test/helpers/runEvents';
 
 function canvasWith(content: string) {
   const compiled = compileCanvas({
@@ -38,8 +39,7 @@ describe('Message auto_play', () => {
     expect(next.status).toBe('finished');
     const end = next.events.find((e) => e.event === 'message_end')!;
     expect(end.seq).toBeGreaterThan(request.slot.seq);
-    const finished = next.events.find((e) => e.event === 'node_finished' && e.data.component_id === 'Message:m')!;
-    expect((finished.data.outputs as Record<string, unknown>).tts).toBe('audio: 12 bytes');
+    expect(nodeFinished(next.events, 'Message:m')!.data.outputs.tts).toBe('audio: 12 bytes');
   });
 
   it('cuts long text and survives a failed speech call', () => {
@@ -49,15 +49,13 @@ describe('Message auto_play', () => {
     expect((call.call.request as SpeakRequest).text).toHaveLength(SPEAK_MAX_CHARS);
     const next = resumeRun(canvas, first.state, [{ callId: call.callId, ok: false, error: 'boom' }], 2_000);
     expect(next.status).toBe('finished');
-    const finished = next.events.find((e) => e.event === 'node_finished' && e.data.component_id === 'Message:m')!;
-    expect((finished.data.outputs as Record<string, unknown>).tts).toBe('auto_play failed: boom');
+    expect(nodeFinished(next.events, 'Message:m')!.data.outputs.tts).toBe('auto_play failed: boom');
   });
 
   it('without speech makes no call and notes it', () => {
     const first = startRun(canvasWith('Echo: {sys.query}'), { runId: 'r3', messageId: 'm3', query: 'hi' }, 1_000);
     expect(first.status).toBe('finished');
     expect(first.calls).toHaveLength(0);
-    const finished = first.events.find((e) => e.event === 'node_finished' && e.data.component_id === 'Message:m')!;
-    expect((finished.data.outputs as Record<string, unknown>).tts).toBe(TTS_NOT_CONFIGURED);
+    expect(nodeFinished(first.events, 'Message:m')!.data.outputs.tts).toBe(TTS_NOT_CONFIGURED);
   });
 });

@@ -8,7 +8,7 @@ import { pyJson, splitTemplate, type TemplatePart } from '../dsl/refs';
 import { downloadInfos, isAttachment, publicDownload } from '../components/files';
 import { speakOutcome, TTS_NOT_CONFIGURED } from '../components/Message';
 import { makeContext, resolveRef } from './context';
-import { nodeFinishedData } from './runEvents';
+import { nodeFinishedData, type EventData } from './runEvents';
 import type { MessageCursor } from './state';
 import { applyOutcome, hasOpenCalls, type Step } from './step';
 
@@ -66,8 +66,8 @@ function messageFiles(step: Step, parts: TemplatePart[]): { downloads: Array<Rec
   return { downloads, attachment };
 }
 
-function messageEnd(step: Step, id: string, files: ReturnType<typeof messageFiles> | null = null): Record<string, unknown> {
-  const data: Record<string, unknown> = {};
+function messageEnd(step: Step, id: string, files: ReturnType<typeof messageFiles> | null = null): EventData<'message_end'> {
+  const data: EventData<'message_end'> = {};
   const status = (step.canvas.nodes[id]!.params as { status?: unknown }).status;
   if (typeof status === 'string' && status) data.status = status;
   if (files?.attachment) data.attachment = files.attachment;

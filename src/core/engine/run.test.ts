@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../../../test/helpers/canvasKit';
 import { driver, llmRequest, timeline } from '../../../test/helpers/engineDriver';
 import { cancelRun, resumeRun, startRun } from './run';
+import { dataOf, nodeFinished } from '../../../test/helpers/runEvents';
 
 const llm = (downstream: string[], params: Record<string, unknown> = {}) => ({
   name: 'LLM',
@@ -34,7 +35,7 @@ describe('path advancement', () => {
     expect(stream.seq).toBeGreaterThan(literal[0]!.seq);
     expect(stream.seq).toBeLessThan(literal[1]!.seq);
     expect(state.outputs['Message:m']!.content).toBe('Answer: forty-two!');
-    expect(events.at(-1)!.data.outputs).toMatchObject({ content: 'Answer: forty-two!' });
+    expect(dataOf(events.at(-1), 'workflow_finished').outputs).toMatchObject({ content: 'Answer: forty-two!' });
     expect(state.history.at(-1)).toEqual(['assistant', 'Answer: forty-two!']);
   });
 
@@ -138,8 +139,7 @@ describe('exception handling', () => {
     const { state, events } = await driver({ 'LLM:a': [{ error: 'model down' }] }).run(canvas);
     expect(state.path).toEqual(['begin', 'LLM:a', 'Message:oops']);
     expect(state.status).toBe('finished');
-    const finished = events.find((e) => e.event === 'node_finished' && e.data.component_id === 'LLM:a')!;
-    expect(finished.data.error).toBe('model down');
+    expect(nodeFinished(events, 'LLM:a')!.data.error).toBe('model down');
   });
 
   it('uses the default value for a failed component with the comment method', async () => {
@@ -255,8 +255,8 @@ describe('cancellation', () => {
     expect(started.calls).toHaveLength(1);
     const canceled = cancelRun(canvas, started.state, 'user asked', 2000);
     expect(timeline(canceled.events)).toEqual(['node_finished:LLM:a', 'run_canceled', 'workflow_finished']);
-    expect(canceled.events[0]!.data.error).toBe('Task has been canceled');
-    expect(canceled.events.at(-1)!.data.outputs).toBe('Task has been canceled');
+    expect(dataOf(canceled.events[0], 'node_finished').error).toBe('Task has been canceled');
+    expect(dataOf(canceled.events.at(-1), 'workflow_finished').outputs).toBe('Task has been canceled');
     expect(canceled.status).toBe('canceled');
     // Late results of the canceled call change nothing.
     const late = resumeRun(canvas, canceled.state, [{ callId: started.calls[0]!.callId, ok: true, value: { content: 'late' } }], 3000);

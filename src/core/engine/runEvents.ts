@@ -1,32 +1,28 @@
 /**
- * Run events, RAGFlow's contract (SPEC §5) plus our extensions. The engine produces them with a
- * sequence number; streamed tokens written by activities share the number of the slot the
- * engine reserved and add a sub-number, so (seq, sub) orders a run's whole event log.
+ * Run events, RAGFlow's contract (SPEC §5) plus our extensions, typed by the event map
+ * (./eventMap.ts). The engine produces them with a sequence number; streamed tokens written by
+ * activities share the number of the slot the engine reserved and add a sub-number, so (seq, sub)
+ * orders a run's whole event log.
  */
 import type { CompiledCanvas } from './compile';
+import { isEvent, runEvent, type EventBody, type EventData, type RunEvent, type RunEventName, type RunEventOf } from './eventMap';
 import type { RunState } from './state';
 
-export const RAGFLOW_EVENTS = ['workflow_started', 'node_started', 'node_finished', 'message', 'message_end', 'user_inputs', 'workflow_finished'] as const;
-/**
- * Our additions, documented as extensions. An Agent's steps show as `tool_call` events, the
- * counterpart of RAGFlow's tool-use trace (Canvas.tool_use_callback); RAGFlow streams no per-step
- * agent event, so neither do we.
- */
-export const EXTENSION_EVENTS = ['run_failed', 'run_canceled', 'message_retry', 'tool_call', 'child_event'] as const;
-
-export type RunEventName = (typeof RAGFLOW_EVENTS)[number] | (typeof EXTENSION_EVENTS)[number];
-
-export interface RunEvent {
-  seq: number;
-  /** 0 for engine events; 1..n for tokens streamed into a reserved slot. */
-  sub: number;
-  event: RunEventName;
-  message_id: string;
-  /** Unix seconds (RAGFlow stamps every event of a run with the run's start). */
-  created_at: number;
-  task_id: string;
-  data: Record<string, unknown>;
-}
+export {
+  EXTENSION_EVENTS,
+  RAGFLOW_EVENTS,
+  RUN_EVENT_NAMES,
+  eventProblems,
+  isEvent,
+  isRunEventName,
+  runEvent,
+  type EventBody,
+  type EventData,
+  type EventEnvelope,
+  type RunEvent,
+  type RunEventName,
+  type RunEventOf,
+} from './eventMap';
 
 /** Where a child run's events are mirrored: a slot of its parent's log (InvokeCanvas). */
 export interface NestTarget {
@@ -45,18 +41,23 @@ export interface NestTarget {
 export function nestEvents(target: NestTarget, events: RunEvent[]): RunEvent[] {
   return events
     .filter((e) => e.sub === 0)
-    .map((e) => ({
-      seq: target.seq,
-      sub: e.seq,
-      event: 'child_event' as const,
-      message_id: target.messageId,
-      created_at: target.createdAt,
-      task_id: target.runId,
-      data: { component_id: target.componentId, task_id: e.task_id, event: e.event, data: e.data },
-    }));
+    .map((e) =>
+      runEvent({ seq: target.seq, sub: e.seq, message_id: target.messageId, created_at: target.createdAt, task_id: target.runId }, 'child_event', {
+        component_id: target.componentId,
+        task_id: e.task_id,
+        event: e.event,
+        data: e.data,
+      }),
+    );
 }
 
 /** Events after which a run produces nothing more. */
+/** The text a `message` event adds to the reply as readers render it (think marks as tags); '' for other events. */
+export function shownText(e: EventBody): string {
+  if (!isEvent(e, 'message')) return '';
+  return e.data.content + (e.data.start_to_think ? '<think>' : e.data.end_to_think ? '</think>' : '');
+}
+
 export function isTerminalEvent(name: string): boolean {
   return name === 'workflow_finished' || name === 'run_failed';
 }
@@ -67,17 +68,10 @@ export class EventSink {
 
   constructor(private readonly state: RunState) {}
 
-  emit(event: RunEventName, data: Record<string, unknown>): RunEvent {
+  emit<K extends RunEventName>(event: K, data: EventData<K>): RunEventOf<K> {
     this.state.events.lastSeq += 1;
-    const e: RunEvent = {
-      seq: this.state.events.lastSeq,
-      sub: 0,
-      event,
-      message_id: this.state.messageId,
-      created_at: this.state.createdAt,
-      task_id: this.state.runId,
-      data,
-    };
+    const envelope = { seq: this.state.events.lastSeq, sub: 0, message_id: this.state.messageId, created_at: this.state.createdAt, task_id: this.state.runId };
+    const e = runEvent(envelope, event, data);
     this.events.push(e);
     return e;
   }
@@ -99,7 +93,7 @@ export function publicOutputs(outputs: Record<string, unknown> | undefined): Rec
   return out;
 }
 
-export function nodeStartedData(canvas: CompiledCanvas, id: string, thoughts: string, nowMs: number): Record<string, unknown> {
+export function nodeStartedData(canvas: CompiledCanvas, id: string, thoughts: string, nowMs: number): EventData<'node_started'> {
   const node = canvas.nodes[id]!;
   return {
     inputs: null,
@@ -111,7 +105,7 @@ export function nodeStartedData(canvas: CompiledCanvas, id: string, thoughts: st
   };
 }
 
-export function nodeFinishedData(canvas: CompiledCanvas, state: RunState, id: string, nowMs: number): Record<string, unknown> {
+export function nodeFinishedData(canvas: CompiledCanvas, state: RunState, id: string, nowMs: number): EventData<'node_finished'> {
   const node = canvas.nodes[id]!;
   const ns = state.nodes[id];
   const started = ns?.startedAt ?? nowMs;

@@ -3,7 +3,7 @@
  * which the API records when it accepts the run) and, for a run that cannot start, its refusal.
  */
 import type { RunStartInput } from './run';
-import type { RunEvent } from './runEvents';
+import { runEvent, type EventEnvelope, type RunEvent, type RunEventOf } from './runEvents';
 
 type RunIdentity = Pick<RunStartInput, 'runId' | 'messageId' | 'inputs'>;
 
@@ -12,18 +12,17 @@ type RunIdentity = Pick<RunStartInput, 'runId' | 'messageId' | 'inputs'>;
  * `run_failed`, so clients waiting on the run see why.
  */
 export function rejectRun(input: RunIdentity, message: string, now: number): RunEvent[] {
-  return [announcement(input, now), { ...announcement(input, now), seq: 2, event: 'run_failed', data: { error: message } }];
+  const first = announcement(input, now);
+  return [first, runEvent({ ...envelopeOf(first), seq: 2 }, 'run_failed', { error: message })];
 }
 
 /** A run's first event, `workflow_started` (seq 1): what the API records when it accepts a run. */
-export function announcement(input: RunIdentity, now: number): RunEvent {
-  return {
-    message_id: input.messageId,
-    created_at: Math.floor(now / 1000),
-    task_id: input.runId,
-    seq: 1,
-    sub: 0,
-    event: 'workflow_started',
-    data: { inputs: input.inputs ?? null },
-  };
+export function announcement(input: RunIdentity, now: number): RunEventOf<'workflow_started'> {
+  return runEvent({ message_id: input.messageId, created_at: Math.floor(now / 1000), task_id: input.runId, seq: 1, sub: 0 }, 'workflow_started', {
+    inputs: input.inputs ?? null,
+  });
+}
+
+function envelopeOf(e: RunEvent): EventEnvelope {
+  return { seq: e.seq, sub: e.sub, message_id: e.message_id, created_at: e.created_at, task_id: e.task_id };
 }

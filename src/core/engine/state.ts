@@ -165,7 +165,7 @@ export interface RunState extends RunRecords {
   /** What the run was started with. */
   inputs: {
     /** The raw `inputs` of the request, echoed in workflow_started/finished (v1 `inputsEcho`). */
-    echo: unknown;
+    echo: Record<string, unknown> | null;
     /** Begin's values, `{key: value}`, as components read them (v1 `runInputs`). */
     values: Record<string, unknown>;
     /** Webhook request (Begin in Webhook mode): `query`, `headers`, `body`, and the raw `input`. */
@@ -207,7 +207,7 @@ export interface RunStateV1 extends RunRecords {
   runInputs: Record<string, unknown>;
   shown: string;
   toolCalling?: ToolCallingTable | null;
-  inputsEcho: unknown;
+  inputsEcho: Record<string, unknown> | null;
   createdAt: number;
   pause?: PauseState | null;
   fillInputs?: Record<string, unknown> | null;

@@ -6,7 +6,7 @@
  * the same (seq, sub) again and the log keeps the first. Outputs are summaries (counts), never
  * payloads. Without a run id (a workflow started before runs were recorded) nothing is written.
  */
-import type { RunEvent, RunEventName } from '../../core/engine/runEvents';
+import { isEvent, runEvent, type EventData, type RunEventName, type RunEventOf } from '../../core/engine/runEvents';
 import type { PipelineStep } from '../../core/pipeline/types';
 import type { PipelinePayload } from './pipeline/contract';
 import type { Store } from '../store/contract';
@@ -16,15 +16,8 @@ export interface PipelineRunRef {
   runId?: string;
 }
 
-const event = (runId: string, seq: number, name: RunEventName, data: Record<string, unknown>, nowMs = Date.now()): RunEvent => ({
-  seq,
-  sub: 0,
-  event: name,
-  message_id: runId,
-  created_at: Math.floor(nowMs / 1000),
-  task_id: runId,
-  data,
-});
+const event = <K extends RunEventName>(runId: string, seq: number, name: K, data: EventData<K>, nowMs = Date.now()): RunEventOf<K> =>
+  runEvent({ seq, sub: 0, message_id: runId, created_at: Math.floor(nowMs / 1000), task_id: runId }, name, data);
 
 const stepData = (step: PipelineStep) => ({ component_id: step.id, component_name: step.component, component_type: step.component });
 
@@ -56,7 +49,10 @@ export function pipelineRunEvents(store: Store) {
       if (!ref.runId) return;
       const now = Date.now();
       const started = (await store.events.list(ref.runId, { seq: 2 + 2 * index, sub: -1 }, 1))[0];
-      const startedAt = started?.seq === 2 + 2 * index && typeof started.data.created_at === 'number' ? started.data.created_at * 1000 : now;
+      const startedAt =
+        started?.seq === 2 + 2 * index && isEvent(started, 'node_started') && typeof started.data.created_at === 'number'
+          ? started.data.created_at * 1000
+          : now;
       await store.events.append(ref.runId, [
         event(ref.runId, 3 + 2 * index, 'node_finished', {
           inputs: {},

@@ -8,7 +8,7 @@
  * and calls `onRefused`, so the call it belongs to stops streaming (and paying) at once.
  */
 import type { StreamTarget } from '../../core/components/callContracts';
-import type { RunEvent } from '../../core/engine/runEvents';
+import type { EventBody, RunEvent } from '../../core/engine/runEvents';
 import { isAppError, type AppError } from '../../errors';
 import type { StreamPiece } from './thinkSplitter';
 import type { Store } from '../store/contract';
@@ -51,15 +51,14 @@ export class TokenWriter {
     }
   }
 
-  private push(e: Pick<RunEvent, 'event' | 'data'>): void {
+  private push(e: EventBody): void {
     // A refused writer writes nothing more: the slot belongs to a newer attempt.
     if (this.refusal) return;
     this.sub += 1;
     this.buffer.push({
       seq: this.target.seq,
       sub: this.sub,
-      event: e.event,
-      data: e.data,
+      ...e,
       message_id: this.target.messageId,
       created_at: this.target.createdAt,
       task_id: this.target.runId,

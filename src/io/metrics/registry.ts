@@ -9,6 +9,7 @@
  * canvas, run ids or component display names, which grow with use.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { isEvent, type RunEvent } from '../../core/engine/runEvents';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
@@ -75,11 +76,11 @@ export async function timeEventAppend<T>(write: () => Promise<T>): Promise<T> {
 }
 
 /** Observes the node_finished events among `events` (what the run activities record). */
-export function observeNodeEvents(events: ReadonlyArray<{ event: string; data?: Record<string, unknown> | null }>): void {
+export function observeNodeEvents(events: readonly RunEvent[]): void {
   for (const e of events) {
-    if (e.event !== 'node_finished') continue;
-    const elapsed = e.data?.elapsed_time;
-    const component = e.data?.component_type;
+    if (!isEvent(e, 'node_finished')) continue;
+    const elapsed = e.data.elapsed_time;
+    const component = e.data.component_type;
     if (typeof elapsed !== 'number' || !Number.isFinite(elapsed)) continue;
     nodeDuration.observe({ component: typeof component === 'string' ? component : 'unknown' }, Math.max(0, elapsed));
   }

@@ -39,10 +39,8 @@ export interface EventCursor {
   sub: number;
 }
 
-export interface StoredEvent extends RunEvent {
-  /** True for the last event a run produces (workflow_finished, run_failed). */
-  terminal: boolean;
-}
+/** A run event as the log holds it; `terminal` is true for its last (workflow_finished, run_failed). */
+export type StoredEvent = RunEvent & { terminal: boolean };
 
 /**
  * Every read and write of the database, as typed methods. The database handle itself stays inside

@@ -37,7 +37,8 @@ function toStoredEvent(row: EventRow): StoredEvent {
     task_id: row.task_id,
     data: row.data,
     terminal: row.terminal,
-  };
+    // A row is the event it was written as: appends take only events typed by the event map.
+  } as StoredEvent;
 }
 
 /** A chunk of events into the log, the chunk as one JSON parameter ($1 the run, $2 the rows). */

@@ -22,7 +22,8 @@ export function minimalDsl(marker = 'v1'): Record<string, unknown> {
 }
 
 export function runEvent(seq: number, sub: number, event: RunEventName = 'message', data: Record<string, unknown> = {}): RunEvent {
-  return { seq, sub, event, message_id: 'msg-1', created_at: 1_700_000_000, task_id: 'task-1', data };
+  // The store's cases use placeholder data: the store keeps whatever it is given.
+  return { seq, sub, event, message_id: 'msg-1', created_at: 1_700_000_000, task_id: 'task-1', data } as RunEvent;
 }
 
 /** The (seq, sub) pairs of events, for compact assertions. */

@@ -5,7 +5,7 @@
  */
 import { expect, it } from 'vitest';
 import { isAppError } from '../../../src/errors';
-import type { RunEvent } from '../../../src/core/engine/runEvents';
+import { isEvent, type RunEvent } from '../../../src/core/engine/runEvents';
 import { newId } from '../../../src/io/store/time';
 import { positions, runEvent, type StoreContext } from './context';
 import { rejection } from '../../helpers/rejection';
@@ -16,8 +16,8 @@ const token = (seq: number, sub: number, content: string): RunEvent => runEvent(
 async function visibleText(ctx: StoreContext, runId: string, seq: number): Promise<string> {
   const events = await ctx.store.events.list(runId, null, 10_000);
   return events
-    .filter((e) => e.seq === seq && e.event === 'message')
-    .map((e) => String(e.data.content))
+    .filter((e) => e.seq === seq)
+    .map((e) => (isEvent(e, 'message') ? e.data.content : ''))
     .join('');
 }
 
