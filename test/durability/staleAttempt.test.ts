@@ -86,8 +86,12 @@ describe.each(backends)('a stalled attempt that wakes up after its retry started
           stream: { runId, messageId: 'msg-1', seq: SEQ, componentId: 'LLM:a', createdAt: 1_700_000_000 },
         };
         const tokens = async () =>
-          (await storeDb(store).query<{ n: number }>(`SELECT count(*)::int AS n FROM run_events WHERE run_id = $1 AND seq = $2 AND event = 'message'`, [runId, SEQ]))
-            .rows[0]!.n;
+          (
+            await storeDb(store).query<{ n: number }>(`SELECT count(*)::int AS n FROM run_events WHERE run_id = $1 AND seq = $2 AND event = 'message'`, [
+              runId,
+              SEQ,
+            ])
+          ).rows[0]!.n;
         const live = readToEnd(store, runId);
 
         const first = rejection(new MockActivityEnvironment({ attempt: 1 }).run(llmChat, request, { maxRetries: 3 }));

@@ -59,7 +59,9 @@ async function replayedText(runId: string): Promise<string> {
 
 /** The model's tokens stored for the run (any slot), superseded ones included. */
 async function storedTokens(runId: string): Promise<number> {
-  const rows = await storeDb(store).query<{ n: number }>(`SELECT count(*)::int AS n FROM run_events WHERE run_id = $1 AND sub > 0 AND event = 'message'`, [runId]);
+  const rows = await storeDb(store).query<{ n: number }>(`SELECT count(*)::int AS n FROM run_events WHERE run_id = $1 AND sub > 0 AND event = 'message'`, [
+    runId,
+  ]);
   return rows.rows[0]?.n ?? 0;
 }
 
