@@ -13,6 +13,7 @@ import { McpPool } from '../src/io/mcp/pool';
 import { openSearchIndex } from '../src/io/knowledge/openSearchIndex';
 import { knowledgeDeps } from '../src/io/knowledge/deps';
 import { buildApp } from '../api/app';
+import { httpLimitsFromEnv } from '../api/httpLimits';
 import { startRunReconciler } from '../api/services/runReconciler';
 import { DEMO_MODEL_PATH } from '../api/plugins/demoModel';
 import { DOCS_PATH } from '../api/plugins/docs';
@@ -134,6 +135,7 @@ async function main(): Promise<void> {
       log,
       demoModel: demo,
       bodyLimit: config.maxBodyBytes,
+      httpLimits: httpLimitsFromEnv(process.env),
       runInputLimits: config.runInputLimits,
       templates: () => readExamples(root),
       temporalUiUrl: temporalServer.uiUrl ?? process.env.TEMPORAL_UI_URL ?? null,
