@@ -13,11 +13,14 @@
  *   60 s idle timeout of common load balancers, so they never reuse a socket we are closing).
  * - connections: at most `maxConnectionsPerAddress` open sockets per client address (more are
  *   closed as they arrive), and `maxConnections` in all, kept below the file-descriptor limit so
- *   the store, Temporal and files always have descriptors left.
+ *   the store, Temporal and files always have descriptors left; at that limit the oldest socket
+ *   still waiting for its headers makes room for the new one.
+ * - backlog: a burst of connections waits in the kernel's accept queue; Node's default (511)
+ *   overflows under a flood and a dropped SYN costs a legitimate client 1–3 s of retransmits.
  *
  * No socket idle timeout: a blocking completion may rightly send nothing for minutes.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { FastifyServerOptions } from 'fastify';
@@ -30,6 +33,8 @@ export interface HttpLimits {
   maxConnectionsPerAddress: number;
   /** 0: no limit. */
   maxConnections: number;
+  /** Connections the kernel queues before they are accepted (capped by net.core.somaxconn). */
+  listenBacklog: number;
   /** Failed API-key attempts one address may make per window before it gets 429 (0: no throttle). */
   authFailureLimit: number;
   authFailureWindowMs: number;
@@ -53,6 +58,7 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   keepAliveTimeoutMs: 72_000,
   maxConnectionsPerAddress: 256,
   maxConnections: connectionsBelowFileLimit(),
+  listenBacklog: 4096,
   authFailureLimit: 20,
   authFailureWindowMs: 60_000,
 };
@@ -63,6 +69,7 @@ const ENV: Record<keyof HttpLimits, string> = {
   keepAliveTimeoutMs: 'HTTP_KEEP_ALIVE_TIMEOUT_MS',
   maxConnectionsPerAddress: 'HTTP_MAX_CONNECTIONS_PER_ADDRESS',
   maxConnections: 'HTTP_MAX_CONNECTIONS',
+  listenBacklog: 'HTTP_LISTEN_BACKLOG',
   authFailureLimit: 'AUTH_FAILURE_LIMIT',
   authFailureWindowMs: 'AUTH_FAILURE_WINDOW_MS',
 };
@@ -76,7 +83,7 @@ export function httpLimitsFromEnv(env: Record<string, string | undefined>): Http
     if (!/^\d+$/.test(raw)) throw new Error(`${ENV[key]} must be a whole number ≥ 0, got ${JSON.stringify(raw)}`);
     limits[key] = Number(raw);
   }
-  for (const key of ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'authFailureWindowMs'] as const)
+  for (const key of ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'listenBacklog', 'authFailureWindowMs'] as const)
     if (limits[key] === 0) throw new Error(`${ENV[key]} must be above 0 (an unbounded wait is what it prevents)`);
   if (limits.headersTimeoutMs > limits.requestTimeoutMs)
     throw new Error(`${ENV.headersTimeoutMs} (${limits.headersTimeoutMs}) must not exceed ${ENV.requestTimeoutMs} (${limits.requestTimeoutMs})`);
@@ -104,21 +111,42 @@ export function serverOptions(limits: HttpLimits): Pick<FastifyServerOptions, 'r
 /** `::ffff:10.0.0.1` (IPv4 on a dual-stack socket) counts as `10.0.0.1`. */
 const plainAddress = (address: string | undefined) => (address ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
 
-/** Counts open sockets per client address and closes any over the limits as it arrives. */
+/**
+ * Counts open sockets per client address and closes any over the per-address limit as it
+ * arrives. At the total limit a new socket is not refused: the oldest socket that has not yet
+ * sent a whole request's headers is closed to make room (a flood of stalled sockets from many
+ * addresses would otherwise lock every client out, /health included); only when every open
+ * socket has sent a request is the new one closed.
+ */
 export function limitConnections(server: Server, limits: HttpLimits): { openFrom(address: string): number } {
   const open = new Map<string, number>();
-  if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections;
+  let total = 0;
+  /** Sockets without a request yet, oldest first. */
+  const unproven = new Set<Socket>();
+  server.on('request', (req: IncomingMessage) => unproven.delete(req.socket));
   // Before the HTTP parser's own listener, so a refused socket is never read from.
   server.prependListener('connection', (socket: Socket) => {
-    if (limits.maxConnectionsPerAddress <= 0) return;
     const address = plainAddress(socket.remoteAddress);
     const count = (open.get(address) ?? 0) + 1;
-    if (count > limits.maxConnectionsPerAddress) {
+    if (limits.maxConnectionsPerAddress > 0 && count > limits.maxConnectionsPerAddress) {
       socket.destroy();
       return;
     }
+    if (limits.maxConnections > 0 && total >= limits.maxConnections) {
+      const oldest = unproven.values().next();
+      if (oldest.done) {
+        socket.destroy();
+        return;
+      }
+      unproven.delete(oldest.value);
+      oldest.value.destroy();
+    }
+    total++;
     open.set(address, count);
+    unproven.add(socket);
     socket.once('close', () => {
+      total--;
+      unproven.delete(socket);
       const left = (open.get(address) ?? 1) - 1;
       if (left <= 0) open.delete(address);
       else open.set(address, left);

@@ -121,6 +121,7 @@ async function main(): Promise<void> {
   // New runs reach this version once it is current: made so here (forward only), or by the operator (npm run versions).
   const promotion = deploymentVersion && versioning?.promote === 'auto' ? await promoteVersion(connection, temporalServer.namespace, deploymentVersion) : null;
 
+  const httpLimits = httpLimitsFromEnv(process.env);
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
   let closeHttp: (() => Promise<void>) | null = null;
   let reconciler: { stop(): void } | null = null;
@@ -135,14 +136,14 @@ async function main(): Promise<void> {
       log,
       demoModel: demo,
       bodyLimit: config.maxBodyBytes,
-      httpLimits: httpLimitsFromEnv(process.env),
+      httpLimits,
       runInputLimits: config.runInputLimits,
       templates: () => readExamples(root),
       temporalUiUrl: temporalServer.uiUrl ?? process.env.TEMPORAL_UI_URL ?? null,
       probes: worker ? { worker: async () => void (worker!.getState() === 'RUNNING' || Promise.reject(new Error(`worker is ${worker!.getState()}`))) } : {},
     });
     closeHttp = politeClose(app);
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.port, host: config.host, backlog: httpLimits.listenBacklog });
     // Runs stranded by a crash or closed outside our finalize: repaired now and every interval.
     reconciler = startRunReconciler({ store, client, log, batch: 100, ...config.reconcile });
   }

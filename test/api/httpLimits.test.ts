@@ -151,6 +151,21 @@ describe('connections per client address', () => {
   });
 });
 
+describe('connections in all', () => {
+  it('at the limit, closes the oldest socket still waiting for its headers to serve a new client', async () => {
+    const port = await apiWith({ headersTimeoutMs: 30_000, requestTimeoutMs: 60_000, maxConnectionsPerAddress: 0, maxConnections: 4 });
+    const held: Held[] = [];
+    for (let i = 0; i < 4; i++) {
+      held.push(await hold(port, 'GET /health HTTP/1.1\r\n'));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await health(port, '127.0.0.2')).toBe(200);
+    expect(await stillOpenAfter(held[0]!, 300)).toBe(false);
+    expect((await Promise.all(held.slice(1).map((x) => stillOpenAfter(x, 100)))).every(Boolean)).toBe(true);
+    for (const x of held) x.socket.destroy();
+  });
+});
+
 describe('failed API keys', () => {
   it('answers 429 with Retry-After once an address has failed the limit, while a valid key from another address is served', async () => {
     const port = await apiWith({ authFailureLimit: 5, authFailureWindowMs: 60_000 });
