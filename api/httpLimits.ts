@@ -26,6 +26,13 @@ import type { Socket } from 'node:net';
 import type { FastifyServerOptions } from 'fastify';
 
 export interface HttpLimits {
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (Fastify's trustProxy):
+   * false, true (any peer), or the proxies' addresses/CIDRs. It decides the address the
+   * failed-key throttle and webhook IP allow-lists see; connection counting always sees the
+   * socket's peer.
+   */
+  trustProxy: boolean | string;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
@@ -53,6 +60,7 @@ function connectionsBelowFileLimit(): number {
 }
 
 export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  trustProxy: false,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 120_000,
   keepAliveTimeoutMs: 72_000,
@@ -63,7 +71,7 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   authFailureWindowMs: 60_000,
 };
 
-const ENV: Record<keyof HttpLimits, string> = {
+const ENV: Record<Exclude<keyof HttpLimits, 'trustProxy'>, string> = {
   headersTimeoutMs: 'HTTP_HEADERS_TIMEOUT_MS',
   requestTimeoutMs: 'HTTP_REQUEST_TIMEOUT_MS',
   keepAliveTimeoutMs: 'HTTP_KEEP_ALIVE_TIMEOUT_MS',
@@ -74,10 +82,18 @@ const ENV: Record<keyof HttpLimits, string> = {
   authFailureWindowMs: 'AUTH_FAILURE_WINDOW_MS',
 };
 
+/** HTTP_TRUST_PROXY: empty/false, true, or comma-separated addresses/CIDRs of the proxies. */
+function trustProxyFrom(raw: string | undefined): HttpLimits['trustProxy'] {
+  const v = raw?.trim() ?? '';
+  if (v === '' || v.toLowerCase() === 'false') return false;
+  if (v.toLowerCase() === 'true') return true;
+  return v;
+}
+
 /** The limits from the environment; a value that is not a whole number ≥ 0 stops the start, naming the variable. */
 export function httpLimitsFromEnv(env: Record<string, string | undefined>): HttpLimits {
-  const limits = { ...DEFAULT_HTTP_LIMITS };
-  for (const key of Object.keys(ENV) as Array<keyof HttpLimits>) {
+  const limits = { ...DEFAULT_HTTP_LIMITS, trustProxy: trustProxyFrom(env.HTTP_TRUST_PROXY) };
+  for (const key of Object.keys(ENV) as Array<keyof typeof ENV>) {
     const raw = env[ENV[key]]?.trim();
     if (raw === undefined || raw === '') continue;
     if (!/^\d+$/.test(raw)) throw new Error(`${ENV[key]} must be a whole number ≥ 0, got ${JSON.stringify(raw)}`);
@@ -91,10 +107,11 @@ export function httpLimitsFromEnv(env: Record<string, string | undefined>): Http
 }
 
 /** Fastify's server options for these limits. */
-export function serverOptions(limits: HttpLimits): Pick<FastifyServerOptions, 'requestTimeout' | 'keepAliveTimeout' | 'connectionTimeout'> & {
+export function serverOptions(limits: HttpLimits): Pick<FastifyServerOptions, 'requestTimeout' | 'keepAliveTimeout' | 'connectionTimeout' | 'trustProxy'> & {
   http: { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number };
 } {
   return {
+    trustProxy: limits.trustProxy,
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     connectionTimeout: 0,

@@ -10,7 +10,8 @@
  * Bounds (all capped): FLOOD_CONNECTIONS (default 20000, at most 20000), FLOOD_ADDRESSES (source
  * addresses 127.0.2.1…, default 1 = 127.0.0.1 only, at most 250), FLOOD_OPEN (at most this many
  * open at once, default 8000, kept below this process's file limit), FLOOD_SECONDS (default 90,
- * at most 300). HTTP_* variables are passed to the server it starts. Prints numbers, asserts nothing.
+ * at most 300). HTTP_* variables are passed to the server it starts; FLOOD_SERVER_FILE_LIMIT sets
+ * its `ulimit -n`. Prints numbers, asserts nothing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -71,7 +72,14 @@ async function startServer(): Promise<{ base: string; stop(): Promise<void> }> {
     LOAD_EXAMPLES: 'false',
     LOG_LEVEL: 'warn',
   });
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // FLOOD_SERVER_FILE_LIMIT: the server's own file limit (ulimit -n), to see what a flood does at it.
+  const fileLimitArg = process.env.FLOOD_SERVER_FILE_LIMIT ? bounded('FLOOD_SERVER_FILE_LIMIT', 1024, 1_000_000) : null;
+  const command = fileLimitArg ? ['/bin/sh', ['-c', `ulimit -n ${fileLimitArg} && exec "$0" "$@"`, process.execPath]] : [process.execPath, []];
+  const child: ChildProcess = spawn(command[0] as string, [...(command[1] as string[]), '--import', 'tsx', 'server/main.ts'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let output = '';
   child.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
   const base = `http://127.0.0.1:${port}`;
@@ -122,6 +130,7 @@ async function flood(base: string, deadline: number): Promise<FloodStats> {
   const sockets = new Set<ReturnType<typeof connect>>();
   let started = 0;
   let settled = 0;
+  let ending = false;
   await new Promise<void>((done) => {
     const pump = () => {
       while (started < TOTAL && sockets.size < MAX_OPEN && Date.now() < deadline) {
@@ -139,6 +148,7 @@ async function flood(base: string, deadline: number): Promise<FloodStats> {
         s.on('data', () => {});
         s.on('error', () => {});
         s.on('close', () => {
+          if (ending) return; // closed by us at the deadline, not by the server
           sockets.delete(s);
           settled++;
           if (!connected) stats.refusedAtConnect++;
@@ -158,6 +168,7 @@ async function flood(base: string, deadline: number): Promise<FloodStats> {
     }, 200);
   });
   stats.stillOpenAtEnd = sockets.size;
+  ending = true;
   for (const s of sockets) s.destroy();
   return stats;
 }

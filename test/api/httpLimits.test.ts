@@ -198,6 +198,17 @@ describe('failed API keys', () => {
   });
 });
 
+describe('behind a trusted proxy', () => {
+  it('throttles the forwarded client, not the proxy every client shares', async () => {
+    const port = await apiWith({ authFailureLimit: 3, trustProxy: '127.0.0.1' });
+    const call = (key: string, client: string) =>
+      fetch(`http://127.0.0.1:${port}/api/v1/agents`, { headers: { authorization: `Bearer ${key}`, 'x-forwarded-for': client } }).then((r) => r.status);
+    for (let i = 0; i < 3; i++) expect(await call(`wrong-${i}`, '203.0.113.5')).toBe(401);
+    expect(await call(h.key, '203.0.113.5')).toBe(429);
+    expect(await call(h.key, '203.0.113.6')).toBe(200);
+  });
+});
+
 describe('settings', () => {
   it('reads every limit from its environment variable and names a bad one', () => {
     expect(httpLimitsFromEnv({ HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0', AUTH_FAILURE_LIMIT: '7' })).toMatchObject({
@@ -208,5 +219,7 @@ describe('settings', () => {
     });
     expect(() => httpLimitsFromEnv({ HTTP_REQUEST_TIMEOUT_MS: '10s' })).toThrow('HTTP_REQUEST_TIMEOUT_MS must be a whole number ≥ 0, got "10s"');
     expect(() => httpLimitsFromEnv({ HTTP_HEADERS_TIMEOUT_MS: '0' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS must be above 0/);
+    expect(httpLimitsFromEnv({ HTTP_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toBe('10.0.0.0/8, 127.0.0.1');
+    expect(httpLimitsFromEnv({}).trustProxy).toBe(false);
   });
 });
