@@ -22,7 +22,10 @@ beforeAll(async () => {
   if (!haveChromium) return;
   site = createServer((req, res) => {
     res.setHeader('content-type', 'text/html; charset=utf-8');
-    if (req.url === '/jump')
+    if (req.url === '/redirect') {
+      res.writeHead(302, { location: 'file:///etc/passwd' });
+      res.end();
+    } else if (req.url === '/jump')
       res.end('<html><body><script>location.href = URL.createObjectURL(new Blob(["<p>made here</p>"], { type: "text/html" }))</script></body></html>');
     else res.end('<html><head><title>Start</title></head><body><a href="chrome://version">Version</a><a href="file:///etc/passwd">Passwords</a></body></html>');
   });
@@ -65,6 +68,13 @@ describe.skipIf(!haveChromium)('the Browser tool’s pages', () => {
       expect(view.url).toMatch(/^(http:|about:blank)/);
       expect(view.text).not.toMatch(/root:|Chromium\s+\d+/);
     }
+  });
+
+  it('does not follow a redirect to file://', async () => {
+    await session.goto(`${siteUrl}/redirect`).catch(() => {});
+    const view = await session.view();
+    expect(view.url).toMatch(/^(http:|about:blank|chrome-error:)/);
+    expect(view.text).not.toMatch(/root:/);
   });
 
   it('leaves a page that sends itself to another scheme (a blob: page) for about:blank, and says why', async () => {
