@@ -10,6 +10,7 @@ import { installAuth } from './auth';
 import { runEventSchemas } from './eventSchemas';
 import type { AppDeps } from './deps';
 import { installErrorHandler } from './errorHandler';
+import { DEFAULT_HTTP_LIMITS, limitConnections, serverOptions } from './httpLimits';
 import { installRequestGuard } from './requestGuard';
 import { agentsPlugin } from './plugins/agents';
 import { apiKeysPlugin } from './plugins/apiKeys';
@@ -38,7 +39,9 @@ import { webhookPlugin } from './plugins/webhook';
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT, return503OnClosing: true });
+  const limits = deps.httpLimits ?? DEFAULT_HTTP_LIMITS;
+  const app = Fastify({ logger: false, bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT, return503OnClosing: true, ...serverOptions(limits) });
+  limitConnections(app.server, limits);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app, deps.log);
@@ -57,7 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
   });
-  installAuth(app, deps.store);
+  installAuth(app, deps.store, { failureLimit: limits.authFailureLimit, failureWindowMs: limits.authFailureWindowMs });
   app.addHook('onRequest', async (request) => {
     const started = process.hrtime.bigint();
     request.raw.once('close', () => {

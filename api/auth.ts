@@ -10,9 +10,14 @@
  * key all get HTTP 401 `{code: 401, message: "<Unauthorized '401: Unauthorized'>", data: null}`.
  * The OpenAI-compatible routes answer OpenAI's `{error: {message, type, code}}` with 401, so the
  * OpenAI SDKs raise their AuthenticationError. Our own routes answer 401 `{code: UNAUTHENTICATED}`.
+ *
+ * Failed attempts are throttled per client address (services/authThrottle.ts): over the limit,
+ * 429 with Retry-After in every route's shape. A refused request's connection is closed after
+ * the answer (`Connection: close`): a client without a key holds no socket.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Store } from '../src/io/store/contract';
+import { FailedAuthThrottle } from './services/authThrottle';
 import { SingleFlight } from './services/singleFlight';
 
 declare module 'fastify' {
@@ -42,6 +47,7 @@ export function bearerKey(header: string | undefined): string | null {
 export const RAGFLOW_UNAUTHORIZED = { code: 401, message: "<Unauthorized '401: Unauthorized'>", data: null } as const;
 
 function reject(request: FastifyRequest, reply: FastifyReply, missing: boolean): FastifyReply {
+  void reply.header('connection', 'close');
   if (request.routeOptions.config?.ragflow) return reply.status(401).send(RAGFLOW_UNAUTHORIZED);
   if (request.routeOptions.config?.openai) {
     const message = missing
@@ -58,17 +64,39 @@ function reject(request: FastifyRequest, reply: FastifyReply, missing: boolean):
     .send({ code: 'UNAUTHENTICATED', message: missing ? 'Missing API key: send "Authorization: Bearer <key>"' : 'Invalid API key' });
 }
 
-export function installAuth(app: FastifyInstance, store: Store): void {
+/** 429 for an address over its failed-attempt budget, in the route's shape. */
+function throttled(request: FastifyRequest, reply: FastifyReply, waitMs: number): FastifyReply {
+  const seconds = Math.ceil(waitMs / 1000);
+  const message = `Too many failed API key attempts from this address; retry in ${seconds} s`;
+  void reply.status(429).header('retry-after', String(seconds)).header('connection', 'close');
+  if (request.routeOptions.config?.ragflow) return reply.send({ code: 429, message, data: null });
+  if (request.routeOptions.config?.openai) return reply.send({ error: { message, type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' } });
+  return reply.send({ code: 'TOO_MANY_REQUESTS', message });
+}
+
+export interface AuthLimits {
+  /** Failed attempts one address may make per window (0: no throttle). */
+  failureLimit: number;
+  failureWindowMs: number;
+}
+
+export function installAuth(app: FastifyInstance, store: Store, limits: AuthLimits): void {
   app.decorateRequest('tenantId', '');
   app.decorateRequest('apiKeyId', '');
   app.decorateRequest('tenantAdmin', false);
   const lookups = new SingleFlight<Awaited<ReturnType<Store['tenants']['authenticate']>>>();
+  const throttle = new FailedAuthThrottle(limits.failureLimit, limits.failureWindowMs);
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.auth === false || !request.routeOptions.url) return;
+    const wait = throttle.retryAfterMs(request.ip);
+    if (wait > 0) return throttled(request, reply, wait);
     const key = bearerKey(request.headers.authorization);
     if (!key) return reject(request, reply, true);
     const owner = await lookups.get(key, () => store.tenants.authenticate(key));
-    if (!owner) return reject(request, reply, false);
+    if (!owner) {
+      throttle.fail(request.ip);
+      return reject(request, reply, false);
+    }
     request.tenantId = owner.tenantId;
     request.apiKeyId = owner.keyId;
     request.tenantAdmin = owner.admin;

@@ -8,6 +8,7 @@ import type { KnowledgeDeps } from '../src/io/knowledge/search';
 import type { McpPolicy } from '../src/io/mcp/connect';
 import type { Store } from '../src/io/store/contract';
 import type { RunSettings } from '../workflows/definitions';
+import type { HttpLimits } from './httpLimits';
 import type { RunInputLimits } from './services/runLimits';
 
 export interface HealthProbe {
@@ -27,6 +28,8 @@ export interface AppDeps {
   demoModel?: boolean;
   /** Largest accepted request body, bytes. */
   bodyLimit?: number;
+  /** Timeouts, connection limits and the failed-key throttle (api/httpLimits.ts); absent: the defaults. */
+  httpLimits?: HttpLimits;
   /** Size limits of what a run starts with (api/services/runLimits.ts); absent: the defaults. */
   runInputLimits?: RunInputLimits;
   /** Canvases offered by GET /api/v1/agents/templates. */

@@ -8,6 +8,19 @@ export interface Paging {
   desc: boolean;
 }
 
+/**
+ * The furthest page any list serves. Pages past it are refused rather than passed on: a page of
+ * 99999999999999999999 times its size is an offset no store can take (PostgreSQL's bigint
+ * overflows), and no list here is that long.
+ */
+export const MAX_PAGE = 1_000_000;
+
+/** The refusal of a page past MAX_PAGE (RAGFlow's routes: code 101), naming the field. */
+export function pageTooFar(name = 'page'): AppError {
+  const message = `must be less than or equal to ${MAX_PAGE}`;
+  return new AppError('BAD_REQUEST', `${name} ${message}`, { ragflowCode: 101, problems: [{ path: `$.query.${name}`, message }] });
+}
+
 function positiveInt(name: string, raw: string | undefined, def: number, max: number): number {
   if (raw === undefined || raw === '') return def;
   const n = Number(raw);
@@ -15,12 +28,13 @@ function positiveInt(name: string, raw: string | undefined, def: number, max: nu
     throw new AppError('BAD_REQUEST', `${name} must be a positive integer, got ${JSON.stringify(raw)}`, {
       problems: [{ path: `$.query.${name}`, message: 'must be a positive integer' }],
     });
+  if (name === 'page' && n > MAX_PAGE) throw pageTooFar();
   return Math.min(n, max);
 }
 
 export function pageParams(q: Record<string, string | undefined>, defaultOrder: string): Paging {
   return {
-    page: positiveInt('page', q.page, 1, 1_000_000),
+    page: positiveInt('page', q.page, 1, MAX_PAGE),
     pageSize: positiveInt('page_size', q.page_size, 30, 1000),
     orderby: q.orderby || defaultOrder,
     desc: !['false', 'False', '0'].includes(q.desc ?? 'true'),
@@ -51,8 +65,10 @@ export function restApiPageParams(q: Record<string, string | undefined>, default
       ragflowCode: 100,
       problems: [{ path: '$.query.page_size', message: `must be less than or equal to ${REST_API_MAX_PAGE_SIZE}` }],
     });
+  const page = lenientInt(q.page, 1);
+  if (page > MAX_PAGE) throw pageTooFar();
   return {
-    page: lenientInt(q.page, 1),
+    page,
     pageSize,
     orderby: q.orderby || defaultOrder,
     desc: String(q.desc ?? 'true').toLowerCase() !== 'false',

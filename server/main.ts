@@ -13,6 +13,7 @@ import { McpPool } from '../src/io/mcp/pool';
 import { openSearchIndex } from '../src/io/knowledge/openSearchIndex';
 import { knowledgeDeps } from '../src/io/knowledge/deps';
 import { buildApp } from '../api/app';
+import { httpLimitsFromEnv } from '../api/httpLimits';
 import { startRunReconciler } from '../api/services/runReconciler';
 import { DEMO_MODEL_PATH } from '../api/plugins/demoModel';
 import { DOCS_PATH } from '../api/plugins/docs';
@@ -125,6 +126,7 @@ async function main(): Promise<void> {
   // New runs reach this version once it is current: made so here (forward only), or by the operator (npm run versions).
   const promotion = deploymentVersion && versioning?.promote === 'auto' ? await promoteVersion(connection, temporalServer.namespace, deploymentVersion) : null;
 
+  const httpLimits = httpLimitsFromEnv(process.env);
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
   let closeHttp: (() => Promise<void>) | null = null;
   let reconciler: { stop(): void } | null = null;
@@ -139,13 +141,14 @@ async function main(): Promise<void> {
       log,
       demoModel: demo,
       bodyLimit: config.maxBodyBytes,
+      httpLimits,
       runInputLimits: config.runInputLimits,
       templates: () => readExamples(root),
       temporalUiUrl: temporalServer.uiUrl ?? process.env.TEMPORAL_UI_URL ?? null,
       probes: worker ? { worker: async () => void (worker!.getState() === 'RUNNING' || Promise.reject(new Error(`worker is ${worker!.getState()}`))) } : {},
     });
     closeHttp = politeClose(app);
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.port, host: config.host, backlog: httpLimits.listenBacklog });
     // Runs stranded by a crash or closed outside our finalize: repaired now and every interval.
     reconciler = startRunReconciler({ store, client, log, batch: 100, ...config.reconcile });
   }

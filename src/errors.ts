@@ -34,6 +34,8 @@ export const ERROR_REGISTRY = {
   CONFLICT: { category: 'user', http: 409, ragflow: 102, retryable: false },
   /** Missing or unknown API key. */
   UNAUTHENTICATED: { category: 'user', http: 401, ragflow: 109, retryable: false },
+  /** Too many failed attempts (API keys) from one client address: retry after the Retry-After header's seconds. */
+  TOO_MANY_REQUESTS: { category: 'user', http: 429, ragflow: 429, retryable: false },
   /** A component's parameters cannot be used as given (bad template, unknown operator...). */
   COMPONENT_PARAMS: { category: 'user', http: 400, ragflow: 101, retryable: false },
   /** A variable reference points at something that does not exist at run time. */

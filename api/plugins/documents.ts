@@ -14,6 +14,7 @@ import { jsonObjectBody, keepRawBodies, lenientBody } from '../ragflowBody';
 import { deleteRequestModel } from '../services/datasetRequests';
 import { uniqueName } from '../services/datasetDefaults';
 import { documentView, knowledgeOf, startIndexing, stopIndexing } from '../services/knowledge';
+import { partBytes, uploadedFiles } from '../multipartUpload';
 import { restPage, restPageSize } from './restPaging';
 import { rf } from './datasets';
 import { FILE_NAME_LEN_LIMIT, sendDocument, storedType } from './documentRequests';
@@ -61,17 +62,12 @@ export async function documentsPlugin(app: FastifyInstance, deps: AppDeps, opts:
       if (!request.isMultipart()) throw rf(101, 'No file part!');
       const files: Array<{ name: string; type: string | null; content: Uint8Array }> = [];
       let parseNow = (request.query as { parse?: string }).parse === 'true';
-      for await (const part of request.parts()) {
-        if (part.type === 'field') {
-          if (part.fieldname === 'parse') parseNow = String(part.value) === 'true';
-          continue;
-        }
-        if (part.fieldname !== 'file') {
-          await part.toBuffer();
-          continue;
-        }
+      const parts = uploadedFiles(request, (field) => {
+        if (field.fieldname === 'parse') parseNow = String(field.value) === 'true';
+      });
+      for await (const part of parts) {
         const name = part.filename ?? '';
-        const content = new Uint8Array(await part.toBuffer());
+        const content = await partBytes(part);
         if (!name) throw rf(101, 'No file selected!');
         if (Buffer.byteLength(name, 'utf8') > FILE_NAME_LEN_LIMIT) throw rf(101, `File name must be ${FILE_NAME_LEN_LIMIT} bytes or less.`);
         if (part.file.truncated) throw rf(101, `${name} is larger than the upload limit`);

@@ -1,6 +1,6 @@
 /**
  * Files in and out of runs, on RAGFlow's routes: `POST /api/v1/agents/{agent_id}/upload`
- * (multipart `file`, one or more; answers RAGFlow's upload_info, or a list of them) stores a file
+ * (multipart field `file`, one or more, files under any other field refused; answers RAGFlow's upload_info, or a list of them) stores a file
  * a completion then names in `files` (or a Begin file input); `GET
  * /api/v1/agents/attachments/{id}/download` serves a file a run made (DocGenerator,
  * ExcelProcessor, a Browser download) — or an upload — to its tenant only: any other key gets 404.
@@ -12,6 +12,7 @@ import { fileMaxBytes } from '../../src/io/files/fileLimits';
 import { extensionOf, fileText, mimeTypeOf } from '../../src/io/files/fileText';
 import type { AppDeps } from '../deps';
 import { ragflowJson } from '../envelope';
+import { partBytes, uploadedFiles } from '../multipartUpload';
 
 export interface FileRoutesOptions {
   /** Largest accepted file, bytes (default FILE_MAX_BYTES, 20 MB). */
@@ -41,11 +42,10 @@ export async function filesPlugin(app: FastifyInstance, deps: AppDeps, opts: Fil
         throw new AppError('NO_PERMISSION', 'Make sure you have permission to access the agent.');
       if (!request.isMultipart()) throw new AppError('BAD_REQUEST', 'No file part!');
       const uploaded: Array<Record<string, unknown>> = [];
-      for await (const part of request.parts()) {
-        if (part.type === 'field') continue;
+      for await (const part of uploadedFiles(request)) {
         const name = part.filename?.trim();
         if (!name) throw new AppError('BAD_REQUEST', 'No file selected!');
-        const content = new Uint8Array(await part.toBuffer());
+        const content = await partBytes(part);
         if (part.file.truncated) throw new AppError('PAYLOAD_TOO_LARGE', `${name} is larger than the upload limit (${maxBytes} bytes)`);
         const mimeType = mimeTypeOf(name, part.mimetype);
         let text: string | null = null;

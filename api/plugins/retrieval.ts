@@ -9,6 +9,7 @@ import { manualFilter } from '../../src/io/knowledge/metaFilter';
 import { AppError } from '../../src/errors';
 import type { AppDeps } from '../deps';
 import { ragflowResult } from '../envelope';
+import { MAX_PAGE } from '../paging';
 import { knowledgeOf } from '../services/knowledge';
 import { rf } from './datasets';
 
@@ -16,7 +17,12 @@ const RetrievalBody = z.object({
   question: z.string({ message: '`question` is required.' }),
   dataset_ids: z.array(z.string(), { message: '`dataset_ids` should be a list' }).min(1, '`dataset_ids` is required.'),
   document_ids: z.array(z.string()).optional(),
-  page: z.coerce.number().int().min(1).optional(),
+  page: z.coerce
+    .number()
+    .max(MAX_PAGE, `page must be less than or equal to ${MAX_PAGE}`)
+    .int('page must be an integer')
+    .min(1, 'page must be greater than 0')
+    .optional(),
   page_size: z.coerce.number().int().min(1).max(100, 'page_size must be less than or equal to 100').optional(),
   similarity_threshold: z.coerce.number().min(0).max(1).optional(),
   vector_similarity_weight: z.coerce.number().min(0).max(1).optional(),

@@ -4,6 +4,7 @@
  * the parser_config defaults and name renaming are in datasetDefaults.ts.
  */
 import { custom, INVALID, py, uuidField, uuidHex, type PyError, type Validator } from '../pyValidate';
+import { MAX_PAGE } from '../paging';
 import { f, opt, parserConfigField, strict } from './parserConfigModel';
 
 export const DATASET_NAME_LIMIT = 128;
@@ -185,7 +186,7 @@ export const deleteRequestModel = (uuidIds: boolean) =>
 export const listDatasetModel = py.model('ListDatasetReq', {
   id: f((input, loc, errors) => uuidField(input, loc, errors), null),
   name: f(py.nullable(py.str()), null),
-  page: f(py.int({ ge: 1 }), 1),
+  page: f(py.int({ ge: 1, le: MAX_PAGE }), 1),
   page_size: f(
     py.pipe(py.int({ ge: 1 }), (v, loc, errors, input) =>
       (v as number) > REST_API_MAX_PAGE_SIZE ? custom(errors, loc, `Value error, page_size must be less than or equal to ${REST_API_MAX_PAGE_SIZE}`, input) : v,

@@ -1,7 +1,8 @@
 /**
- * The security gate of RAGFlow's webhook trigger, checked in RAGFlow's order before the body is
- * read: body size, IP allow-list, rate limit, then authentication (none with an explicit
- * `allow_anonymous`, header token, Basic, or HMAC JWT). Every refusal is a BAD_REQUEST whose
+ * The security gate of RAGFlow's webhook trigger, checked before the body is read: body size, IP
+ * allow-list, authentication (none with an explicit `allow_anonymous`, header token, Basic, or
+ * HMAC JWT), then the rate limit — RAGFlow checks the rate before authenticating, which lets
+ * failed calls spend the legitimate caller's budget; here only authenticated calls count. Every refusal is a BAD_REQUEST whose
  * message is RAGFlow's. Where RAGFlow lets a half-configured check pass (a token check with no
  * token configured), this one refuses.
  */
@@ -150,7 +151,6 @@ export function checkWebhookSecurity(securityCfg: unknown, caller: WebhookCaller
   if (Object.keys(security).length === 0) throw bad('Webhook security is required. Set allow_anonymous to true to permit unauthenticated webhooks.');
   checkBodySize(security, caller.contentLength);
   checkIpWhitelist(security, caller.ip);
-  checkRateLimit(security, caller.agentId, limiter);
   const authType = security.auth_type ?? 'none';
   if (authType === 'none') {
     if (!truthy(security.allow_anonymous)) throw bad('Anonymous webhook access requires allow_anonymous to be true');
@@ -158,4 +158,7 @@ export function checkWebhookSecurity(securityCfg: unknown, caller: WebhookCaller
   else if (authType === 'basic') checkBasic(security, caller.headers);
   else if (authType === 'jwt') verifyWebhookJwt(firstHeader(caller.headers, 'authorization'), security.jwt);
   else throw bad(`Unsupported auth_type: ${String(authType)}`);
+  // Only authenticated calls spend the agent's budget: counted before authentication, a stranger
+  // with a wrong token could use it up and lock the legitimate caller out.
+  checkRateLimit(security, caller.agentId, limiter);
 }

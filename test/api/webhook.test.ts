@@ -48,6 +48,14 @@ const hook = (id: string, opts: { method?: string; body?: unknown; raw?: string;
 
 const refused = (message: string) => ({ code: 400, message });
 
+/** `Bearer <HS256 JWT>` of these claims. */
+const sign = (claims: object, key = 'k') => {
+  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const unsigned = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
+  return `Bearer ${unsigned}.${createHmac('sha256', key).update(unsigned).digest('base64url')}`;
+};
+const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
+
 describe('webhook trigger', () => {
   it('runs the canvas with the request body and answers with the run’s message', async () => {
     h.llm.whenPromptIncludes('MARK-wh-sync', { content: 'Order confirmed.' });
@@ -188,19 +196,16 @@ describe('webhook trigger', () => {
     expect((await hook(basic, { body: { order_id: 1 }, headers: basicAuth('u', 'x') })).body).toEqual(refused('Invalid Basic Auth credentials'));
 
     const jwt = await webhookAgent('MARK-wh-sec', { ...now, security: { auth_type: 'jwt', jwt: { secret: 'k', required_claims: ['role'] } } });
-    const sign = (claims: object, key = 'k') => {
-      const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
-      const unsigned = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
-      return `Bearer ${unsigned}.${createHmac('sha256', key).update(unsigned).digest('base64url')}`;
-    };
-    expect((await hook(jwt, { body: { order_id: 1 }, headers: { authorization: sign({ role: 'ops' }) } })).status).toBe(204);
-    expect((await hook(jwt, { body: { order_id: 1 }, headers: { authorization: sign({ role: 'ops' }, 'other') } })).body).toEqual(
+    expect((await hook(jwt, { body: { order_id: 1 }, headers: { authorization: sign({ role: 'ops', exp: inAnHour() }) } })).status).toBe(204);
+    expect((await hook(jwt, { body: { order_id: 1 }, headers: { authorization: sign({ role: 'ops', exp: inAnHour() }, 'other') } })).body).toEqual(
       refused('Invalid JWT: Signature verification failed'),
     );
     expect((await hook(jwt, { body: { order_id: 1 }, headers: { authorization: sign({ role: 'ops', exp: 1 }) } })).body).toEqual(
       refused('Invalid JWT: Signature has expired'),
     );
-    expect((await hook(jwt, { body: { order_id: 1 }, headers: { authorization: sign({}) } })).body).toEqual(refused('Missing JWT claim: role'));
+    expect((await hook(jwt, { body: { order_id: 1 }, headers: { authorization: sign({ exp: inAnHour() }) } })).body).toEqual(
+      refused('Missing JWT claim: role'),
+    );
 
     const walled = await webhookAgent('MARK-wh-sec', { ...now, security: { ...TOKEN, ip_whitelist: ['10.0.0.0/8'] } });
     expect((await hook(walled, { body: { order_id: 1 } })).body).toEqual(refused('IP 127.0.0.1 is not allowed by whitelist'));
@@ -221,5 +226,48 @@ describe('webhook trigger', () => {
     const foreign = await api(h, 'POST', `/api/v1/agents/${id}/webhook/test`, { key: h.otherKey, body: { order_id: 5 }, headers: { 'X-Token': 's3cret' } });
     expect(foreign.body).toEqual({ code: 103, data: false, message: 'Only the owner of the agent is authorized for this operation.' });
     expect((await api(h, 'POST', `/api/v1/agents/${id}/webhook/test`, { key: null, body: { order_id: 5 } })).status).toBe(401);
+  });
+});
+
+describe('webhook authentication hardening', () => {
+  const now = { execution_mode: 'Immediately', response: { status: 204 } };
+
+  it('spends the rate limit only on authenticated calls: wrong tokens do not lock the caller out', async () => {
+    h.llm.whenPromptIncludes('MARK-wh-ratefirst', { content: 'ok' });
+    const id = await webhookAgent('MARK-wh-ratefirst', { ...now, security: { ...TOKEN, rate_limit: { limit: 2, per: 'minute' } } });
+    for (let i = 0; i < 8; i++)
+      expect((await hook(id, { body: { order_id: i }, headers: { 'X-Token': 'guess' } })).body).toEqual(refused('Invalid token authentication'));
+    expect((await hook(id, { body: { order_id: 1 } })).status).toBe(204);
+    expect((await hook(id, { body: { order_id: 2 } })).status).toBe(204);
+    expect((await hook(id, { body: { order_id: 3 } })).body).toEqual(refused('Too many requests (rate limit exceeded)'));
+  });
+
+  it('refuses a JWT with junk characters in any of its three parts', async () => {
+    h.llm.whenPromptIncludes('MARK-wh-junk', { content: 'ok' });
+    const id = await webhookAgent('MARK-wh-junk', { ...now, security: { auth_type: 'jwt', jwt: { secret: 'k' } } });
+    const good = sign({ exp: inAnHour() });
+    expect((await hook(id, { body: { order_id: 1 }, headers: { authorization: good } })).status).toBe(204);
+    const [head, payload, signature] = good.slice('Bearer '.length).split('.') as [string, string, string];
+    const cases: Array<[string, string]> = [
+      [`${head}.${payload}.${signature.slice(0, 10)}*!${signature.slice(10)}`, 'The signature is not valid base64url'],
+      [`${head}.${payload}.${signature}=`, 'The signature is not valid base64url'],
+      [`${head}.${payload}.${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`, 'Signature verification failed'],
+      [`${head}.${payload.slice(0, 4)}~${payload.slice(4)}.${signature}`, 'The payload is not valid base64url'],
+      [`${head}$.${payload}.${signature}`, 'The header is not valid base64url'],
+    ];
+    for (const [token, message] of cases)
+      expect((await hook(id, { body: { order_id: 1 }, headers: { authorization: `Bearer ${token}` } })).body, token).toEqual(
+        refused(`Invalid JWT: ${message}`),
+      );
+  });
+
+  it('requires exp unless the webhook’s jwt.require_exp is false', async () => {
+    h.llm.whenPromptIncludes('MARK-wh-exp', { content: 'ok' });
+    const strict = await webhookAgent('MARK-wh-exp', { ...now, security: { auth_type: 'jwt', jwt: { secret: 'k' } } });
+    expect((await hook(strict, { body: { order_id: 1 }, headers: { authorization: sign({ sub: 'a' }) } })).body).toEqual(
+      refused('Invalid JWT: Token is missing the "exp" claim'),
+    );
+    const lax = await webhookAgent('MARK-wh-exp', { ...now, security: { auth_type: 'jwt', jwt: { secret: 'k', require_exp: false } } });
+    expect((await hook(lax, { body: { order_id: 1 }, headers: { authorization: sign({ sub: 'a' }) } })).status).toBe(204);
   });
 });

@@ -43,7 +43,7 @@ describe('testing an MCP server definition (POST /api/v1/mcp/servers/{id}/test)'
     [
       'a name that resolves to loopback',
       () => `http://localhost:${forbidden.port}/status?code=403`,
-      /MCP server probe: localhost resolves to (127\.0\.0\.1|::1), a loopback address; blocked/,
+      /MCP server probe: host localhost is not allowed; blocked/,
     ],
     [
       'an IPv4-mapped metadata address',

@@ -63,7 +63,7 @@ describe('an MCP connection through the guard', () => {
   it('refuses a DNS answer that changes to a forbidden address between the check and a later request', async () => {
     const url = `http://mcp.rebind.test:${new URL(mcp.url).port}/mcp`;
     await expect(probeTools(serverAt(url), policy(changingResolver(['127.0.0.1', '169.254.169.254'])), 5000)).rejects.toThrow(
-      /MCP server orders: mcp\.rebind\.test resolves to 169\.254\.169\.254, the cloud metadata address; blocked \(allow it with NETWORK_ALLOW_HOSTS\)/,
+      'MCP server orders: host mcp.rebind.test is not allowed; blocked (allow it with NETWORK_ALLOW_HOSTS)',
     );
   });
 });

@@ -7,6 +7,12 @@
  * time — a redirect goes back to Chromium as a redirect, so its target is intercepted and checked
  * in turn — and Chromium's own proxy is a closed port, so anything that escaped interception
  * (WebSockets, prefetches) goes nowhere.
+ *
+ * Only http(s) pages are opened: `chrome://`, `file://`, `view-source:`, `devtools://` and the
+ * like never reach the network, so the guard above would not see them. A goto is refused
+ * before Chromium gets it, and every navigation of the page (a link clicked, a redirect, a
+ * script's `location = …`) is checked when it commits: one to another scheme is left for
+ * about:blank and reported as the step's refusal.
  */
 import { access, constants, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -79,6 +85,24 @@ const VIEW_SCRIPT = `(() => {
   return { title: document.title, text: text.length > ${TEXT_LIMIT} ? text.slice(0, ${TEXT_LIMIT}) + '…' : text, elements: out };
 })()`;
 
+/** URLs a page may show: http(s), the blank page, and Chromium's page for a refused request. */
+function mayShow(url: string): boolean {
+  return /^https?:/i.test(url) || url === 'about:blank' || url.startsWith('chrome-error://chromewebdata');
+}
+
+/** The URL a goto may open (http or https), or the refusal naming its scheme. */
+export function checkNavigable(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new AppError('TOOL_BAD_REQUEST', `Browser: "${raw}" is not a valid URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new AppError('TOOL_BAD_REQUEST', `Browser: ${url.protocol}// pages cannot be opened; only http and https are allowed`);
+  return url.href;
+}
+
 /** One Chromium with one page, for one Browser node of one run. */
 export class BrowserSession {
   private downloads: Download[] = [];
@@ -90,6 +114,13 @@ export class BrowserSession {
     private readonly dataDir: string,
   ) {
     page.on('download', (d) => this.downloads.push(d));
+    // Navigations the page starts itself (links, redirects, scripts) are checked as they commit.
+    page.on('framenavigated', (frame) => {
+      if (frame !== page.mainFrame() || mayShow(frame.url())) return;
+      const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(frame.url())?.[0] ?? frame.url();
+      refusals.set(page, `Browser: the page went to a ${scheme} URL, which is not allowed (only http and https); left for about:blank`);
+      void page.goto('about:blank').catch(() => {});
+    });
   }
 
   static async open(settings: BrowserSettings): Promise<BrowserSession> {
@@ -135,7 +166,7 @@ export class BrowserSession {
   }
 
   async goto(url: string): Promise<void> {
-    await this.page.goto(url, { waitUntil: 'domcontentloaded' });
+    await this.page.goto(checkNavigable(url), { waitUntil: 'domcontentloaded' });
   }
 
   /** The page as the model reads it; numbers its links and fields (`data-ac-index`) for the next action. */

@@ -73,8 +73,18 @@ async function resolve(host: string, ctx: GuardContext): Promise<ResolvedAddress
 }
 
 /**
+ * The refusal of a host name whose addresses are not allowed. It never says what the name
+ * resolves to or which kind of address that is: the caller (a canvas author, a model steered by
+ * page text) would otherwise learn the internal network's addresses one name at a time.
+ */
+function hostNotAllowed(host: string, ctx: GuardContext): AppError {
+  return new AppError('TOOL_BAD_REQUEST', `${ctx.service}: host ${host} is not allowed; ${HINT}`, { host });
+}
+
+/**
  * Checks that a tool may connect to `host`:`port` and returns the addresses to connect to.
- * Throws TOOL_BAD_REQUEST (not retried) naming the host and why it is blocked.
+ * Throws TOOL_BAD_REQUEST (not retried) naming the host (an IP literal also says why: the
+ * caller wrote it, so nothing is disclosed).
  */
 export async function assertHostAllowed(host: string, port: number, ctx: GuardContext): Promise<PinnedHost> {
   if (!host.trim()) throw new AppError('TOOL_BAD_REQUEST', `${ctx.service}: no host given`);
@@ -91,10 +101,7 @@ export async function assertHostAllowed(host: string, port: number, ctx: GuardCo
   if (allowsName(entries, canonical, port)) return { host: canonical, port, addresses };
   for (const a of addresses) {
     const ip = parseIp(a.address);
-    if (!ip) throw new AppError('TOOL_BAD_REQUEST', `${ctx.service}: ${canonical} resolves to "${a.address}", which is not an IP address`, { host: canonical });
-    const reason = blockedReason(ip);
-    if (reason && !allowsAddress(entries, ip, port))
-      throw new AppError('TOOL_BAD_REQUEST', `${ctx.service}: ${canonical} resolves to ${a.address}, ${reason}; ${HINT}`, { host: canonical });
+    if (!ip || (blockedReason(ip) && !allowsAddress(entries, ip, port))) throw hostNotAllowed(canonical, ctx);
   }
   return { host: canonical, port, addresses };
 }
