@@ -100,7 +100,8 @@ export async function runsIndexPlugin(app: FastifyInstance, deps: AppDeps): Prom
       // Refused before a session is made for it.
       checkLaunchSizes(launch, { query, inputs, files: [], canvas });
       checkBeginInputs(canvas, { inputs, query, firstTurn: isFirstTurn(session) });
-      const turnSession = session ?? (await createSession(launch, { tenantId: request.tenantId, canvas, name: query.slice(0, 250), userId, withPrologue: false }));
+      const turnSession =
+        session ?? (await createSession(launch, { tenantId: request.tenantId, canvas, name: query.slice(0, 250), userId, withPrologue: false }));
       const run = await startTurn(launch, { tenantId: request.tenantId, canvas, session: turnSession, query, inputs, files: [], userId });
       return reply.status(202).send({ id: run.runId, task_id: run.runId, session_id: turnSession.id, workflow_id: run.workflowId, status: 'running' });
     },
