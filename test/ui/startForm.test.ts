@@ -50,17 +50,19 @@ describe('start form', () => {
     expect(await page.locator('[data-field=tone]').getAttribute('required')).toBe('');
     expect(await page.locator('[data-field=notes]').getAttribute('required')).toBeNull();
 
-    await page.locator('[data-field=tone]').selectOption('casual');
+    // Nothing filled in: the form sends no inputs at all, which the API used to take.
     await page.locator('form.start button[type=submit]').click();
     const fieldError = page.locator('[data-error-for=topic]');
     await expect.poll(() => fieldError.textContent()).toBe('Topic is required');
     expect(await topic.getAttribute('aria-invalid')).toBe('true');
-    expect(await page.locator('[data-error-for=tone]').textContent()).toBe('');
+    expect(await page.locator('[data-error-for=tone]').textContent()).toBe('Tone is required');
+    expect(await page.locator('[data-error-for=notes]').textContent()).toBe('');
     expect(page.url()).not.toMatch(/#\/runs\//);
     expect(((await api(h, 'GET', `/api/v1/runs?canvas_id=${agentId}`)).body as { total: number }).total).toBe(0);
     await screenshot(page, 'start-form-required');
 
     await topic.fill('tides');
+    await page.locator('[data-field=tone]').selectOption('casual');
     await page.locator('form.start button[type=submit]').click();
     await page.waitForURL(/#\/runs\/[0-9a-f]{32}$/);
     await expect.poll(() => runStatus(page), { timeout: 30_000 }).toBe('finished');
