@@ -14,7 +14,7 @@ import { pageParams } from '../paging';
 import { launchDeps } from '../services/completion';
 import { checkLaunchSizes } from '../services/runLauncher';
 import { listRuns, RUN_STATUSES } from '../services/runList';
-import { checkBeginInputs, createSession, startTurn } from '../services/sessions';
+import { checkBeginInputs, createSession, isFirstTurn, startTurn } from '../services/sessions';
 
 const ListQuery = z.object({
   page: z.string().optional(),
@@ -91,18 +91,19 @@ export async function runsIndexPlugin(app: FastifyInstance, deps: AppDeps): Prom
       const inputs = body.inputs ?? null;
       const query = body.query ?? '';
       const launch = launchDeps(deps);
-      // Refused before a session is made for it.
-      checkLaunchSizes(launch, { query, inputs, files: [], canvas });
-      checkBeginInputs(canvas, inputs);
       const userId = body.user_id ?? request.tenantId;
-      let session = body.session_id ? await store.sessions.get(request.tenantId, canvas.id, body.session_id) : null;
+      const session = body.session_id ? await store.sessions.get(request.tenantId, canvas.id, body.session_id) : null;
       if (body.session_id && !session)
         throw new AppError('NOT_FOUND', `No session ${body.session_id} of this canvas`, {
           problems: [{ path: '$.body.session_id', message: 'no such session' }],
         });
-      session ??= await createSession(launch, { tenantId: request.tenantId, canvas, name: query.slice(0, 250), userId, withPrologue: false });
-      const run = await startTurn(launch, { tenantId: request.tenantId, canvas, session, query, inputs, files: [], userId });
-      return reply.status(202).send({ id: run.runId, task_id: run.runId, session_id: session.id, workflow_id: run.workflowId, status: 'running' });
+      // Refused before a session is made for it.
+      checkLaunchSizes(launch, { query, inputs, files: [], canvas });
+      checkBeginInputs(canvas, { inputs, query, firstTurn: isFirstTurn(session) });
+      const turnSession =
+        session ?? (await createSession(launch, { tenantId: request.tenantId, canvas, name: query.slice(0, 250), userId, withPrologue: false }));
+      const run = await startTurn(launch, { tenantId: request.tenantId, canvas, session: turnSession, query, inputs, files: [], userId });
+      return reply.status(202).send({ id: run.runId, task_id: run.runId, session_id: turnSession.id, workflow_id: run.workflowId, status: 'running' });
     },
   );
 }

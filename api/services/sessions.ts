@@ -4,8 +4,8 @@
  * counter, variables, memory) travels into each run and comes back when the run finishes.
  */
 import { announcement, emptySession, sessionAfter, startRun, type SessionState } from '../../src/core/engine';
-import { checkForm, describeFieldProblems } from '../../src/core/components/forms';
-import type { FormFieldSpec } from '../../src/core/components/definition';
+import { checkBeginTurn, type BeginForm, type BeginTurn } from '../../src/core/components/beginInputs';
+import { describeFieldProblems } from '../../src/core/components/forms';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord, SessionMessage, SessionRecord, StoredEvent } from '../../src/io/store/contract';
 import { workflowIdFor } from '../../workflows/definitions';
@@ -79,22 +79,26 @@ export interface TurnRequest {
 }
 
 /**
- * Checks the Begin inputs a turn sends against Begin's form (types, required fields); keys the
- * form does not declare pass through, as Begin hands every input on. No inputs: nothing to check
- * (a chat turn sends its query; Begin may take it as its single field).
+ * Refuses a turn whose Begin inputs do not fit Begin's form (checkBeginTurn: required fields on a
+ * session's first turn, types always), naming each field as `$.inputs.<name>`. Our routes answer
+ * HTTP 400; RAGFlow's answer with their envelope (code 101, the fields in `data.errors`) and,
+ * like a refused UserFillUp answer, HTTP 400.
  */
-export function checkBeginInputs(canvas: CanvasRecord, inputs: Record<string, unknown> | null): void {
-  if (!inputs || Object.keys(inputs).length === 0) return;
+export function checkBeginInputs(canvas: CanvasRecord, turn: BeginTurn): void {
   const compiled = compiledCanvas(canvas);
   if (!compiled.ok) return; // the run reports an invalid canvas with every problem
-  const form = (compiled.canvas.nodes.begin?.params as { inputs?: Record<string, FormFieldSpec> } | undefined)?.inputs ?? {};
-  const check = checkForm(form, inputs, { allowUnknown: true });
+  const check = checkBeginTurn((compiled.canvas.nodes.begin?.params ?? {}) as BeginForm, turn);
   if (!check.ok) {
     throw new AppError('BAD_REQUEST', `Invalid inputs: ${describeFieldProblems(check.problems)}`, {
       problems: check.problems.map((p) => ({ path: `$.inputs.${p.field}`, message: p.message })),
       ragflowHttpStatus: 400,
     });
   }
+}
+
+/** A session's first turn: no user message yet (a greeting is the assistant's). */
+export function isFirstTurn(session: Pick<SessionRecord, 'messages'> | null): boolean {
+  return !session || !session.messages.some((m) => m.role === 'user');
 }
 
 /** A turn whose rows are stored (run, claim, user message, event 1) and whose workflow is not started yet. */
@@ -109,8 +113,8 @@ export interface BegunTurn {
 }
 
 /** What a turn records, before anything is stored (throws on bad inputs or sizes). */
-function prepareTurn(deps: LaunchDeps, t: Omit<TurnRequest, 'session'>, sessionId: string) {
-  checkBeginInputs(t.canvas, t.inputs);
+function prepareTurn(deps: LaunchDeps, t: Omit<TurnRequest, 'session'>, sessionId: string, firstTurn: boolean) {
+  checkBeginInputs(t.canvas, { inputs: t.inputs, query: t.query, firstTurn });
   checkLaunchSizes(deps, t);
   const runId = newId();
   const messageId = newId();
@@ -147,7 +151,7 @@ function begun(deps: LaunchDeps, launch: LaunchRequest, session: Pick<SessionRec
  * takes the user message back and releases the session), never a lock without a run.
  */
 export async function beginTurn(deps: LaunchDeps, t: TurnRequest): Promise<BegunTurn> {
-  const p = prepareTurn(deps, t, t.session.id);
+  const p = prepareTurn(deps, t, t.session.id, isFirstTurn(t.session));
   const claimed = await deps.store.starts.turn({ sessionId: t.session.id, run: p.run, message: p.message, announcement: p.event, now: p.now });
   if (!claimed) {
     const active = await deps.store.runs.activeForSession(t.tenantId, t.session.id);
@@ -165,7 +169,7 @@ export async function beginTurnInNewSession(
 ): Promise<BegunTurn & { session: SessionRecord }> {
   const { messages, state } = greeting(t.canvas, false);
   const sessionId = newId();
-  const p = prepareTurn(deps, t, sessionId);
+  const p = prepareTurn(deps, t, sessionId, true);
   const fields = { id: sessionId, name: t.name, userId: t.userId, source: 'agent', messages, state };
   const session = await deps.store.starts.newSessionTurn({ session: fields, run: p.run, message: p.message, announcement: p.event, now: p.now });
   return { ...begun(deps, { ...p.launch, session: state }, session, p.stored), session };

@@ -1,8 +1,9 @@
 /**
  * A form rendered from field specs (UserFillUp's `user_inputs`, Begin's `inputs`): one control per
- * field type — line, paragraph, options, integer/number/float, boolean, object, file. Values go to
- * the API as typed; the API's checks decide (the same ones every client gets), and each problem
- * it names (`$.inputs.<field>`) is shown next to its field.
+ * field type — line, paragraph, options, integer/number/float, boolean, object, file; required
+ * fields marked `required` and with a `*`. Values go to the API as typed; the API's checks decide
+ * (the same ones every client gets), and each problem it names (`$.inputs.<field>`) is shown next
+ * to its field.
  */
 import { h } from './dom.js';
 
@@ -16,7 +17,9 @@ function optionLabel(o) {
 function control(key, spec) {
   const type = String(spec.type || 'line').toLowerCase();
   const id = `field-${key}`;
-  const common = { id, name: key, 'data-field': key };
+  // `required` marks the field (for people, screen readers and :required styles); the forms
+  // that hold it are `novalidate`, so the API's check decides and its message is the one shown.
+  const common = { id, name: key, 'data-field': key, required: !spec.optional };
   const init = spec.value === undefined || spec.value === null ? '' : spec.value;
   switch (type) {
     case 'paragraph':

@@ -122,7 +122,7 @@ export async function runPage(main, runId) {
     const submit = h('button', { type: 'submit', class: 'primary' }, 'Submit and resume');
     const el = h(
       'form',
-      { class: 'pause', 'data-role': 'fill-up' },
+      { class: 'pause', 'data-role': 'fill-up', novalidate: true },
       h('h3', {}, 'This run waits for input'),
       model.pending.tips ? h('p', { class: 'tips' }, model.pending.tips) : null,
       form.el,

@@ -29,7 +29,7 @@ export async function startPage(main, canvasId) {
 
   const el = h(
     'form',
-    { class: 'start' },
+    { class: 'start', novalidate: true },
     h('label', { class: 'field' }, h('span', { class: 'field-name' }, 'Canvas'), select),
     about,
     h('label', { class: 'field' }, h('span', { class: 'field-name' }, 'Query'), query),

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { bool, executionParamsShape, str } from './common';
+import { beginSubmission } from './beginInputs';
 import type { ComponentDef } from './definition';
 import { lazySchema } from '../dsl/lazySchema';
 
@@ -68,18 +69,7 @@ export const Begin: ComponentDef<BeginParams> = {
       const { input, ...parts } = ctx.webhook;
       return { kind: 'done', outputs: { ...parts }, inputs: { request: input ?? null } };
     }
-    let submitted: Record<string, unknown> = { ...ctx.runInputs };
-    if (Object.keys(submitted).length === 0) {
-      const fields = Object.keys(p.inputs);
-      const query = ctx.globals['sys.query'];
-      if (fields.length > 0 && query !== undefined && query !== null && query !== '') {
-        if (typeof query === 'object' && !Array.isArray(query)) {
-          submitted = Object.fromEntries(Object.entries(query as Record<string, unknown>).filter(([k]) => k in p.inputs));
-        } else if (fields.length === 1) {
-          submitted = { [fields[0]!]: query };
-        }
-      }
-    }
+    const submitted = beginSubmission(p.inputs, ctx.runInputs, ctx.globals['sys.query']);
     const outputs: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(submitted)) outputs[key] = formValue(v, p.inputs[key]);
     return { kind: 'done', outputs, inputs: { ...outputs } };

@@ -19,8 +19,8 @@ function rawValue(submitted: unknown): unknown {
   return submitted;
 }
 
-function isEmpty(v: unknown): boolean {
-  return v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
+function isEmpty(v: unknown, strict: boolean): boolean {
+  return v === undefined || v === null || v === '' || (strict && typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0);
 }
 
 /** An option's value: options are strings, or `{value, label}` objects in newer editors. */
@@ -29,7 +29,7 @@ function optionValue(o: unknown): unknown {
 }
 
 /** Checks and converts one value of a field; returns the value or a problem message. */
-function convert(field: FormField, v: unknown): { value: unknown } | { problem: string } {
+function convert(field: FormField, v: unknown, strict: boolean): { value: unknown } | { problem: string } {
   const type = String(field.type || 'line').toLowerCase();
   switch (type) {
     case 'line':
@@ -37,7 +37,7 @@ function convert(field: FormField, v: unknown): { value: unknown } | { problem: 
     case 'text':
     case 'string':
       if (typeof v === 'string') return { value: v };
-      if (typeof v === 'number' || typeof v === 'boolean') return { value: String(v) };
+      if (!strict && (typeof v === 'number' || typeof v === 'boolean')) return { value: String(v) };
       return { problem: `must be text, got ${describe(v)}` };
     case 'options': {
       const allowed = field.options.map(optionValue);
@@ -95,6 +95,13 @@ export interface FormCheckOptions {
   requiredOptional?: boolean;
   /** Keys the form does not declare pass through unchecked (Begin hands every input on). */
   allowUnknown?: boolean;
+  /**
+   * Text fields take text only (a number or a boolean is refused, not turned into text) and
+   * text of spaces only is blank. Begin's check before a turn starts uses it; UserFillUp answers
+   * do not, because the workflow checks them again when it applies them and a stricter rule
+   * there would change what replays of runs already answered do.
+   */
+  strict?: boolean;
 }
 
 /**
@@ -112,12 +119,13 @@ export function checkForm(form: Readonly<Record<string, FormField>>, submitted: 
   }
   for (const [key, field] of Object.entries(form)) {
     const v = rawValue(submitted[key]);
-    if (isEmpty(v)) {
+    const strict = options.strict === true;
+    if (isEmpty(v, strict)) {
       if (!field.optional && !options.requiredOptional) problems.push({ field: key, message: 'is required' });
       else if (key in submitted) values[key] = v ?? null;
       continue;
     }
-    const c = convert(field, v);
+    const c = convert(field, v, strict);
     if ('problem' in c) problems.push({ field: key, message: c.problem });
     else values[key] = c.value;
   }
