@@ -241,17 +241,16 @@ async function deliver(
       }
     };
     try {
-      // The run is accepted once its rows are stored: the client gets event 1 now, and the workflow
-      // starts once the reader listens. A start Temporal refuses fails the run: the stream shows run_failed.
-      const start = () =>
-        void begun?.start().catch((err: unknown) => {
-          deps.log.error('run start failed', { runId: run.runId, error: err instanceof Error ? err.message : String(err) });
-        });
+      // Workflow first: a run is started once Temporal accepted its workflow, and only then does
+      // the client learn its task id (event 1). Shown before the start, an API that died in between
+      // left a client holding the id of a run the reconciler then failed (issue 38, item 5). A start
+      // Temporal refuses fails the run and answers this stream with the error instead.
       if (begun) {
+        await begun.start();
         show(begun.announcement);
         after = { seq: begun.announcement.seq, sub: begun.announcement.sub };
       }
-      const follow = { after, signal: sse.signal, stopAfter: endsReply, checkRunFirst: !begun && after !== null, ...(begun ? { onSubscribed: start } : {}) };
+      const follow = { after, signal: sse.signal, stopAfter: endsReply, checkRunFirst: !begun && after !== null };
       for await (const e of followRunEvents(deps.store, run.runId, follow)) show(e);
       if (req.format === 'openai' && !sse.signal.aborted) sse.send(openAiFinalChunk(collected, session.id, canvas.id));
       sse.done();
