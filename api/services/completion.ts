@@ -23,7 +23,7 @@ import { openSse } from '../sse';
 import { eventId, followRunEvents } from './eventStream';
 import { collect, newCollector, openAiChunkFor, openAiFinalChunk, openAiReply, ragflowReply, type Collected } from './replies';
 import { checkLaunchSizes, type LaunchDeps } from './runLauncher';
-import { currentPause, submitRunInputs } from './inputs';
+import { currentPause, submitRunInputs, waitsAtForm } from './inputs';
 import { filesAsMarkers, inputFilesAsMarkers } from './runFiles';
 import { cancelRunById, terminateAndRelease } from './cancel';
 import { followRun, isFollowed } from './followers';
@@ -110,10 +110,12 @@ async function existingSession(deps: AppDeps, tenantId: string, canvas: CanvasRe
  */
 async function turnOrResume(deps: AppDeps, tenantId: string, canvas: CanvasRecord, session: SessionRecord, req: CompletionRequest): Promise<Turn> {
   const active = await deps.store.runs.activeForSession(tenantId, session.id);
-  if (active?.status === 'paused') {
+  const answers = req.inputs !== null && Object.keys(req.inputs).length > 0;
+  // The workflow, not the row, says whether the run waits: a row may say running while it waits at a form.
+  if (active?.status === 'paused' || (active?.status === 'running' && answers && (await waitsAtForm(deps, active)))) {
     const query = typeof req.query === 'string' ? req.query : req.query === null || req.query === undefined ? '' : JSON.stringify(req.query);
-    if (req.inputs && Object.keys(req.inputs).length > 0) {
-      const resumed = await submitRunInputs(deps, active, { inputs: req.inputs, ...(query ? { query } : {}) });
+    if (answers) {
+      const resumed = await submitRunInputs(deps, active, { inputs: req.inputs!, ...(query ? { query } : {}) });
       if (query) await deps.store.sessions.appendMessages(session.id, [{ role: 'user', content: query, created_at: Date.now() / 1000 }]);
       return { run: { runId: active.id }, after: resumed.after, unfollow: followRun(active.id), sessionId: session.id };
     }

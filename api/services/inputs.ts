@@ -58,6 +58,12 @@ export async function currentPause(deps: AppDeps, run: RunRecord): Promise<{ seq
   return { seq: pause.seq };
 }
 
+/** Whether the run's workflow waits at a form (false also when no worker answered: the row then decides). */
+export async function waitsAtForm(deps: AppDeps, run: RunRecord): Promise<boolean> {
+  const asked = await workflowPause(deps, run);
+  return asked !== null && asked !== 'ended' && asked.seq !== null;
+}
+
 /** What the workflow says: the form it waits at (seq null: it waits for none), 'ended', or null when no worker answered in time. */
 async function workflowPause(deps: AppDeps, run: RunRecord): Promise<{ seq: number | null } | 'ended' | null> {
   try {
