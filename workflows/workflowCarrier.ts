@@ -41,14 +41,16 @@ const localBookkeeping = proxyLocalActivities<Activities>({
 
 /**
  * The patch under which an answered form's continuation is written only once the answer is in
- * the workflow's history. An update is accepted by the workflow task that runs its handler; when
- * that task fails (its worker died or stalled past the task timeout), Temporal drops the update,
- * yet the task's local activities had already written the continuation's events, marked the row
- * running or even finished the run: the workflow still waited for the form while the store said
- * otherwise, and the API refused the answer given again (issue 30, item 3; three runs of fifty
- * in the chaos run). Under the patch the task that takes the answer writes nothing: it ends on a
- * timer of 1 ms, so the answer is recorded with it, and the continuation is written by the next
- * task, which every retry replays from the same history (same seqs, same events).
+ * the workflow's history. An update is accepted only when the workflow task that ran its handler
+ * completes; until then Temporal holds it in memory, and loses it when that task fails (its worker
+ * died or stalled past the task timeout) and the server's copy is cleared (a stale completion,
+ * a cache eviction, a restart) with no caller left to send it again. The task's local activities
+ * had meanwhile written the continuation's events, marked the row running or even finished the
+ * run: the workflow still waited for the form while the store said otherwise, and the API refused
+ * the answer given again (issue 30, item 3; three runs of fifty in the chaos run). Under the patch
+ * the task that takes the answer writes nothing: it ends on a timer of 1 ms, so the answer is
+ * recorded with it, and the continuation is written by the next task, which every retry replays
+ * from the same history (same seqs, same events).
  */
 export const INPUTS_CONFIRMED_PATCH = 'inputs-confirmed-before-continuation';
 
