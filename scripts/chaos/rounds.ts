@@ -4,7 +4,7 @@
  * repeated because its worker died mid-call is expected (its activity had not completed) and is
  * counted apart, as a call in flight at a kill.
  */
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { RecordedCall } from '../../test/helpers/scriptedLlm';
 
 /** When each model-call activity of a workflow completed, in order (round 1 first). */
@@ -14,7 +14,8 @@ export async function modelRoundCompletions(client: Client, workflowId: string):
     .getHandle(workflowId)
     .fetchHistory()
     .catch((err: unknown) => {
-      if (err instanceof WorkflowNotFoundError) return { events: [] };
+      // fetchHistory answers a missing workflow with the raw gRPC NOT_FOUND (5).
+      if (err instanceof WorkflowNotFoundError || (isGrpcServiceError(err) && err.code === 5)) return { events: [] };
       throw err;
     });
   const typeOf = new Map<string, string>();
