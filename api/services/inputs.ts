@@ -23,11 +23,11 @@ export interface Resumed {
 }
 
 /** How long an answer waits for a worker of its run to take it (retried within, then 503). */
-export const ANSWER_WAIT_MS = 15_000;
+export const ANSWER_WAIT_MS = 30_000;
 /** One update call's bound: a repeat re-sends it (a workflow task that took it may have died with its worker). */
-const UPDATE_CALL_MS = 5_000;
+const UPDATE_CALL_MS = 10_000;
 /** How long the progress query may take (it needs a worker too). */
-const QUERY_MS = 3_000;
+const QUERY_MS = 5_000;
 
 const ENDED = new Set(['finished', 'failed', 'canceled']);
 
