@@ -137,10 +137,19 @@ export interface InputsAccepted {
  * first: a bad submission is rejected (the update never enters history) with an
  * ApplicationFailure of type `FORM_INVALID` whose details hold the field problems.
  */
-export const submitInputsUpdate = defineUpdate<InputsAccepted, [InputsSubmission]>('submitInputs');
+export const submitInputsUpdate = defineUpdate<InputsAccepted, [InputsUpdate]>('submitInputs');
+
+/** The inputs update's argument: the submission, and the pause it answers (the seq of its `user_inputs` event; absent in older callers). */
+export interface InputsUpdate extends InputsSubmission {
+  /** The validator refuses an answer meant for another pause than the one the run waits at. */
+  pauseSeq?: number;
+}
 
 /** The failure type of a rejected submission. */
 export const FORM_INVALID = 'FORM_INVALID';
+
+/** The failure type of a submission for a pause the run no longer waits at (already answered, or another pause). */
+export const INPUTS_NOT_WAITING = 'INPUTS_NOT_WAITING';
 
 export function workflowIdFor(canvasId: string, runId: string): string {
   return `canvas-${canvasId}-run-${runId}`;

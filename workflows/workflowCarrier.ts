@@ -14,6 +14,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -27,7 +28,7 @@ import { upgradeState, type RunStatus } from '../src/core/engine/state';
 import { RUN_STATUS_KEY } from '../src/core/searchAttributes';
 import { carryCall } from './callCarrier';
 import { StepRecorder } from './stepRecorder';
-import { cancelSignal, FORM_INVALID, progressQuery, submitInputsUpdate, type RunCheckpoint, type RunSettings } from './definitions';
+import { cancelSignal, FORM_INVALID, INPUTS_NOT_WAITING, progressQuery, submitInputsUpdate, type RunCheckpoint, type RunSettings } from './definitions';
 
 const bookkeeping = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
@@ -37,6 +38,21 @@ const localBookkeeping = proxyLocalActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
+
+/**
+ * The patch under which an answered form's continuation is written only once the answer is in
+ * the workflow's history. An update is accepted only when the workflow task that ran its handler
+ * completes; until then Temporal holds it in memory, and loses it when that task fails (its worker
+ * died or stalled past the task timeout) and the server's copy is cleared (a stale completion,
+ * a cache eviction, a restart) with no caller left to send it again. The task's local activities
+ * had meanwhile written the continuation's events, marked the row running or even finished the
+ * run: the workflow still waited for the form while the store said otherwise, and the API refused
+ * the answer given again (issue 30, item 3; three runs of fifty in the chaos run). Under the patch
+ * the task that takes the answer writes nothing: it ends on a timer of 1 ms, so the answer is
+ * recorded with it, and the continuation is written by the next task, which every retry replays
+ * from the same history (same seqs, same events).
+ */
+export const INPUTS_CONFIRMED_PATCH = 'inputs-confirmed-before-continuation';
 
 /** The patch under which a run is closed by a local activity (histories before it close with an activity). */
 export const FINALIZE_LOCAL_PATCH = 'finalize-run-local-activity';
@@ -90,16 +106,26 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
   // Form values for a pause: checked by the validator (a bad submission never enters history),
   // then taken by the loop. One submission per pause: a repeat is refused, not applied twice.
   let submission: InputsSubmission | null = null;
+  /** The pause whose answer the loop took (it stays the state's pause until the answer's step): a second answer to it is refused. */
+  let answeredPause: number | null = null;
   setHandler(
     submitInputsUpdate,
-    (s) => {
+    ({ pauseSeq: _answers, ...s }) => {
       submission = s;
       return { seq: step.state.pause?.seq ?? step.state.events.lastSeq };
     },
     {
+      // Validators run for new updates only, never on replay: what they refuse never enters history.
       validator: (s) => {
-        if (submission !== null)
-          throw ApplicationFailure.create({ type: FORM_INVALID, nonRetryable: true, message: 'inputs for this pause were already submitted' });
+        const pauseSeq = step.state.pause?.seq ?? null;
+        if (submission !== null || (pauseSeq !== null && pauseSeq === answeredPause))
+          throw ApplicationFailure.create({ type: INPUTS_NOT_WAITING, nonRetryable: true, message: 'inputs for this pause were already submitted' });
+        if (s.pauseSeq !== undefined && s.pauseSeq !== pauseSeq)
+          throw ApplicationFailure.create({
+            type: INPUTS_NOT_WAITING,
+            nonRetryable: true,
+            message: `the run no longer waits for the form of event ${s.pauseSeq}`,
+          });
         const check = checkPauseInputs(step.state, s.inputs ?? {});
         if (!check.ok)
           throw ApplicationFailure.create({
@@ -133,6 +159,9 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
       if (!arrived) return { kind: 'expired', waitedS: timeoutS };
       const s = submission!;
       submission = null;
+      answeredPause = paused.state.pause?.seq ?? null;
+      // The answer is confirmed (in history) before anything of its continuation is written.
+      if (patched(INPUTS_CONFIRMED_PATCH)) await sleep(1);
       return { kind: 'inputs', submission: s };
     },
     shouldHandOver: () => {

@@ -2,6 +2,7 @@
  * Our run routes: status with path and node states, the resumable event stream, and cancel.
  */
 import type { FastifyInstance } from 'fastify';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import { AppError } from '../../src/errors';
 import type { RunRecord } from '../../src/io/store/contract';
@@ -22,7 +23,22 @@ const InputsBody = z.object({
   query: z.unknown().optional(),
 });
 
-function runView(run: RunRecord, progress: RunProgress | null, children: RunRecord[]): Record<string, unknown> {
+/**
+ * Whether the run's workflow exists: true when its progress query answered, false when Temporal
+ * has no such workflow (a row recorded by an API that died before the start: the reconciler fails
+ * it, and no client was told it started), null when Temporal could not say.
+ */
+async function workflowStarted(deps: AppDeps, run: RunRecord, progress: RunProgress | null): Promise<boolean | null> {
+  if (progress) return true;
+  try {
+    await deps.temporal.workflow.getHandle(run.workflow_id).describe();
+    return true;
+  } catch (err) {
+    return err instanceof WorkflowNotFoundError ? false : null;
+  }
+}
+
+function runView(run: RunRecord, progress: RunProgress | null, children: RunRecord[], started: boolean | null): Record<string, unknown> {
   const terminal = run.status === 'finished' || run.status === 'failed' || run.status === 'canceled';
   return {
     id: run.id,
@@ -41,6 +57,7 @@ function runView(run: RunRecord, progress: RunProgress | null, children: RunReco
     path: progress?.path ?? [],
     nodes: progress?.nodes ?? {},
     pending_inputs: progress?.pendingInputs ?? null,
+    workflow_started: started,
     usage: progress?.usage ?? (run.result as { usage?: unknown } | null)?.usage ?? null,
     result: run.result,
     error: run.error ?? progress?.error ?? null,
@@ -67,7 +84,7 @@ export async function runsPlugin(app: FastifyInstance, deps: AppDeps): Promise<v
       } catch (err) {
         deps.log.debug('progress query failed', { runId: run.id, error: err instanceof Error ? err.message : String(err) });
       }
-      return runView(run, progress, await store.runs.children(run.id));
+      return runView(run, progress, await store.runs.children(run.id), await workflowStarted(deps, run, progress));
     },
   );
 

@@ -24,7 +24,7 @@ import { openSse } from '../sse';
 import { eventId, followRunEvents } from './eventStream';
 import { collect, newCollector, openAiChunkFor, openAiFinalChunk, openAiReply, ragflowReply, type Collected } from './replies';
 import { checkLaunchSizes, type LaunchDeps } from './runLauncher';
-import { currentPause, submitRunInputs } from './inputs';
+import { currentPause, submitRunInputs, waitsAtForm } from './inputs';
 import { filesAsMarkers, inputFilesAsMarkers } from './runFiles';
 import { cancelRunById, terminateAndRelease } from './cancel';
 import { followRun, isFollowed } from './followers';
@@ -111,10 +111,12 @@ async function existingSession(deps: AppDeps, tenantId: string, canvas: CanvasRe
  */
 async function turnOrResume(deps: AppDeps, tenantId: string, canvas: CanvasRecord, session: SessionRecord, req: CompletionRequest): Promise<Turn> {
   const active = await deps.store.runs.activeForSession(tenantId, session.id);
-  if (active?.status === 'paused') {
+  const answers = req.inputs !== null && Object.keys(req.inputs).length > 0;
+  // The workflow, not the row, says whether the run waits: a row may say running while it waits at a form.
+  if (active?.status === 'paused' || (active?.status === 'running' && answers && (await waitsAtForm(deps, active)))) {
     const query = typeof req.query === 'string' ? req.query : req.query === null || req.query === undefined ? '' : JSON.stringify(req.query);
-    if (req.inputs && Object.keys(req.inputs).length > 0) {
-      const resumed = await submitRunInputs(deps, active, { inputs: req.inputs, ...(query ? { query } : {}) });
+    if (answers) {
+      const resumed = await submitRunInputs(deps, active, { inputs: req.inputs!, ...(query ? { query } : {}) });
       if (query) await deps.store.sessions.appendMessages(session.id, [{ role: 'user', content: query, created_at: Date.now() / 1000 }]);
       return { run: { runId: active.id }, after: resumed.after, unfollow: followRun(active.id), sessionId: session.id };
     }
@@ -242,17 +244,16 @@ async function deliver(
       }
     };
     try {
-      // The run is accepted once its rows are stored: the client gets event 1 now, and the workflow
-      // starts once the reader listens. A start Temporal refuses fails the run: the stream shows run_failed.
-      const start = () =>
-        void begun?.start().catch((err: unknown) => {
-          deps.log.error('run start failed', { runId: run.runId, error: err instanceof Error ? err.message : String(err) });
-        });
+      // Workflow first: a run is started once Temporal accepted its workflow, and only then does
+      // the client learn its task id (event 1). Shown before the start, an API that died in between
+      // left a client holding the id of a run the reconciler then failed (issue 38, item 5). A start
+      // Temporal refuses fails the run and answers this stream with the error instead.
       if (begun) {
+        await begun.start();
         show(begun.announcement);
         after = { seq: begun.announcement.seq, sub: begun.announcement.sub };
       }
-      const follow = { after, signal: sse.signal, stopAfter: endsReply, checkRunFirst: !begun && after !== null, ...(begun ? { onSubscribed: start } : {}) };
+      const follow = { after, signal: sse.signal, stopAfter: endsReply, checkRunFirst: !begun && after !== null };
       for await (const e of followRunEvents(deps.store, run.runId, follow)) show(e);
       if (req.format === 'openai' && !sse.signal.aborted) sse.send(openAiFinalChunk(collected, session.id, canvas.id));
       sse.done();

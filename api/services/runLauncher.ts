@@ -3,7 +3,8 @@
  * its workflow with the canvas title as memo and the search attributes operators filter by. The
  * workflow id names the canvas and the run, so a start repeated after a lost answer finds the
  * same workflow. A row whose workflow never started (the API died in between) is failed by the
- * reconciler (runReconciler.ts) once its grace period is over.
+ * reconciler (runReconciler.ts) once its grace period is over: no client was told of it, since a
+ * run's task id reaches its client only once Temporal accepted the start (completion.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { InternalConnectionLikeSymbol, WorkflowExecutionAlreadyStartedError, type Client, type InternalConnectionLike } from '@temporalio/client';
@@ -136,6 +137,9 @@ export async function startRecordedRun(deps: LaunchDeps, req: LaunchRequest, ids
   } catch (err) {
     // An earlier attempt whose answer was lost did start it: the run is under way.
     if (err instanceof WorkflowExecutionAlreadyStartedError) return { runId, messageId, workflowId };
+    // A start whose answer was lost (a deadline, a dropped connection) may have been accepted:
+    // only a workflow Temporal does not have makes the run a failed start.
+    if (await workflowExists(deps.client, workflowId)) return { runId, messageId, workflowId };
     const reason = err instanceof Error ? err.message : String(err);
     const run = await deps.store.runs.getById(runId);
     if (run) await failStrandedRun(deps.store, run, `Could not start the run on Temporal: ${reason}`, { neverStarted: true });
@@ -143,4 +147,14 @@ export async function startRecordedRun(deps: LaunchDeps, req: LaunchRequest, ids
   }
   runsStarted.inc();
   return { runId, messageId, workflowId };
+}
+
+/** Whether Temporal holds the workflow; false when it does not, or cannot say within a few seconds (the start then counts as refused). */
+async function workflowExists(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    await client.connection.withDeadline(Date.now() + 5000, () => client.workflow.getHandle(workflowId).describe());
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -5,12 +5,16 @@
  * running forever, its session locked and its followers waiting. The reconciler describes each
  * running/paused row older than a grace period; a workflow that is gone or closed outside our
  * finalize fails the row, writes the terminal event followers end at, and releases the session.
+ * A workflow that runs is asked where it is (its progress query): a row that says `running` while
+ * the workflow waits at a form (or the other way round) takes the workflow's word. That is what a
+ * workflow task that wrote through its local activities and then died could leave behind.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from '../../src/io/log';
 import { rejectRun } from '../../src/core/engine';
 import { runEvent } from '../../src/core/engine/runEvents';
 import type { RunRecord, Store } from '../../src/io/store/contract';
+import { progressQuery } from '../../workflows/definitions';
 
 export interface ReconcilerDeps {
   store: Store;
@@ -49,8 +53,12 @@ export async function failStrandedRun(store: Store, run: RunRecord, error: strin
 /** What Temporal says of the run's workflow, and the repair when it is not running. */
 export async function reconcileRun(deps: Pick<ReconcilerDeps, 'store' | 'client'>, run: RunRecord): Promise<RunCheck> {
   let status: string;
+  let idle: boolean;
   try {
-    status = (await deps.client.workflow.getHandle(run.workflow_id).describe()).status.name;
+    const described = await deps.client.workflow.getHandle(run.workflow_id).describe();
+    status = described.status.name;
+    // Nothing under way (no activity, child or workflow task): the workflow waits, at a form or a timer.
+    idle = !described.raw.pendingWorkflowTask && (described.raw.pendingActivities ?? []).length === 0 && (described.raw.pendingChildren ?? []).length === 0;
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
     // A sub-agent's row is recorded by its parent before the parent starts it: while the parent
@@ -59,13 +67,32 @@ export async function reconcileRun(deps: Pick<ReconcilerDeps, 'store' | 'client'
     const error = 'The run never started: its workflow does not exist (the API stopped while starting it)';
     return (await failStrandedRun(deps.store, run, error, { neverStarted: true })) ? 'repaired' : 'ended';
   }
-  if (status === 'RUNNING') return 'active';
+  // A running row whose workflow waits: asked where (a paused run's workflow is not asked: it is often out of the worker's cache).
+  if (status === 'RUNNING') return run.status === 'running' && idle && (await matchWorkflowStatus(deps, run)) ? 'repaired' : 'active';
   // COMPLETED: our finalize ran before the workflow returned, so the row has ended (a no-op here).
   const error =
     status === 'COMPLETED'
       ? 'The run ended without recording its result'
       : `The run's workflow was ${status.toLowerCase().replace('_', ' ')} outside the run (by Temporal or an operator)`;
   return (await failStrandedRun(deps.store, run, error, { neverStarted: false })) ? 'repaired' : 'ended';
+}
+
+/** How long the progress query may take (no worker answers it while none polls). */
+const PROGRESS_QUERY_MS = 3_000;
+
+/** Sets the row of a running workflow to the status the workflow reports; true when it was wrong. */
+async function matchWorkflowStatus(deps: Pick<ReconcilerDeps, 'store' | 'client'>, run: RunRecord): Promise<boolean> {
+  let reported: string;
+  try {
+    const progress = await deps.client.connection.withDeadline(Date.now() + PROGRESS_QUERY_MS, () =>
+      deps.client.workflow.getHandle(run.workflow_id).query(progressQuery),
+    );
+    reported = progress.status;
+  } catch {
+    return false; // no worker answered: nothing to go by until the next pass
+  }
+  if ((reported !== 'running' && reported !== 'paused') || reported === run.status) return false;
+  return deps.store.runs.correctStatus(run.id, { status: run.status, updateTime: run.update_time }, reported);
 }
 
 async function parentStillRuns(deps: Pick<ReconcilerDeps, 'store' | 'client'>, parentRunId: string): Promise<boolean> {

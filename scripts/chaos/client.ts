@@ -45,16 +45,41 @@ export async function createAgent(cluster: Cluster, title: string, dsl: Record<s
 }
 
 /**
+ * Whether a run found in its session (not answered by a start) was started: its workflow exists.
+ * A row an API recorded before dying ahead of the start never runs (the reconciler fails it):
+ * false once Temporal says there is no workflow for it a few seconds after it was recorded.
+ */
+async function wasStarted(cluster: Cluster, taskId: string, deadline: number): Promise<boolean> {
+  for (;;) {
+    const run = await callApi(cluster, `/api/v1/runs/${taskId}`, { method: 'GET' }, (s) => s === 200, deadline);
+    const started = run.body.workflow_started as boolean | null;
+    if (started === true) return true;
+    if (started === false && Date.now() - Number(run.body.create_time) > 5000) return false;
+    if (Date.now() > deadline) throw new Error(`run ${taskId}: its start was never confirmed`);
+    await sleep(500);
+  }
+}
+
+/**
  * Starts a run in a new session and returns its task id. A start whose answer was lost (the API
- * died after starting it) is found in its session instead of being started twice.
+ * died after starting it) is found in its session instead of being started twice; a run found
+ * there whose workflow was never started (the API died before) is left to the reconciler, and
+ * the run is started again in a new session.
  */
 export async function startRunOnce(cluster: Cluster, agentId: string, query: string, deadline: number): Promise<string> {
+  for (;;) {
+    const taskId = await startInNewSession(cluster, agentId, query, deadline);
+    if (taskId !== null) return taskId;
+  }
+}
+
+async function startInNewSession(cluster: Cluster, agentId: string, query: string, deadline: number): Promise<string | null> {
   const session = await callApi(cluster, `/api/v1/agents/${agentId}/sessions`, { method: 'POST', body: '{}' }, (s) => s === 200, deadline);
   const sessionId = (session.body.data as { id: string }).id;
   for (;;) {
     const listed = await callApi(cluster, `/api/v1/runs?session_id=${sessionId}`, { method: 'GET' }, (s) => s === 200, deadline);
     const existing = (listed.body.items as Array<{ task_id: string }> | undefined)?.[0];
-    if (existing) return existing.task_id;
+    if (existing) return (await wasStarted(cluster, existing.task_id, deadline)) ? existing.task_id : null;
     const started = await callApi(
       cluster,
       '/api/v1/runs',

@@ -4,12 +4,20 @@
  * repeated because its worker died mid-call is expected (its activity had not completed) and is
  * counted apart, as a call in flight at a kill.
  */
-import type { Client } from '@temporalio/client';
+import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { RecordedCall } from '../../test/helpers/scriptedLlm';
 
 /** When each model-call activity of a workflow completed, in order (round 1 first). */
 export async function modelRoundCompletions(client: Client, workflowId: string): Promise<number[]> {
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  // A run whose workflow never started (its API died first) has no rounds; the report counts it unfinished.
+  const history = await client.workflow
+    .getHandle(workflowId)
+    .fetchHistory()
+    .catch((err: unknown) => {
+      // fetchHistory answers a missing workflow with the raw gRPC NOT_FOUND (5).
+      if (err instanceof WorkflowNotFoundError || (isGrpcServiceError(err) && err.code === 5)) return { events: [] };
+      throw err;
+    });
   const typeOf = new Map<string, string>();
   const completed: number[] = [];
   for (const e of history.events ?? []) {

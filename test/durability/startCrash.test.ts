@@ -7,7 +7,6 @@
  * fails them: no run stays active, every follower ends, every session takes its next turn.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -19,6 +18,7 @@ import { dsl } from '../helpers/canvasKit';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
 import { connectTemporal, type TemporalHandles } from '../helpers/temporal';
 import { storeDb } from '../../src/io/store/storeDb';
+import { startRelay } from '../helpers/temporalRelay';
 
 const KEY = `start-crash-key-${randomUUID()}`;
 const TURNS = 30;
@@ -41,41 +41,6 @@ afterAll(async () => {
   await temporal?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-/** A TCP relay to Temporal that can stop forwarding (`freeze`) and counts markers sent after that. */
-async function startRelay(target: string): Promise<{ address: string; freeze(): void; seen(marker: RegExp): number; close(): void }> {
-  const [host, port] = [target.slice(0, target.lastIndexOf(':')), Number(target.slice(target.lastIndexOf(':') + 1))];
-  let frozen = false;
-  let held = '';
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((inbound) => {
-    const outbound = net.connect(port, host);
-    sockets.add(inbound).add(outbound);
-    inbound.on('data', (chunk: Buffer) => {
-      if (frozen) held += chunk.toString('latin1');
-      else outbound.write(chunk);
-    });
-    outbound.on('data', (chunk: Buffer) => {
-      if (!frozen) inbound.write(chunk);
-    });
-    const end = () => {
-      inbound.destroy();
-      outbound.destroy();
-    };
-    inbound.on('error', end).on('close', end);
-    outbound.on('error', end).on('close', end);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    address: `127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    freeze: () => void (frozen = true),
-    seen: (marker) => new Set(held.match(marker) ?? []).size,
-    close: () => {
-      for (const s of sockets) s.destroy();
-      server.close();
-    },
-  };
-}
 
 interface StoreFigures {
   runIds: string[];

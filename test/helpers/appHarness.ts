@@ -103,7 +103,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     },
     async close() {
       await h.app.close();
-      await worker.stop();
+      await h.worker.stop(); // the one running now (a test may have replaced it)
       await Promise.all([temporal.close(), llm.stop(), store.close()]);
       if (eventProblems.length > 0) throw new Error(`runs wrote events the event map does not describe:\n${eventProblems.join('\n')}`);
     },

@@ -122,6 +122,11 @@ export interface Store {
     finish(id: string, end: RunEnd, events: RunEvent[]): Promise<void>;
     /** Deletes a run recorded for a start that was refused before anything ran. */
     discard(id: string): Promise<void>;
+    /**
+     * Sets an active run's status to the one its workflow reports, only if the row is still as it
+     * was read (status and update time): a write of the run's own since then wins. False otherwise.
+     */
+    correctStatus(id: string, seen: { status: RunRecordStatus; updateTime: number }, status: 'running' | 'paused'): Promise<boolean>;
     /** Marks a running or paused run failed; false when it had already ended. */
     failIfActive(id: string, error: string): Promise<boolean>;
     /** Running or paused runs last updated before `before` (ms), in (update_time, id) order after `after`. */

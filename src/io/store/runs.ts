@@ -72,6 +72,15 @@ export function runsRepository(db: Queryable, events: { appendAlong(runId: strin
       await db.query(`DELETE FROM runs WHERE id = $1 AND status = 'running' AND NOT EXISTS (SELECT 1 FROM run_events WHERE run_id = $1)`, [id]);
     },
 
+    async correctStatus(id, seen, status) {
+      const result = await db.query(
+        `UPDATE runs SET status = $4, update_time = $5
+         WHERE id = $1 AND status = $2 AND update_time = $3 AND status IN ('running', 'paused') RETURNING id`,
+        [id, seen.status, seen.updateTime, status, Math.max(Date.now(), seen.updateTime + 1)],
+      );
+      return result.rows.length > 0;
+    },
+
     async failIfActive(id, error) {
       // Conditional, so a run that ended meanwhile (its own finalize) keeps its outcome.
       const now = Date.now();

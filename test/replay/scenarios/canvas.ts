@@ -70,6 +70,15 @@ const canvasScenarios: ScenarioSet = ({ llm }) => {
       }),
       inputs: { name: 'Ada' },
     },
+    // The answer recorded (the task that takes it ends on a 1 ms timer) before its continuation is written (INPUTS_CONFIRMED_PATCH).
+    'inputs-confirmed': {
+      canvas: dsl({
+        begin: { name: 'Begin', downstream: ['UserFillUp:f'] },
+        'UserFillUp:f': { name: 'UserFillUp', params: { tips: 'Name?', inputs: { name: { type: 'line' } } }, downstream: ['Message:m'] },
+        'Message:m': { name: 'Message', params: { content: ['Hello {UserFillUp:f@name}'] } },
+      }),
+      inputs: { name: 'Ada' },
+    },
     'iteration-and-loop': {
       canvas: dsl({
         begin: { name: 'Begin', downstream: ['Iteration:it'] },
