@@ -96,7 +96,12 @@ describe('on RAGFlow’s completion route', () => {
     expect(refused.status).toBe(400);
     expect((refused.body as Envelope<{ errors: Problem[] }>).data.errors.map((p) => p.path)).toEqual(['$.inputs.topic', '$.inputs.tone']);
 
-    const first = await turnText({ agent_id: agentId, session_id: session.data.id, query: 'first', inputs: { topic: { value: 'Tides' }, tone: { value: 'casual' } } });
+    const first = await turnText({
+      agent_id: agentId,
+      session_id: session.data.id,
+      query: 'first',
+      inputs: { topic: { value: 'Tides' }, tone: { value: 'casual' } },
+    });
     expect(first.text).toBe('Tides (casual): first');
     // The next turn sends only its question, as RAGFlow's chat does.
     const second = await turnText({ agent_id: agentId, session_id: session.data.id, query: 'second' });
