@@ -33,8 +33,8 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const stops = (values.stop ?? STOP_KINDS) as StopKind[];
-  const unknown = stops.find((s) => !STOP_KINDS.includes(s));
+  const stops = (values.stop ?? null) as StopKind[] | null;
+  const unknown = stops?.find((s) => !STOP_KINDS.includes(s));
   if (unknown) {
     process.stderr.write(`--stop must be one of ${STOP_KINDS.join(', ')}, got "${unknown}"\n${USAGE}\n`);
     process.exit(2);

@@ -51,6 +51,8 @@ export function judge(o: Outcome, baseline: Outcome, point: string): string[] {
   if (o.followed.done && JSON.stringify(live) !== JSON.stringify(o.replayIds))
     problems.push(`the replay (${o.replayIds.length} events) differs from the live stream (${live.length})`);
   if (o.sessionHeld) problems.push('the session is still held by a run');
+  if (o.workflowStatus !== 'COMPLETED')
+    problems.push(`its workflow is ${o.workflowStatus}, not completed${o.answers.length ? ` (form answers got ${o.answers.join(', ')})` : ''}`);
   return problems;
 }
 
@@ -60,6 +62,7 @@ export function judgeBaseline(o: Outcome): string[] {
   if (o.status !== 'finished') problems.push(`the uninterrupted run ended ${o.status}`);
   if (!o.content) problems.push('the uninterrupted run has no answer');
   if (o.sessionHeld) problems.push('the uninterrupted run left its session held');
+  if (o.workflowStatus !== 'COMPLETED') problems.push(`the uninterrupted run's workflow is ${o.workflowStatus}`);
   return problems;
 }
 

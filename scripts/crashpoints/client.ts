@@ -55,15 +55,32 @@ export async function startRun(t: Topology, agentId: string, query: unknown, dea
 }
 
 /**
- * Answers a paused run's form as a client does: until the API accepts it (202). A 409 means not
- * paused yet, or no longer: the run's status says which. Resolves with the answer's HTTP status.
+ * Answers a paused run's form as a client does: again when the API says so (5xx, or 409 while
+ * the run still says paused), but not after its connection broke mid-request: that client is
+ * gone (its API process was killed under it), and the answer it sent must not be lost for that.
+ * Resolves with the last HTTP status, or 0 when the connection broke.
  */
 export async function answerForm(t: Topology, runId: string, inputs: Record<string, unknown>, deadline: number): Promise<number> {
   for (;;) {
-    const res = await callApi(t, `/api/v1/runs/${runId}/inputs`, { method: 'POST', body: JSON.stringify({ inputs }) }, (s) => s < 500, deadline);
-    if (res.status !== 409) return res.status;
+    let status: number;
+    try {
+      const res = await fetch(`${t.api.base}/api/v1/runs/${runId}/inputs`, {
+        method: 'POST',
+        headers: t.auth,
+        body: JSON.stringify({ inputs }),
+        signal: AbortSignal.timeout(120_000),
+      });
+      await res.body?.cancel();
+      status = res.status;
+    } catch {
+      return 0;
+    }
+    if (status < 500 && status !== 409) return status;
+    if (Date.now() > deadline) return status;
     await sleep(500);
-    const run = await callApi(t, `/api/v1/runs/${runId}`, { method: 'GET' }, (s) => s === 200, deadline);
-    if (run.body.status !== 'paused') return 409;
+    if (status === 409) {
+      const run = await callApi(t, `/api/v1/runs/${runId}`, { method: 'GET' }, (s) => s === 200, deadline);
+      if (run.body.status !== 'paused') return 409;
+    }
   }
 }

@@ -17,10 +17,14 @@ import type { StopKind } from './runCase';
 
 /** The worker's stops only: the API is killed where it holds something (a stream, an update, a start). */
 const WORKER: StopKind[] = ['sigkill', 'graceful'];
+/** The Temporal server restarted too, where it holds what is not in history yet (an answer being taken). */
+const ALL: StopKind[] = ['sigkill', 'graceful', 'api-kill', 'temporal-restart'];
+/** Default for a point: the worker's stops and the API's. */
+export const DEFAULT_STOPS: StopKind[] = ['sigkill', 'graceful', 'api-kill'];
 
 export interface MatrixPoint {
   point: string;
-  /** The stop kinds this point is taken under (default: all). */
+  /** The stop kinds this point is taken under (default: DEFAULT_STOPS). */
   stops?: StopKind[];
 }
 
@@ -46,14 +50,14 @@ export const MATRIX: Record<string, MatrixPoint[]> = {
   ],
   'user-fill-up': [
     { point: 'appendRunEvents#1:completed', stops: WORKER },
-    { point: 'task:update-accepted#1' },
+    { point: 'task:update-accepted#1', stops: ALL },
     { point: 'llmChat#1:started' },
     { point: 'llmChat#1:mid-stream' },
     { point: 'finalizeRun#1:completed', stops: WORKER },
   ],
   'form-to-message': [
-    { point: 'task:update-accepted#1' },
-    { point: 'finalizeRun#1:completed' },
+    { point: 'task:update-accepted#1', stops: ALL },
+    { point: 'finalizeRun#1:completed', stops: ALL },
   ],
   iteration: [
     { point: 'llmChat#2:started', stops: WORKER },
@@ -73,7 +77,12 @@ export const MATRIX: Record<string, MatrixPoint[]> = {
 };
 
 /**
- * The bounded subset `npm test` takes (test/crashpoints): the defects a crash most likely
- * exposes, each under the stop that exposes it.
+ * The bounded subset `npm test` takes (test/crashpoints): a crash mid-stream, a graceful stop
+ * mid-stream past the grace, and a form's answer whose workflow task dies after its local
+ * activities while the API and the Temporal server restart.
  */
-export const TEST_SUBSET: Array<{ id: string; stop: StopKind }> = [];
+export const TEST_SUBSET: Array<{ id: string; stop: StopKind }> = [
+  { id: 'llm-chain:llmChat#2:mid-stream', stop: 'sigkill' },
+  { id: 'llm-chain:llmChat#2:mid-stream', stop: 'graceful' },
+  { id: 'form-to-message:finalizeRun#1:completed', stop: 'temporal-restart' },
+];

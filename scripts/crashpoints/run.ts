@@ -5,7 +5,7 @@
  */
 import { judge, judgeBaseline } from './checks';
 import { createAgent } from './client';
-import { MATRIX } from './matrix';
+import { DEFAULT_STOPS, MATRIX } from './matrix';
 import { REFERENCES, scriptReferences, type Pacer } from './references';
 import { runCase, STOP_KINDS, type Outcome, type StopKind } from './runCase';
 import { startTopology } from './topology';
@@ -27,7 +27,8 @@ export interface CrashpointReport {
 export interface Selection {
   /** Exact point ids (`llm-chain:llmChat#2:mid-stream`); empty: every point of the matrix. */
   points: string[];
-  stops: StopKind[];
+  /** The stop kinds to take each point under; null: the matrix's for that point. */
+  stops: StopKind[] | null;
 }
 
 /** The cases a selection names, grouped by reference; throws on an id the matrix does not know. */
@@ -42,9 +43,11 @@ export function selectCases(sel: Selection): Map<string, Array<{ point: string; 
   for (const ref of REFERENCES) {
     const wanted =
       sel.points.length > 0
-        ? sel.points.filter((id) => id.startsWith(`${ref.name}:`)).map((id) => ({ point: id.slice(ref.name.length + 1), stops: undefined }))
+        ? sel.points
+            .filter((id) => id.startsWith(`${ref.name}:`))
+            .map((id) => ({ point: id.slice(ref.name.length + 1), stops: known.find((k) => `${k.ref}:${k.point}` === id)?.stops }))
         : known.filter((k) => k.ref === ref.name);
-    const cases = wanted.flatMap((w) => (w.stops ?? STOP_KINDS).filter((s) => sel.stops.includes(s)).map((stop) => ({ point: w.point, stop })));
+    const cases = wanted.flatMap((w) => (sel.stops ?? w.stops ?? DEFAULT_STOPS).map((stop) => ({ point: w.point, stop })));
     if (cases.length > 0) chosen.set(ref.name, cases);
   }
   return chosen;

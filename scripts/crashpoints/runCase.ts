@@ -4,6 +4,7 @@
  * uninterrupted run the cases are compared with. What came out is an Outcome; checks.ts judges it.
  */
 import { writeFileSync } from 'node:fs';
+import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { parseSse } from '../../test/helpers/appHarness';
 import { followRun, storedLog, type FollowedRun, type StoredEventRow } from '../../test/helpers/runFollower';
@@ -15,10 +16,16 @@ import type { Pacer, Reference } from './references';
 import { SHUTDOWN_TIMEOUT_MS, type Topology } from './topology';
 
 /** How the process is stopped at a point. */
-export type StopKind = 'sigkill' | 'graceful' | 'api-kill';
-export const STOP_KINDS: StopKind[] = ['sigkill', 'graceful', 'api-kill'];
+export type StopKind = 'sigkill' | 'graceful' | 'api-kill' | 'temporal-restart';
+export const STOP_KINDS: StopKind[] = ['sigkill', 'graceful', 'api-kill', 'temporal-restart'];
 
-const ACTION: Record<StopKind, CrashAction> = { sigkill: 'sigkill', graceful: 'sigterm', 'api-kill': 'pause' };
+/**
+ * What the worker does at the point. `temporal-restart`: the worker SIGKILLs itself there, the
+ * API is killed with it (a client's request in flight breaks: that client is gone), and the
+ * Temporal server restarts before both come back (what it held only in memory, an update not yet
+ * in history, is gone).
+ */
+const ACTION: Record<StopKind, CrashAction> = { sigkill: 'sigkill', graceful: 'sigterm', 'api-kill': 'pause', 'temporal-restart': 'sigkill' };
 
 export interface Outcome {
   runId: string;
@@ -34,6 +41,10 @@ export interface Outcome {
   replayText: string;
   /** The session still names a run as its holder. */
   sessionHeld: boolean;
+  /** The run's workflow execution status in Temporal (COMPLETED when it ended). */
+  workflowStatus: string;
+  /** What each form answer sent got (HTTP status; 0: the connection broke). */
+  answers: number[];
   /** The point was reached (always true without one). */
   reached: boolean;
   /** Points the worker passed (the uninterrupted run's are the points a case can name). */
@@ -91,12 +102,19 @@ async function stopAndRestart(t: Topology, spec: CaseSpec, harnessCuts: boolean)
     problems.push(`the worker did not exit within ${bound} ms of its ${spec.stop === 'graceful' ? 'SIGTERM' : 'SIGKILL'}`);
     await t.kill(t.worker);
   }
+  if (spec.stop === 'temporal-restart') {
+    if (!t.restartTemporal) throw new Error('temporal-restart needs a Temporal server the harness started (the Temporal CLI was not found)');
+    await t.kill(t.api);
+    await t.restartTemporal();
+  }
+  // The worker first: the API's /health waits for a poller.
   await t.start(t.worker);
+  await t.start(t.api);
   return problems;
 }
 
 export async function runCase(t: Topology, pacer: Pacer, spec: CaseSpec): Promise<Outcome> {
-  const deadline = Date.now() + 180_000;
+  const deadline = Date.now() + 120_000;
   const callsFrom = t.llm.calls.length;
   const webFrom = t.web.calls.length;
   const midStream = spec.point ? MID_STREAM.exec(spec.point) : null;
@@ -108,6 +126,7 @@ export async function runCase(t: Topology, pacer: Pacer, spec: CaseSpec): Promis
   const { runId, sessionId } = await startRun(t, spec.agentId, spec.reference.query, deadline);
   let lastMessageAt = 0;
   let asked = false;
+  const answers: number[] = [];
   const follow = followRun({
     runId,
     bases: () => [t.api.base],
@@ -117,7 +136,10 @@ export async function runCase(t: Topology, pacer: Pacer, spec: CaseSpec): Promis
       if (e.event === 'message') lastMessageAt = Date.now();
       if (e.event !== 'user_inputs' || asked || !spec.reference.form) return;
       asked = true;
-      void answerForm(t, runId, spec.reference.form, deadline).catch(() => undefined);
+      void answerForm(t, runId, spec.reference.form, deadline).then(
+        (status) => answers.push(status),
+        () => answers.push(-1),
+      );
     },
   });
   // The stream can end (its last events are written by a local activity) before the workflow
@@ -148,7 +170,8 @@ export async function runCase(t: Topology, pacer: Pacer, spec: CaseSpec): Promis
   pacer.nth = 0;
 
   const run = await callApi(t, `/api/v1/runs/${runId}`, { method: 'GET' }, (s) => s === 200, Date.now() + 60_000);
-  const replayEvents = await replayOf(t, runId);
+  // A run that never ended has no whole stream to replay (a reader would wait forever).
+  const replayEvents = followed.done ? await replayOf(t, runId) : [];
   return {
     runId,
     status: String(run.body.status),
@@ -163,17 +186,30 @@ export async function runCase(t: Topology, pacer: Pacer, spec: CaseSpec): Promis
       .map((e) => e.content)
       .join(''),
     sessionHeld: await sessionHeld(t.databaseUrl, sessionId),
+    workflowStatus: await workflowStatusOf(t, String(run.body.workflow_id)),
+    answers,
     reached,
     traced: tracedPoints(t.controlDir, spec.caseId),
     stopProblems,
   };
 }
 
+async function workflowStatusOf(t: Topology, workflowId: string): Promise<string> {
+  const connection = await Connection.connect({ address: t.temporalAddress });
+  try {
+    return (await new Client({ connection }).workflow.getHandle(workflowId).describe()).status.name;
+  } catch (err) {
+    return `unknown (${err instanceof Error ? err.message : String(err)})`;
+  } finally {
+    await connection.close();
+  }
+}
+
 /** The whole stream as a reader that connects after the end gets it. */
 async function replayOf(t: Topology, runId: string): Promise<Array<{ id: string; event: string; content: string }>> {
-  for (let attempt = 0; attempt < 20; attempt++) {
+  for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      const res = await fetch(`${t.api.base}/api/v1/runs/${runId}/events`, { headers: t.auth, signal: AbortSignal.timeout(30_000) });
+      const res = await fetch(`${t.api.base}/api/v1/runs/${runId}/events`, { headers: t.auth, signal: AbortSignal.timeout(15_000) });
       const text = await res.text();
       if (res.status === 200 && text.includes('[DONE]'))
         return parseSse(text)

@@ -1,6 +1,6 @@
 /**
- * What the crash-point harness stands on, all on loopback: a Temporal server (given, or a dev
- * server of its own), a throwaway PostgreSQL, the scripted model and the web search stand-in, and
+ * What the crash-point harness stands on, all on loopback: a Temporal dev server of its own
+ * (file-persisted, restartable), a throwaway PostgreSQL, the scripted model and the web search stand-in, and
  * agent-canvas as two processes of the real entry point (server/main.ts): a worker with the
  * crash-point hook preloaded (preload.mjs, hook.ts) and an API. Either can be killed and started again with
  * the same environment.
@@ -13,7 +13,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { WORKFLOW_BUNDLER_OPTIONS, workflowsPath } from '../../src/io/temporal/bundle';
-import { connectOrStartTemporal } from '../../src/io/temporal/devServer';
+import { obtainTemporalCli } from '../../src/io/temporal/cli';
+import { connectOrStartTemporal, startDevServer } from '../../src/io/temporal/devServer';
 import { appEnv, freePort, waitHealthy, type AppProcess } from '../../test/helpers/appProcess';
 import { startPostgres } from '../../test/helpers/postgres';
 import { startScriptedLlm, type ScriptedLlm } from '../../test/helpers/scriptedLlm';
@@ -43,6 +44,8 @@ export interface Topology {
   worker: Member;
   api: Member;
   auth: Record<string, string>;
+  /** Stops the Temporal server and starts it again on its file (null: a server we did not start). */
+  restartTemporal: (() => Promise<void>) | null;
   start(m: Member): Promise<void>;
   /** SIGKILLs the member (when up) and waits until it is gone. */
   kill(m: Member): Promise<void>;
@@ -83,11 +86,34 @@ export async function startTopology(opts: { temporalAddress?: string; say: (line
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
   try {
-    let temporalAddress = opts.temporalAddress;
-    if (!temporalAddress) {
-      const server = await connectOrStartTemporal({ projectRoot: root, persistent: false, ui: false, log: () => undefined });
+    const dataRoot = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-crashpoints-'));
+    stops.push(async () => rmSync(dataRoot, { recursive: true, force: true }));
+    // A Temporal server of our own, persisted to a file, so a stop can restart it (what it kept
+    // only in memory is lost then, as in production). Without the CLI: the one given, not restarted.
+    const cli = await obtainTemporalCli({ projectRoot: root });
+    let temporalAddress: string;
+    let restartTemporal: (() => Promise<void>) | null = null;
+    if (cli) {
+      const settings = { cliPath: cli.path, dbFile: path.join(dataRoot, 'temporal.db'), port: await freePort() };
+      let server = await startDevServer(settings);
       stops.push(() => server.stop());
       temporalAddress = server.address;
+      restartTemporal = async () => {
+        await server.stop();
+        // Its port or database file can take a moment to be free again.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            server = await startDevServer(settings);
+            return;
+          } catch (err) {
+            if (attempt >= 4) throw err;
+            await sleep(2_000);
+          }
+        }
+      };
+    } else {
+      temporalAddress =
+        opts.temporalAddress ?? (await connectOrStartTemporal({ projectRoot: root, persistent: false, ui: false, log: () => undefined })).address;
     }
     const pg = await startPostgres();
     if ('skipped' in pg) throw new Error(`the crash-point harness needs PostgreSQL (its API and worker are two processes): ${pg.skipped}`);
@@ -97,8 +123,6 @@ export async function startTopology(opts: { temporalAddress?: string; say: (line
       () => llm.stop(),
       () => web.stop(),
     );
-    const dataRoot = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-crashpoints-'));
-    stops.push(async () => rmSync(dataRoot, { recursive: true, force: true }));
     const controlDir = path.join(dataRoot, 'control');
     mkdirSync(controlDir);
     opts.say('bundling the workflows with the crash-point interceptor…');
@@ -152,6 +176,7 @@ export async function startTopology(opts: { temporalAddress?: string; say: (line
       worker,
       api,
       auth: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      restartTemporal,
       async start(m) {
         if (m.app) return;
         const hook = m.role === 'worker' ? ['--import', './scripts/crashpoints/preload.mjs'] : [];
