@@ -1,6 +1,6 @@
 /**
  * The crash-point hook, preloaded into the real worker (`node --import tsx --import
- * ./scripts/crashpoints/preload.mjs server/main.ts`) by the crash-point harness only. It adds, to the
+ * ./scripts/crashpoints-preload.mjs server/main.ts`) by the crash-point harness only. It adds, to the
  * worker that server/boot/worker.ts builds, an activity interceptor (every activity and local
  * activity: before it runs, after it returned) and a workflow interceptor whose sink reports each
  * workflow activation's commands just before the worker sends them (the end of a workflow task),

@@ -29,13 +29,15 @@ export interface Selection {
   points: string[];
   /** The stop kinds to take each point under; null: the matrix's for that point. */
   stops: StopKind[] | null;
+  /** Exact (point id, stop) pairs instead (the npm test subset). */
+  cases?: Array<{ id: string; stop: StopKind }>;
 }
 
 /** The cases a selection names, grouped by reference; throws on an id the matrix does not know. */
 export function selectCases(sel: Selection): Map<string, Array<{ point: string; stop: StopKind }>> {
   const chosen = new Map<string, Array<{ point: string; stop: StopKind }>>();
   const known = Object.entries(MATRIX).flatMap(([ref, points]) => points.map((p) => ({ ref, ...p })));
-  for (const id of sel.points) {
+  for (const id of [...sel.points, ...(sel.cases ?? []).map((c) => c.id)]) {
     const [ref, ...rest] = id.split(':');
     if (!REFERENCES.some((r) => r.name === ref) || rest.length === 0)
       throw new Error(`unknown point ${id}: a point id is <reference>:<point>, references ${REFERENCES.map((r) => r.name).join(', ')}`);
@@ -47,7 +49,9 @@ export function selectCases(sel: Selection): Map<string, Array<{ point: string; 
             .filter((id) => id.startsWith(`${ref.name}:`))
             .map((id) => ({ point: id.slice(ref.name.length + 1), stops: known.find((k) => `${k.ref}:${k.point}` === id)?.stops }))
         : known.filter((k) => k.ref === ref.name);
-    const cases = wanted.flatMap((w) => (sel.stops ?? w.stops ?? DEFAULT_STOPS).map((stop) => ({ point: w.point, stop })));
+    const cases = sel.cases
+      ? sel.cases.filter((c) => c.id.startsWith(`${ref.name}:`)).map((c) => ({ point: c.id.slice(ref.name.length + 1), stop: c.stop }))
+      : wanted.flatMap((w) => (sel.stops ?? w.stops ?? DEFAULT_STOPS).map((stop) => ({ point: w.point, stop })));
     if (cases.length > 0) chosen.set(ref.name, cases);
   }
   return chosen;

@@ -2,7 +2,7 @@
  * What the crash-point harness stands on, all on loopback: a Temporal dev server of its own
  * (file-persisted, restartable), a throwaway PostgreSQL, the scripted model and the web search stand-in, and
  * agent-canvas as two processes of the real entry point (server/main.ts): a worker with the
- * crash-point hook preloaded (preload.mjs, hook.ts) and an API. Either can be killed and started again with
+ * crash-point hook preloaded (scripts/crashpoints-preload.mjs, hook.ts) and an API. Either can be killed and started again with
  * the same environment.
  */
 import { spawn } from 'node:child_process';
@@ -179,7 +179,7 @@ export async function startTopology(opts: { temporalAddress?: string; say: (line
       restartTemporal,
       async start(m) {
         if (m.app) return;
-        const hook = m.role === 'worker' ? ['--import', './scripts/crashpoints/preload.mjs'] : [];
+        const hook = m.role === 'worker' ? ['--import', './scripts/crashpoints-preload.mjs'] : [];
         const app = spawnMember(['--import', 'tsx', ...hook, 'server/main.ts'], envs.get(m)!);
         m.app = app;
         if (m.role === 'worker') await waitForBanner(app, 180_000);

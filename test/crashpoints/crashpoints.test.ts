@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SUBSET } from '../../scripts/crashpoints/matrix';
 import { matrixTable, runCrashpoints, type CrashpointReport } from '../../scripts/crashpoints/run';
-import type { StopKind } from '../../scripts/crashpoints/runCase';
 import { startPostgres } from '../helpers/postgres';
 
 let report: CrashpointReport | null = null;
@@ -20,19 +19,7 @@ beforeAll(async () => {
     return;
   }
   await pg.stop();
-  const byPoint = new Map<string, StopKind[]>();
-  for (const c of TEST_SUBSET) byPoint.set(c.id, [...(byPoint.get(c.id) ?? []), c.stop]);
-  // One topology for all cases; each point under the stops the subset names for it.
-  const rows: CrashpointReport['rows'] = [];
-  const baselines: CrashpointReport['baselines'] = {};
-  const stopsSets = [...new Set([...byPoint.values()].map((s) => s.join(',')))];
-  for (const set of stopsSets) {
-    const points = [...byPoint].filter(([, s]) => s.join(',') === set).map(([id]) => id);
-    const part = await runCrashpoints({ selection: { points, stops: set.split(',') as StopKind[] }, say: () => undefined });
-    rows.push(...part.rows);
-    Object.assign(baselines, part.baselines);
-  }
-  report = { rows, baselines };
+  report = await runCrashpoints({ selection: { points: [], stops: null, cases: TEST_SUBSET }, say: () => undefined });
   process.stdout.write(`crash-point subset\n${matrixTable(report)}\n`);
 }, 600_000);
 
