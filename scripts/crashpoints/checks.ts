@@ -39,7 +39,8 @@ export function judge(o: Outcome, baseline: Outcome, point: string): string[] {
     problems.push(`answer differs: ${JSON.stringify(cut(o.content))} instead of ${JSON.stringify(cut(baseline.content))}`);
   if (o.status === 'finished' && o.replayText !== baseline.replayText)
     problems.push(`the replayed stream shows ${JSON.stringify(cut(o.replayText))} instead of ${JSON.stringify(cut(baseline.replayText))}`);
-  const inFlight = /:completed$/.test(point) && /^(llmChat|callTool|tavily|agentTool|runTool)/i.test(point) ? 1 : 0;
+  // Model calls are llmChat activities, tool calls (web search here) toolInvoke activities.
+  const inFlight = /^(llmChat|toolInvoke)#\d+:completed$/.test(point) ? 1 : 0;
   const repeats = repeatedFinished(o, inFlight);
   if (repeats.model > 0) problems.push(`${repeats.model} finished model call(s) made again`);
   if (repeats.tool > 0) problems.push(`${repeats.tool} finished tool call(s) made again`);
