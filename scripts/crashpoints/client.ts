@@ -55,14 +55,16 @@ export async function startRun(t: Topology, agentId: string, query: unknown, dea
 }
 
 /**
- * Answers a paused run's form as a client does: again when the API says so (5xx, or 409 while
- * the run still says paused), but not after its connection broke mid-request: that client is
- * gone (its API process was killed under it), and the answer it sent must not be lost for that.
- * Resolves with the last HTTP status, or 0 when the connection broke.
+ * Answers a paused run's form as a client does: again until the API confirms it (202), refuses
+ * it (4xx other than 409), or says the run no longer waits (409 while its status is not paused).
+ * A broken connection confirms nothing, so the answer is sent again (with the same update id the
+ * API derives from the pause, Temporal takes it once). Resolves with the statuses it got
+ * (0: the connection broke).
  */
-export async function answerForm(t: Topology, runId: string, inputs: Record<string, unknown>, deadline: number): Promise<number> {
+export async function answerForm(t: Topology, runId: string, inputs: Record<string, unknown>, deadline: number): Promise<number[]> {
+  const got: number[] = [];
   for (;;) {
-    let status: number;
+    let status = 0;
     try {
       const res = await fetch(`${t.api.base}/api/v1/runs/${runId}/inputs`, {
         method: 'POST',
@@ -73,14 +75,15 @@ export async function answerForm(t: Topology, runId: string, inputs: Record<stri
       await res.body?.cancel();
       status = res.status;
     } catch {
-      return 0;
+      // refused or reset: the API is down or was killed under the request
     }
-    if (status < 500 && status !== 409) return status;
-    if (Date.now() > deadline) return status;
+    got.push(status);
+    if (status !== 0 && status < 500 && status !== 409) return got;
+    if (Date.now() > deadline) return got;
     await sleep(500);
     if (status === 409) {
       const run = await callApi(t, `/api/v1/runs/${runId}`, { method: 'GET' }, (s) => s === 200, deadline);
-      if (run.body.status !== 'paused') return 409;
+      if (run.body.status !== 'paused') return got;
     }
   }
 }

@@ -21,9 +21,8 @@ export const STOP_KINDS: StopKind[] = ['sigkill', 'graceful', 'api-kill', 'tempo
 
 /**
  * What the worker does at the point. `temporal-restart`: the worker SIGKILLs itself there, the
- * API is killed with it (a client's request in flight breaks: that client is gone), and the
- * Temporal server restarts before both come back (what it held only in memory, an update not yet
- * in history, is gone).
+ * API is killed with it (a client's request in flight breaks), and the Temporal server restarts
+ * before both come back (what it held only in memory, an update not yet in history, is gone).
  */
 const ACTION: Record<StopKind, CrashAction> = { sigkill: 'sigkill', graceful: 'sigterm', 'api-kill': 'pause', 'temporal-restart': 'sigkill' };
 
@@ -137,7 +136,7 @@ export async function runCase(t: Topology, pacer: Pacer, spec: CaseSpec): Promis
       if (e.event !== 'user_inputs' || asked || !spec.reference.form) return;
       asked = true;
       void answerForm(t, runId, spec.reference.form, deadline).then(
-        (status) => answers.push(status),
+        (statuses) => answers.push(...statuses),
         () => answers.push(-1),
       );
     },
