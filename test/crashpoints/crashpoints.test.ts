@@ -4,6 +4,7 @@
  * out as its uninterrupted run did. `npm run crashpoints` takes the whole matrix.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipBecause } from '../helpers/skip';
 import { TEST_SUBSET } from '../../scripts/crashpoints/matrix';
 import { matrixTable, runCrashpoints, type CrashpointReport } from '../../scripts/crashpoints/run';
 import { startPostgres } from '../helpers/postgres';
@@ -28,8 +29,8 @@ afterAll(() => {
 });
 
 describe('a run stopped at a crash point and restarted', () => {
-  it.each(TEST_SUBSET)('$id under $stop ends as the uninterrupted run did', ({ id, stop }) => {
-    if (skipped) return;
+  it.each(TEST_SUBSET)('$id under $stop ends as the uninterrupted run did', ({ id, stop }, ctx) => {
+    if (skipped) skipBecause(ctx, skipped);
     const reference = id.split(':')[0]!;
     expect(report!.baselines[reference]?.problems ?? ['no uninterrupted run']).toEqual([]);
     const row = report!.rows.find((r) => r.id === id && r.stop === stop);

@@ -17,6 +17,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { skipBecause } from '../helpers/skip';
 import { buildApp } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
 import { knowledgeDeps } from '../../src/io/knowledge/deps';
@@ -135,10 +136,7 @@ async function startDyingWorker(text: string): Promise<ChildProcess> {
 
 describe('a form answer whose workflow task dies after writing the continuation', () => {
   it('resumes the run once the answer is given again, and the log holds one continuation', async (ctx) => {
-    if (skipped) {
-      process.stdout.write(`[lost answer] skipped: ${skipped}\n`);
-      ctx.skip();
-    }
+    if (skipped) skipBecause(ctx, skipped);
     dying = await startDyingWorker('Approved by');
     const canvas = dsl({
       begin: { name: 'Begin', downstream: ['UserFillUp:approve'] },
