@@ -5,7 +5,6 @@
  * crash-point hook preloaded (scripts/crashpoints-preload.mjs, hook.ts) and an API. Either can be killed and started again with
  * the same environment.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +14,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { WORKFLOW_BUNDLER_OPTIONS, workflowsPath } from '../../src/io/temporal/bundle';
 import { obtainTemporalCli } from '../../src/io/temporal/cli';
 import { connectOrStartTemporal, startDevServer } from '../../src/io/temporal/devServer';
-import { appEnv, freePort, waitHealthy, type AppProcess } from '../../test/helpers/appProcess';
+import { appEnv, freePort, spawnApp, waitHealthy, type AppProcess } from '../../test/helpers/appProcess';
 import { startPostgres } from '../../test/helpers/postgres';
 import { startScriptedLlm, type ScriptedLlm } from '../../test/helpers/scriptedLlm';
 import { startWebSearchServer, type WebSearchServer } from '../../test/helpers/webSearchServer';
@@ -52,23 +51,6 @@ export interface Topology {
   /** Resolves once the member's process has exited by itself (true), or false after `ms`. */
   exited(m: Member, ms: number): Promise<boolean>;
   stop(): Promise<void>;
-}
-
-function spawnMember(args: string[], env: Record<string, string>): AppProcess {
-  let output = '';
-  const proc = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  return {
-    proc,
-    output: () => output,
-    kill: async () => {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      const gone = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGKILL');
-      await gone;
-    },
-  };
 }
 
 async function waitForBanner(app: AppProcess, timeoutMs: number): Promise<void> {
@@ -180,7 +162,7 @@ export async function startTopology(opts: { temporalAddress?: string; say: (line
       async start(m) {
         if (m.app) return;
         const hook = m.role === 'worker' ? ['--import', './scripts/crashpoints-preload.mjs'] : [];
-        const app = spawnMember(['--import', 'tsx', ...hook, 'server/main.ts'], envs.get(m)!);
+        const app = spawnApp(['--import', 'tsx', ...hook, 'server/main.ts'], envs.get(m)!);
         m.app = app;
         if (m.role === 'worker') await waitForBanner(app, 180_000);
         else await waitHealthy(m.base, app, 180_000);

@@ -29,7 +29,7 @@ afterAll(() => {
 });
 
 describe('a run stopped at a crash point and restarted', () => {
-  it.each(TEST_SUBSET)('$id under $stop ends as the uninterrupted run did', ({ id, stop }, ctx) => {
+  it.for(TEST_SUBSET)('$id under $stop ends as the uninterrupted run did', ({ id, stop }, ctx) => {
     if (skipped) skipBecause(ctx, skipped);
     const reference = id.split(':')[0]!;
     expect(report!.baselines[reference]?.problems ?? ['no uninterrupted run']).toEqual([]);

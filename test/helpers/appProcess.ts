@@ -20,8 +20,13 @@ export interface AppProcess {
 }
 
 export function startAppProcess(env: Record<string, string>): AppProcess {
+  return spawnApp(['--import', 'tsx', 'server/main.ts'], env);
+}
+
+/** Node with `args` (server/main.ts behind whatever preloads the caller adds), from the repository root. */
+export function spawnApp(args: string[], env: Record<string, string>): AppProcess {
   let output = '';
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const proc = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

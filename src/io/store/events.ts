@@ -8,7 +8,7 @@ import { jsonParam } from './sql';
 import { dispatcherFor, RUN_EVENTS_CHANNEL } from './eventDispatch';
 import type { Db, Store, StoredEvent } from './contract';
 import { AppError } from '../../errors';
-import { claimSlot, fencedInsertNotifying, fencedInsertReturning } from './streamSlots';
+import { claimSlot, fencedInsertNotifying, fencedInsertReturning, type SlotRow } from './streamSlots';
 
 /** A stream slot and the attempt writing to it. */
 type StreamSlot = { seq: number; attempt: number };
@@ -16,16 +16,8 @@ type StreamSlot = { seq: number; attempt: number };
 /** Rows per INSERT: keeps statements bounded when a long stream is flushed at once. */
 const APPEND_CHUNK = 500;
 
-interface EventRow {
-  seq: number;
-  sub: number;
-  event: string;
-  message_id: string;
-  created_at: number;
-  task_id: string;
-  data: Record<string, unknown>;
-  terminal: boolean;
-}
+/** A row of run_events as the statements here and in streamSlots.ts take it. */
+type EventRow = SlotRow;
 
 function toStoredEvent(row: EventRow): StoredEvent {
   return {

@@ -16,25 +16,9 @@ import { RUN_EVENTS_CHANNEL } from './eventDispatch';
 import { jsonParam } from './sql';
 import { stampNow } from './time';
 import type { Queryable, SessionMessage, SessionRecord } from './contract';
+import type { NewSessionFields, TurnRun } from './startTypes';
 
-export interface TurnRun {
-  id: string;
-  tenantId: string;
-  canvasId: string;
-  workflowId: string;
-  canvasVersionId: string | null;
-}
-
-/** A session created by its first turn (tenant and agent are the run's). */
-export interface NewSessionFields {
-  id: string;
-  name: string;
-  userId: string;
-  source: string;
-  /** What the session holds before this turn (a legacy canvas's greeting), the user message excluded. */
-  messages: SessionMessage[];
-  state: SessionState;
-}
+export type { NewSessionFields, TurnRun };
 
 const SESSION_COLUMNS = 'id, tenant_id, agent_id, name, user_id, source, messages, state, active_run_id, create_time, update_time, create_date, update_date';
 
