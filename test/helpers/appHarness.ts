@@ -18,6 +18,7 @@ import type { Store } from '../../src/io/store/contract';
 import { startScriptedLlm, type ScriptedLlm } from './scriptedLlm';
 import { connectTemporal, startWorker, type RunningWorker, type TemporalHandles } from './temporal';
 import type { RunInputLimits } from '../../api/services/runLimits';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../api/httpLimits';
 
 export interface Harness {
   base: string;
@@ -51,6 +52,8 @@ export interface HarnessOptions {
   runSettings?: Partial<RunSettings>;
   /** Size limits of what a run starts with (default: the API's defaults). */
   runInputLimits?: RunInputLimits;
+  /** HTTP limits over the defaults (e.g. `authFailureLimit: 0` for a test that sends many bad keys on purpose). */
+  httpLimits?: Partial<HttpLimits>;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -79,6 +82,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     mcp: { policy: mcpPolicyFromEnv(env) },
     knowledge: knowledgeDeps(store, env, opts.chunkIndex),
     ...(opts.runInputLimits ? { runInputLimits: opts.runInputLimits } : {}),
+    ...(opts.httpLimits ? { httpLimits: { ...DEFAULT_HTTP_LIMITS, ...opts.httpLimits } } : {}),
   };
   const listen = async () => {
     const app = await buildApp(deps);
