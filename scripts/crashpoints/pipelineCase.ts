@@ -15,8 +15,9 @@ import type { Topology } from './topology';
 
 export interface PipelineOutcome {
   documentId: string;
-  /** The document's `run` (DONE, FAIL, CANCEL, RUNNING…). */
+  /** The document's `run` (DONE, FAIL, CANCEL, RUNNING…) and its `progress_msg`. */
   run: string;
+  message: string;
   /** The stored chunks, in position order, as what a reader sees (content, keywords, extra). */
   chunks: string[];
   workflowStatus: string;
@@ -60,6 +61,13 @@ async function documentRun(t: Topology, datasetId: string, documentId: string, d
   return docs.find((d) => d.id === documentId)?.run ?? 'MISSING';
 }
 
+/** The document's `progress_msg`: why it failed, when it did. */
+async function documentMessage(t: Topology, datasetId: string, documentId: string, deadline: number): Promise<string> {
+  const res = await callApi(t, `/api/v1/datasets/${datasetId}/documents?id=${documentId}&page_size=100`, { method: 'GET' }, (s) => s === 200, deadline);
+  const docs = (res.body.data as { docs?: Array<{ id: string; progress_msg?: string }> } | undefined)?.docs ?? [];
+  return docs.find((d) => d.id === documentId)?.progress_msg ?? '';
+}
+
 async function storedChunks(databaseUrl: string, documentId: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -78,8 +86,8 @@ async function workflowStatus(t: Topology, workflowId: string): Promise<string> 
   const connection = await Connection.connect({ address: t.temporalAddress });
   try {
     const handle = new Client({ connection }).workflow.getHandle(workflowId);
-    // The document's row is marked before the workflow task that completes it: let that task end.
-    await Promise.race([handle.result().catch(() => undefined), new Promise((r) => setTimeout(r, 30_000))]);
+    // The document's row is marked DONE before the workflow ends: let it end (or fail the document).
+    await Promise.race([handle.result().catch(() => undefined), new Promise((r) => setTimeout(r, 60_000))]);
     return (await handle.describe()).status.name;
   } catch (err) {
     return `unknown (${err instanceof Error ? err.message : String(err)})`;
@@ -121,11 +129,14 @@ export async function runPipelineCase(
   for (run = 'RUNNING'; !settled() && Date.now() < deadline; await new Promise((r) => setTimeout(r, 300))) {
     run = await documentRun(t, spec.datasetId, documentId, deadline);
   }
+  // What the document ends as is read once its workflow has ended: an activity that is run again
+  // after the document was marked DONE (its first attempt's completion lost) can still mark it FAIL.
   const workflow = await workflowStatus(t, `index-document-${documentId}`);
   disarm(t.controlDir);
   return {
     documentId,
-    run,
+    run: await documentRun(t, spec.datasetId, documentId, Date.now() + 60_000),
+    message: await documentMessage(t, spec.datasetId, documentId, Date.now() + 60_000),
     chunks: await storedChunks(t.databaseUrl, documentId),
     workflowStatus: workflow,
     reached,
@@ -138,7 +149,7 @@ export async function runPipelineCase(
 export function judgePipeline(o: PipelineOutcome, baseline: PipelineOutcome): string[] {
   if (!o.reached) return [`the point was never reached (the uninterrupted run passes: ${baseline.traced.join(', ')})`];
   const problems = [...o.stopProblems];
-  if (o.run !== 'DONE') problems.push(`the document ended ${o.run}, not DONE`);
+  if (o.run !== 'DONE') problems.push(`the document ended ${o.run}, not DONE (${o.message.slice(0, 160)})`);
   const twice = o.chunks.length - new Set(o.chunks).size;
   if (twice > 0) problems.push(`${twice} chunk(s) stored twice`);
   if (JSON.stringify(o.chunks) !== JSON.stringify(baseline.chunks))
@@ -151,7 +162,7 @@ export function judgePipeline(o: PipelineOutcome, baseline: PipelineOutcome): st
 
 export function judgePipelineBaseline(o: PipelineOutcome): string[] {
   const problems: string[] = [];
-  if (o.run !== 'DONE') problems.push(`the uninterrupted parse ended ${o.run}`);
+  if (o.run !== 'DONE') problems.push(`the uninterrupted parse ended ${o.run} (${o.message.slice(0, 160)})`);
   if (o.chunks.length === 0) problems.push('the uninterrupted parse stored no chunks');
   if (o.workflowStatus !== 'COMPLETED') problems.push(`the uninterrupted parse's workflow is ${o.workflowStatus}`);
   return problems;
