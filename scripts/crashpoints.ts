@@ -1,6 +1,7 @@
 /**
  * `npm run crashpoints`: the crash-point matrix. Reference runs (an LLM chain, an Agent with two
- * tool rounds, a UserFillUp pause answered, an Iteration, a sub-agent) are run once uninterrupted,
+ * tool rounds, a UserFillUp pause answered, an Iteration, a sub-agent, a chain that continues as
+ * new, a document parsed by an ingestion pipeline) are run once uninterrupted,
  * then once per point where a process can die (scripts/crashpoints/matrix.ts) and per stop kind:
  * the worker SIGKILLed, the worker stopped gracefully past its grace, the API SIGKILLed; each
  * restarted at once. Every case must end with the uninterrupted run's answer, repeat no finished

@@ -28,10 +28,21 @@ export async function callApi(
   }
 }
 
-export async function createAgent(t: Topology, title: string, dsl: Record<string, unknown>, deadline: number): Promise<string> {
-  const res = await callApi(t, '/api/v1/agents', { method: 'POST', body: JSON.stringify({ title, dsl }) }, (s) => s === 200, deadline);
+/** Saves a canvas (`dataflow_canvas`: an ingestion pipeline); answers its id. */
+export async function createAgent(t: Topology, title: string, dsl: Record<string, unknown>, deadline: number, category?: 'dataflow_canvas'): Promise<string> {
+  const body = JSON.stringify({ title, dsl, ...(category ? { canvas_category: category } : {}) });
+  const res = await callApi(t, '/api/v1/agents', { method: 'POST', body }, (s) => s === 200, deadline);
   const id = (res.body.data as { id?: string } | undefined)?.id;
   if (!id) throw new Error(`creating ${title} failed: ${JSON.stringify(res.body)}`);
+  return id;
+}
+
+/** A dataset whose parser is the pipeline canvas `pipelineId`; answers its id. */
+export async function createPipelineDataset(t: Topology, name: string, pipelineId: string, deadline: number): Promise<string> {
+  const body = JSON.stringify({ name, parse_type: 2, pipeline_id: pipelineId });
+  const res = await callApi(t, '/api/v1/datasets', { method: 'POST', body }, (s) => s === 200, deadline);
+  const id = (res.body.data as { id?: string } | undefined)?.id;
+  if (!id) throw new Error(`creating dataset ${name} failed: ${JSON.stringify(res.body)}`);
   return id;
 }
 

@@ -74,6 +74,27 @@ export const MATRIX: Record<string, MatrixPoint[]> = {
     { point: 'task:complete#1', stops: WORKER },
     { point: 'llmChat#4:mid-stream' },
   ],
+  // The run continues as new after its 17th model call (the API's RUN_CONTINUE_AS_NEW_EVENTS=100).
+  'continue-as-new': [
+    { point: 'appendRunEvents#1:completed', stops: WORKER },
+    { point: 'task:continue-as-new#1', stops: WORKER },
+    { point: 'task:schedule:llmChat#18', stops: WORKER },
+    { point: 'llmChat#18:started', stops: WORKER },
+    { point: 'llmChat#18:mid-stream' },
+    { point: 'finalizeRun#1:completed', stops: WORKER },
+  ],
+  // A document parsed by a pipeline canvas: its answer is the chunks stored; the API holds nothing of it.
+  'ingest-pipeline': [
+    { point: 'loadPipeline#1:completed', stops: WORKER },
+    { point: 'task:schedule:runPipelineStep#1', stops: WORKER },
+    { point: 'runPipelineStep#2:started', stops: WORKER },
+    { point: 'runPipelineItems#1:started', stops: WORKER },
+    { point: 'runPipelineItems#1:completed', stops: WORKER },
+    { point: 'applyPipelineItems#1:completed', stops: WORKER },
+    { point: 'commitPipelineChunks#1:started', stops: WORKER },
+    { point: 'commitPipelineChunks#1:completed', stops: [...WORKER, 'temporal-restart'] },
+    { point: 'task:complete#1', stops: WORKER },
+  ],
 };
 
 /**

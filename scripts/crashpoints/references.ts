@@ -3,6 +3,7 @@
  * Answers are long enough (~30 words) for a stream to be cut in the middle; the answer a point
  * slows down (mid-stream points) streams a word every 150 ms, longer than a graceful stop's grace.
  */
+import { readFileSync } from 'node:fs';
 import { dsl } from '../../test/helpers/canvasKit';
 import type { RecordedCall, Reply, ScriptedLlm } from '../../test/helpers/scriptedLlm';
 
@@ -12,6 +13,33 @@ export interface Reference {
   query: unknown;
   /** The form's answer, for a run that pauses at a UserFillUp. */
   form?: Record<string, unknown>;
+  /** A pipeline reference: the canvas is an ingestion pipeline, and this document is uploaded to a dataset it parses. */
+  document?: PipelineDocument;
+  /** Settings the API is started with for this reference only (a run takes its settings from the API that starts it). */
+  apiEnv?: Record<string, string>;
+}
+
+export interface PipelineDocument {
+  name: string;
+  body: string;
+}
+
+/** RAGFlow's "chunk summary" pipeline template: File → Parser → TokenChunker → Extractor (a model call per chunk) → Tokenizer. */
+const chunkSummary = JSON.parse(readFileSync(new URL('../../test/fixtures/pipelines/chunk_summary.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+
+/** Steps of the chain that continues as new: enough for its history to pass the API's RUN_CONTINUE_AS_NEW_EVENTS (100, the least it takes). */
+const LONG_CHAIN_STEPS = 24;
+
+function longChain(): Record<string, unknown> {
+  const nodes: Parameters<typeof dsl>[0] = { begin: { name: 'Begin', downstream: ['LLM:s1'] } };
+  for (let i = 1; i <= LONG_CHAIN_STEPS; i++)
+    nodes[`LLM:s${i}`] = {
+      name: 'LLM',
+      params: { ...model, sys_prompt: `Long chain step ${i}.${i > 1 ? ` Use {LLM:s${i - 1}@content}.` : ''}` },
+      downstream: [i < LONG_CHAIN_STEPS ? `LLM:s${i + 1}` : 'Message:out'],
+    };
+  nodes['Message:out'] = { name: 'Message', params: { content: [`{LLM:s${LONG_CHAIN_STEPS}@content}`] } };
+  return dsl(nodes);
 }
 
 const model = { llm_id: 'm@OpenAI' };
@@ -109,6 +137,22 @@ export const REFERENCES: Reference[] = [
     }),
     query: 'delegate',
   },
+  {
+    // Its API starts runs that continue as new after 100 history events: the chain passes them halfway.
+    name: 'continue-as-new',
+    canvas: longChain(),
+    query: 'go on',
+    apiEnv: { RUN_CONTINUE_AS_NEW_EVENTS: '100' },
+  },
+  {
+    name: 'ingest-pipeline',
+    canvas: chunkSummary,
+    query: null,
+    document: {
+      name: 'gearbox.md',
+      body: Array.from({ length: 4 }, (_, i) => `## Part ${i}\n\nParagraph ${i} explains how the gearbox model ${i} is serviced and oiled.`).join('\n\n'),
+    },
+  },
 ];
 
 const toolsDone = (call: RecordedCall) => call.body.messages.filter((m) => m.role === 'tool').length;
@@ -126,6 +170,10 @@ function replyTo(call: RecordedCall): Reply | null {
   }
   if (has(call, 'Summarize the approval.')) return { content: answer(`approved-by-${lastUser(call).includes('Ada') ? 'Ada' : 'nobody'}`) };
   if (has(call, 'Iteration item.')) return { content: answer(`item-${/refund|exchange|repair/.exec(lastUser(call))?.[0] ?? 'unknown'}`, 12) };
+  const step = /Long chain step (\d+)\./.exec(String(call.body.messages.find((m) => m.role === 'system')?.content ?? ''));
+  if (step) return { content: answer(`step-${step[1]}`, 8) };
+  // The pipeline's Extractor: a summary of the chunk it is given.
+  if (has(call, 'precise summarizer')) return { content: `SUMMARY ${lastUser(call).split(/\s+/).slice(3, 9).join(' ')}` };
   if (has(call, 'Lead agent.'))
     return toolsDone(call) === 0 ? toolCall('helper', 'Helper_0', { user_prompt: 'look it up', reasoning: 'r', context: 'c' }) : { content: answer('lead') };
   if (has(call, 'Helper agent.')) return toolsDone(call) === 0 ? toolCall('h', 'tavily_search_0', { query: 'helper facts' }) : { content: answer('helper') };

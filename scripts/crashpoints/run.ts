@@ -4,11 +4,12 @@
  * kind, and judges every case against the uninterrupted run.
  */
 import { judge, judgeBaseline } from './checks';
-import { createAgent } from './client';
+import { createAgent, createPipelineDataset } from './client';
 import { DEFAULT_STOPS, MATRIX } from './matrix';
-import { REFERENCES, scriptReferences, type Pacer } from './references';
+import { judgePipeline, judgePipelineBaseline, runPipelineCase, type PipelineOutcome } from './pipelineCase';
+import { REFERENCES, scriptReferences, type Pacer, type Reference } from './references';
 import { runCase, STOP_KINDS, type Outcome, type StopKind } from './runCase';
-import { startTopology } from './topology';
+import { startTopology, type Topology } from './topology';
 
 export interface CaseRow {
   /** `<reference>:<point>` */
@@ -73,38 +74,81 @@ export async function runCrashpoints(opts: {
   try {
     const stamp = Date.now().toString(36);
     for (const ref of refs) {
-      const agentId = await createAgent(t, `crashpoints ${ref.name} ${stamp}`, ref.canvas, Date.now() + 120_000);
-      opts.say(`${ref.name}: uninterrupted run…`);
-      const baseline: Outcome = await runCase(t, pacer, { caseId: `${ref.name}-baseline-${stamp}`, reference: ref, agentId, point: null, stop: 'sigkill' });
-      report.baselines[ref.name] = { traced: baseline.traced, problems: judgeBaseline(baseline) };
-      if (report.baselines[ref.name]!.problems.length > 0) {
-        opts.say(`  ${ref.name}: the uninterrupted run is wrong, its points are skipped: ${report.baselines[ref.name]!.problems.join('; ')}`);
-        continue;
-      }
-      for (const [i, c] of (cases.get(ref.name) ?? []).entries()) {
-        const id = `${ref.name}:${c.point}`;
-        const started = Date.now();
-        let problems: string[];
-        try {
-          const outcome = await runCase(t, pacer, { caseId: `${ref.name}-${i}-${c.stop}-${stamp}`, reference: ref, agentId, point: c.point, stop: c.stop });
-          problems = judge(outcome, baseline, c.point);
-        } catch (err) {
-          problems = [`the case could not run: ${err instanceof Error ? err.message : String(err)}`.slice(0, 400)];
-          // Leave the next case a topology that is up.
-          await t.start(t.worker).catch(() => undefined);
-          await t.start(t.api).catch(() => undefined);
+      if (ref.apiEnv) await t.restartWith(t.api, ref.apiEnv);
+      try {
+        const driver = ref.document ? await pipelineDriver(t, ref, stamp) : await runDriver(t, pacer, ref, stamp);
+        opts.say(`${ref.name}: uninterrupted run…`);
+        const baseline = await driver.baseline(`${ref.name}-baseline-${stamp}`);
+        report.baselines[ref.name] = baseline;
+        if (baseline.problems.length > 0) {
+          opts.say(`  ${ref.name}: the uninterrupted run is wrong, its points are skipped: ${baseline.problems.join('; ')}`);
+          continue;
         }
-        const row = { id, stop: c.stop, problems, ms: Date.now() - started };
-        report.rows.push(row);
-        opts.say(
-          `  ${problems.length === 0 ? 'ok  ' : 'FAIL'} ${id} --stop ${c.stop} (${(row.ms / 1000).toFixed(1)} s)${problems.length ? `: ${problems.join('; ')}` : ''}`,
-        );
+        for (const [i, c] of (cases.get(ref.name) ?? []).entries()) {
+          const id = `${ref.name}:${c.point}`;
+          const started = Date.now();
+          let problems: string[];
+          try {
+            problems = await driver.problems(`${ref.name}-${i}-${c.stop}-${stamp}`, c.point, c.stop);
+          } catch (err) {
+            problems = [`the case could not run: ${err instanceof Error ? err.message : String(err)}`.slice(0, 400)];
+            // Leave the next case a topology that is up.
+            await t.start(t.worker).catch(() => undefined);
+            await t.start(t.api).catch(() => undefined);
+          }
+          const row = { id, stop: c.stop, problems, ms: Date.now() - started };
+          report.rows.push(row);
+          opts.say(
+            `  ${problems.length === 0 ? 'ok  ' : 'FAIL'} ${id} --stop ${c.stop} (${(row.ms / 1000).toFixed(1)} s)${problems.length ? `: ${problems.join('; ')}` : ''}`,
+          );
+        }
+      } finally {
+        if (ref.apiEnv) await t.restartWith(t.api, {});
       }
     }
   } finally {
     await t.stop();
   }
   return report;
+}
+
+/** How a kind of reference is run uninterrupted, then judged at a point. */
+interface ReferenceDriver {
+  baseline(caseId: string): Promise<{ traced: string[]; problems: string[] }>;
+  problems(caseId: string, point: string, stop: StopKind): Promise<string[]>;
+}
+
+/** A canvas run, started through the API and followed over SSE. */
+async function runDriver(t: Topology, pacer: Pacer, ref: Reference, stamp: string): Promise<ReferenceDriver> {
+  const agentId = await createAgent(t, `crashpoints ${ref.name} ${stamp}`, ref.canvas, Date.now() + 120_000);
+  let baseline: Outcome | null = null;
+  return {
+    async baseline(caseId) {
+      baseline = await runCase(t, pacer, { caseId, reference: ref, agentId, point: null, stop: 'sigkill' });
+      return { traced: baseline.traced, problems: judgeBaseline(baseline) };
+    },
+    async problems(caseId, point, stop) {
+      return judge(await runCase(t, pacer, { caseId, reference: ref, agentId, point, stop }), baseline!, point);
+    },
+  };
+}
+
+/** A document parsed by an ingestion pipeline canvas. */
+async function pipelineDriver(t: Topology, ref: Reference, stamp: string): Promise<ReferenceDriver> {
+  const deadline = Date.now() + 120_000;
+  const pipelineId = await createAgent(t, `crashpoints ${ref.name} ${stamp}`, ref.canvas, deadline, 'dataflow_canvas');
+  const datasetId = await createPipelineDataset(t, `crashpoints ${ref.name} ${stamp}`, pipelineId, deadline);
+  const document = ref.document!;
+  let baseline: PipelineOutcome | null = null;
+  return {
+    async baseline(caseId) {
+      baseline = await runPipelineCase(t, { caseId, datasetId, document, point: null, stop: 'sigkill' });
+      return { traced: baseline.traced, problems: judgePipelineBaseline(baseline) };
+    },
+    async problems(caseId, point, stop) {
+      return judgePipeline(await runPipelineCase(t, { caseId, datasetId, document, point, stop }), baseline!);
+    },
+  };
 }
 
 /** The matrix as text: one line per point, one column per stop kind, then each failure with its command. */

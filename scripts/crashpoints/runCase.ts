@@ -24,7 +24,7 @@ export const STOP_KINDS: StopKind[] = ['sigkill', 'graceful', 'api-kill', 'tempo
  * API is killed with it (a client's request in flight breaks), and the Temporal server restarts
  * before both come back (what it held only in memory, an update not yet in history, is gone).
  */
-const ACTION: Record<StopKind, CrashAction> = { sigkill: 'sigkill', graceful: 'sigterm', 'api-kill': 'pause', 'temporal-restart': 'sigkill' };
+export const ACTION: Record<StopKind, CrashAction> = { sigkill: 'sigkill', graceful: 'sigterm', 'api-kill': 'pause', 'temporal-restart': 'sigkill' };
 
 export interface Outcome {
   runId: string;
@@ -64,7 +64,7 @@ export interface CaseSpec {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const MID_STREAM = /^llmChat#(\d+):mid-stream$/;
 
-async function waitFor(cond: () => boolean, until: number, everyMs = 50): Promise<boolean> {
+export async function waitFor(cond: () => boolean, until: number, everyMs = 50): Promise<boolean> {
   while (!cond()) {
     if (Date.now() > until) return false;
     await sleep(everyMs);
@@ -84,7 +84,7 @@ async function sessionHeld(databaseUrl: string, sessionId: string): Promise<bool
 }
 
 /** Stops what `stop` names, now, and starts it again; returns what went wrong. */
-async function stopAndRestart(t: Topology, spec: CaseSpec, harnessCuts: boolean): Promise<string[]> {
+export async function stopAndRestart(t: Topology, spec: Pick<CaseSpec, 'caseId' | 'stop'>, harnessCuts: boolean): Promise<string[]> {
   const problems: string[] = [];
   if (spec.stop === 'api-kill') {
     await t.kill(t.api);

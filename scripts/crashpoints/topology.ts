@@ -46,6 +46,8 @@ export interface Topology {
   /** Stops the Temporal server and starts it again on its file (null: a server we did not start). */
   restartTemporal: (() => Promise<void>) | null;
   start(m: Member): Promise<void>;
+  /** Restarts the member with these settings on top of its own (none: its own again), for the references that need them. */
+  restartWith(m: Member, extra: Record<string, string>): Promise<void>;
   /** SIGKILLs the member (when up) and waits until it is gone. */
   kill(m: Member): Promise<void>;
   /** Resolves once the member's process has exited by itself (true), or false after `ms`. */
@@ -148,6 +150,7 @@ export async function startTopology(opts: { temporalAddress?: string; say: (line
     const api: Member = { role: 'api', base: apiSetup.base, app: null, history: '' };
     envs.set(worker, workerSetup.env);
     envs.set(api, apiSetup.env);
+    const ownEnvs = new Map(envs);
 
     const topology: Topology = {
       databaseUrl: pg.url,
@@ -166,6 +169,11 @@ export async function startTopology(opts: { temporalAddress?: string; say: (line
         m.app = app;
         if (m.role === 'worker') await waitForBanner(app, 180_000);
         else await waitHealthy(m.base, app, 180_000);
+      },
+      async restartWith(m, extra) {
+        await topology.kill(m);
+        envs.set(m, { ...ownEnvs.get(m)!, ...extra });
+        await topology.start(m);
       },
       async kill(m) {
         const app = m.app;
