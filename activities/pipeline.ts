@@ -190,6 +190,13 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
     async commitPipelineChunks(at: PipelineRef & { generation: string; outputRef: string }): Promise<{ chunks: number; tokens: number }> {
       return unit(at, async (ctx) => {
         const { document, dataset } = await loadDocument(at);
+        // The payload goes last, with everything else done: a retry that finds it gone follows an
+        // attempt that finished but whose worker died before Temporal heard (found by the
+        // crash-point matrix). It answers from what that attempt stored instead of failing.
+        if ((await store.blobs.get(at.outputRef)) === null) {
+          const stored = await store.knowledge.chunks.list(document.tenant_id, document.id, { ids: [`${document.id}-${at.generation}-0`], page: 1, pageSize: 1 });
+          if (stored.total > 0 && document.run === 'DONE') return { chunks: document.chunk_count, tokens: document.token_count };
+        }
         const output = await readPayload(at.outputRef);
         const drafts = (output.chunks ?? []).map((c, i) => toNewChunk(document.id, at.generation, i, c));
         if (drafts.length === 0) throw new AppError('BAD_REQUEST', `The pipeline produced no chunks for ${document.name}`);
@@ -217,7 +224,6 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
         const meta = documentMetadata(output.chunks ?? []);
         if (Object.keys(meta).length > 0)
           await store.knowledge.documents.update(document.tenant_id, document.id, { metaFields: mergeMetadata(document.meta_fields, meta) });
-        await store.blobs.deleteForRun(payloadOwner(document.id, at.generation));
         const tokens = chunks.reduce((n, c) => n + c.tokens, 0);
         await store.knowledge.documents.setProgress(document.id, {
           run: 'DONE',
@@ -227,6 +233,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
           tokenCount: tokens,
         });
         await runEvents.finished(at, { chunks: chunks.length, tokens });
+        await store.blobs.deleteForRun(payloadOwner(document.id, at.generation));
         return { chunks: chunks.length, tokens };
       });
     },
