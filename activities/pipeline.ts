@@ -194,7 +194,11 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
         // attempt that finished but whose worker died before Temporal heard (found by the
         // crash-point matrix). It answers from what that attempt stored instead of failing.
         if ((await store.blobs.get(at.outputRef)) === null) {
-          const stored = await store.knowledge.chunks.list(document.tenant_id, document.id, { ids: [`${document.id}-${at.generation}-0`], page: 1, pageSize: 1 });
+          const stored = await store.knowledge.chunks.list(document.tenant_id, document.id, {
+            ids: [`${document.id}-${at.generation}-0`],
+            page: 1,
+            pageSize: 1,
+          });
           if (stored.total > 0 && document.run === 'DONE') return { chunks: document.chunk_count, tokens: document.token_count };
         }
         const output = await readPayload(at.outputRef);
