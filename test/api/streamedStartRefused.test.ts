@@ -1,7 +1,9 @@
 /**
- * A streaming completion shows its run's first event before the workflow starts (the run is
- * accepted once its rows are stored). When Temporal then refuses the start, the stream goes on to
- * run_failed and [DONE], and the turn leaves nothing behind: no user message, no lock, a failed run.
+ * A streaming completion announces its run (event 1, `workflow_started` with the task id) only
+ * once Temporal accepted the run's workflow (issue 38: a client must never hold the id of a run
+ * that did not start). When Temporal refuses the start, the stream carries the error, RAGFlow's
+ * way (`{code, message, data: false}`), then [DONE], and the turn leaves nothing behind: no user
+ * message, no lock, a failed run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN_INPUT_LIMITS } from '../../api/services/runLimits';
@@ -16,7 +18,7 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 describe('a streamed start Temporal refuses', () => {
-  it('streams workflow_started, then run_failed naming the refusal, and leaves the session free without the question', async () => {
+  it('streams the refusal as an error with no task id, and leaves the session free without the question', async () => {
     const echo = dsl({
       begin: { name: 'Begin', downstream: ['Message:m'] },
       'Message:m': { name: 'Message', params: { content: ['got {sys.query}'] } },
@@ -26,16 +28,17 @@ describe('a streamed start Temporal refuses', () => {
 
     const res = await api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: canvas.id, query: 'hello', stream: true } });
     const messages = parseSse(res.text);
-    const events = messages.filter((m) => m.json).map((m) => m.json!);
-    expect(events.map((e) => e.event)).toEqual(['workflow_started', 'run_failed']);
-    expect(String((events[1]!.data as { error?: unknown }).error)).toContain('Could not start the run on Temporal');
+    const payloads = messages.filter((m) => m.json).map((m) => m.json!);
+    expect(payloads).toHaveLength(1);
+    expect(payloads[0]).toMatchObject({ code: 100, data: false });
+    expect(String(payloads[0]!.message)).toContain('Could not start the run on Temporal');
     expect(messages.at(-1)?.data).toBe('[DONE]');
 
-    const runId = String(events[0]!.task_id);
-    const sessionId = String(events[0]!.session_id);
-    expect(await h.store.runs.get(TENANT, runId)).toMatchObject({ status: 'failed' });
-    const session = await h.store.sessions.get(TENANT, canvas.id, sessionId);
-    expect(session?.active_run_id).toBeNull();
-    expect(session?.messages.filter((m) => m.role === 'user')).toEqual([]);
+    const runs = await h.store.runIndex.list(TENANT, { canvasId: canvas.id, page: 1, pageSize: 10 });
+    expect(runs.items.map((r) => r.status)).toEqual(['failed']);
+    const sessions = await h.store.sessions.list(TENANT, canvas.id, { page: 1, pageSize: 10, orderby: 'create_time', desc: true });
+    expect(sessions.items).toHaveLength(1);
+    expect(sessions.items[0]!.active_run_id).toBeNull();
+    expect(sessions.items[0]!.messages.filter((m) => m.role === 'user')).toEqual([]);
   });
 });
