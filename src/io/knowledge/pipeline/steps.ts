@@ -9,6 +9,11 @@ import { parseFile } from './parser';
 import { titleChunks } from './titleChunker';
 import { tokenChunks } from './tokenChunker';
 import { tokenizeChunks } from './tokenizer';
+import { manualChunks } from './manualChunker';
+import { oneChunks } from './oneChunker';
+import { pageChunks } from './pageChunker';
+import { qaChunks } from './qaChunker';
+import { tableChunks } from './tableChunker';
 
 function chunked(input: PipelinePayload, chunks: PipelinePayload['chunks']): PipelinePayload {
   return { ...input, output_format: 'chunks', chunks };
@@ -28,6 +33,21 @@ async function runStep(step: PipelineStep, input: PipelinePayload, services: Pip
     case 'TitleChunker':
       services.progress(0.02, 'Start to chunk by title.');
       return chunked(input, titleChunks(paramsOf(step, 'TitleChunker'), input));
+    case 'OneChunker':
+      services.progress(0.02, 'Start to make one chunk of the document.');
+      return chunked(input, oneChunks(paramsOf(step, 'OneChunker'), input));
+    case 'ManualChunker':
+      services.progress(0.02, 'Start to chunk the manual.');
+      return chunked(input, manualChunks(paramsOf(step, 'ManualChunker'), input));
+    case 'PageChunker':
+      services.progress(0.02, 'Start to chunk by page.');
+      return chunked(input, pageChunks(paramsOf(step, 'PageChunker'), input));
+    case 'QAChunker':
+      services.progress(0.02, 'Start to extract question-answer pairs.');
+      return chunked(input, qaChunks(paramsOf(step, 'QAChunker'), input));
+    case 'TableChunker':
+      services.progress(0.02, 'Start to chunk by table row.');
+      return chunked(input, tableChunks(paramsOf(step, 'TableChunker'), input));
     case 'Extractor':
       return runExtractorOnce(paramsOf(step, 'Extractor'), input, services, signal);
     case 'Tokenizer':
