@@ -50,7 +50,25 @@ export const SCRIPTED_SPEECH_AUDIO = Buffer.concat([
   Buffer.from([8, 0, 0, 0, 0, 0, 0xff, 0x7f, 0, 0, 0x01, 0x80]),
 ]);
 
+/** A request to `/audio/transcriptions` (speech to text), read from its multipart form. */
+export interface TranscriptionCall {
+  model: string;
+  fileName: string;
+  bytes: number;
+}
+
+/** Whether a chat call carries an image (an `image_url` content part). */
+export function hasImage(call: RecordedCall): boolean {
+  return call.body.messages.some((m) => Array.isArray(m.content) && m.content.some((p) => (p as { type?: unknown }).type === 'image_url'));
+}
+
 export class ScriptedLlm {
+  /** Requests to `/audio/transcriptions`, in order (they are not chat calls). */
+  readonly transcriptionCalls: TranscriptionCall[] = [];
+  /** What `/audio/transcriptions` answers, given the uploaded file's name. */
+  transcript: (fileName: string) => string = (fileName) => `Scripted transcript of ${fileName}.`;
+  /** When set, chat calls carrying an image are answered with this (before any responder), as a vision model would. */
+  imageDescription: ((call: RecordedCall) => string) | null = null;
   readonly calls: RecordedCall[] = [];
   /** Requests to `/audio/speech`, in order (they are not chat calls). */
   readonly speechCalls: SpeechCall[] = [];
@@ -116,6 +134,7 @@ export class ScriptedLlm {
   }
 
   private pick(call: RecordedCall, index: number): Reply {
+    if (this.imageDescription && hasImage(call)) return { content: this.imageDescription(call) };
     for (const r of this.responders) {
       const reply = r(call, index);
       if (reply) return reply;
@@ -133,7 +152,20 @@ export class ScriptedLlm {
     res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': this.speechAudio.length }).end(this.speechAudio);
   }
 
+  /** OpenAI's `/audio/transcriptions`: the multipart form's `model` and `file` read, `{text}` answered. */
+  private async transcription(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const parts: Buffer[] = [];
+    for await (const c of req) parts.push(c as Buffer);
+    const raw = Buffer.concat(parts).toString('latin1');
+    const model = /name="model"\r\n\r\n([^\r]*)/.exec(raw)?.[1] ?? '';
+    const file = /name="file"; filename="([^"]*)"[\s\S]*?\r\n\r\n([\s\S]*?)\r\n--/.exec(raw);
+    const call = { model, fileName: file?.[1] ?? '', bytes: file?.[2]?.length ?? 0 };
+    this.transcriptionCalls.push(call);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: this.transcript(call.fileName) }));
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method === 'POST' && req.url?.endsWith('/audio/transcriptions')) return this.transcription(req, res);
     if (req.method === 'POST' && req.url?.endsWith('/embeddings')) return this.embeddings(req, res);
     if (req.method === 'POST' && req.url?.endsWith('/audio/speech')) return this.speech(req, res);
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {

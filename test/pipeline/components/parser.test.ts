@@ -22,6 +22,13 @@ function servicesFor(bytes: Uint8Array): PipelineServices {
     embed: async () => {
       throw new Error('the Parser embeds nothing');
     },
+    readTagFile: async () => null,
+    describeImage: async () => {
+      throw new Error('no vision model in this test');
+    },
+    transcribe: async () => {
+      throw new Error('no speech model in this test');
+    },
     progress: () => {},
   };
 }
