@@ -28,7 +28,7 @@ async function runStep(step: PipelineStep, input: PipelinePayload, services: Pip
       services.progress(1, 'File fetched.');
       return { ...input };
     case 'Parser':
-      return parseFile(paramsOf(step, 'Parser'), input, services);
+      return parseFile(paramsOf(step, 'Parser'), input, services, signal);
     case 'TokenChunker':
       services.progress(0.02, 'Start to split into chunks.');
       return chunked(input, tokenChunks(paramsOf(step, 'TokenChunker'), input));
