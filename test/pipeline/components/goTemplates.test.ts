@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { compilePipeline } from '../../../src/core/pipeline/compile';
 import { extractorSections } from '../../../src/core/pipeline/components/Extractor';
 import type { ExtractorParams } from '../../../src/core/pipeline/components/Extractor';
-import type { ParserParams } from '../../../src/core/pipeline/components/Parser';
+import { setupForFile, type ParserParams } from '../../../src/core/pipeline/components/Parser';
 import type { PipelineCompileResult } from '../../../src/core/pipeline/types';
 
 const dir = new URL('../../fixtures/pipelines/go/', import.meta.url);
@@ -49,7 +49,11 @@ describe("RAGFlow's Go engine ingestion templates", () => {
 
   it("reads the Extractor's sections (all off in the templates) instead of a field_name", () => {
     const extractor = steps(load('general')).find((s) => s.component === 'Extractor')!;
-    expect(extractorSections(extractor.params as ExtractorParams)).toMatchObject({ keywords: { top_n: 0 }, summary: { enabled: false }, tags: { tag_file_id: '' } });
+    expect(extractorSections(extractor.params as ExtractorParams)).toMatchObject({
+      keywords: { top_n: 0 },
+      summary: { enabled: false },
+      tags: { tag_file_id: '' },
+    });
   });
 
   it('reads the flat Parser settings per file type, keeping defaults for the types a template does not list', () => {
@@ -59,5 +63,12 @@ describe("RAGFlow's Go engine ingestion templates", () => {
     expect(setups.slides).toMatchObject({ suffix: ['pptx', 'ppt'] });
     const table = (steps(load('table'))[1]!.params as ParserParams).setups;
     expect(table.spreadsheet).toMatchObject({ output_format: 'html', column_mode: 'auto' });
+  });
+
+  it("picks a setup by the file's family when no suffix list names the extension, as the Go engine does", () => {
+    const params = steps(load('one'))[1]!.params as ParserParams;
+    expect(params.setups.spreadsheet!.suffix).toEqual(['xls', 'xlsx']);
+    expect(setupForFile(params, 'prices.csv')?.type).toBe('spreadsheet');
+    expect(setupForFile(params, 'archive.zip')).toBeNull();
   });
 });

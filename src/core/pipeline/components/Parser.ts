@@ -177,11 +177,17 @@ export const ParserParamsSchema = lazySchema(() =>
     }),
 );
 
-/** The setup (and its type) a file name's suffix selects, as RAGFlow matches them: the first whose suffixes include it. */
+/** The setup (and its type) a file name's suffix selects, as RAGFlow matches them: the first whose suffixes include it, else the setup of the file's family. */
 export function setupForFile(params: ParserParams, name: string): { type: ParserFileType; setup: ParserSetup } | null {
   const ext = (name.split('.').pop() ?? '').toLowerCase();
   for (const [type, setup] of Object.entries(params.setups) as Array<[ParserFileType, ParserSetup]>) {
     if (setup.suffix.map((s) => s.toLowerCase()).includes(ext)) return { type, setup };
   }
-  return null;
+  // The Go engine picks the setup by the file's family, whatever the setup's suffix list says
+  // (`.csv` reaches a spreadsheet setup listing only xls and xlsx).
+  const family = (Object.entries(DEFAULT_SETUPS) as Array<[ParserFileType, { suffix?: unknown }]>).find(
+    ([, d]) => Array.isArray(d.suffix) && d.suffix.includes(ext),
+  )?.[0];
+  const setup = family ? params.setups[family] : undefined;
+  return family && setup ? { type: family, setup } : null;
 }
