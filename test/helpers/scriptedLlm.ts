@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { localEmbedding } from '../../src/io/text/localEmbedding';
 import { chunk, completion, roughTokens, sse, tokenize, type WireToolCall } from '../../src/io/llm/openaiWire';
+import { answerTranscription, hasImage, type TranscriptionCall } from './scriptedMedia';
 
 export type Reply =
   /** A normal answer, streamed in pieces of `chunkWords` words `delayMs` apart. */
@@ -49,18 +50,6 @@ export const SCRIPTED_SPEECH_AUDIO = Buffer.concat([
   Buffer.from('data', 'ascii'),
   Buffer.from([8, 0, 0, 0, 0, 0, 0xff, 0x7f, 0, 0, 0x01, 0x80]),
 ]);
-
-/** A request to `/audio/transcriptions` (speech to text), read from its multipart form. */
-export interface TranscriptionCall {
-  model: string;
-  fileName: string;
-  bytes: number;
-}
-
-/** Whether a chat call carries an image (an `image_url` content part). */
-export function hasImage(call: RecordedCall): boolean {
-  return call.body.messages.some((m) => Array.isArray(m.content) && m.content.some((p) => (p as { type?: unknown }).type === 'image_url'));
-}
 
 export class ScriptedLlm {
   /** Requests to `/audio/transcriptions`, in order (they are not chat calls). */
@@ -152,20 +141,8 @@ export class ScriptedLlm {
     res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': this.speechAudio.length }).end(this.speechAudio);
   }
 
-  /** OpenAI's `/audio/transcriptions`: the multipart form's `model` and `file` read, `{text}` answered. */
-  private async transcription(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const parts: Buffer[] = [];
-    for await (const c of req) parts.push(c as Buffer);
-    const raw = Buffer.concat(parts).toString('latin1');
-    const model = /name="model"\r\n\r\n([^\r]*)/.exec(raw)?.[1] ?? '';
-    const file = /name="file"; filename="([^"]*)"[\s\S]*?\r\n\r\n([\s\S]*?)\r\n--/.exec(raw);
-    const call = { model, fileName: file?.[1] ?? '', bytes: file?.[2]?.length ?? 0 };
-    this.transcriptionCalls.push(call);
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: this.transcript(call.fileName) }));
-  }
-
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.method === 'POST' && req.url?.endsWith('/audio/transcriptions')) return this.transcription(req, res);
+    if (req.method === 'POST' && req.url?.endsWith('/audio/transcriptions')) return answerTranscription(req, res, this);
     if (req.method === 'POST' && req.url?.endsWith('/embeddings')) return this.embeddings(req, res);
     if (req.method === 'POST' && req.url?.endsWith('/audio/speech')) return this.speech(req, res);
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
