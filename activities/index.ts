@@ -41,7 +41,8 @@ export function createActivities(deps: ActivityDeps) {
     ...runs,
     ...createToolActivities({ store: deps.store, log: deps.log, env: deps.env ?? {}, knowledge }),
     ...createKnowledgeActivities({ ...knowledge, log: deps.log }),
-    ...createPipelineActivities({ ...knowledge, log: deps.log, llm: deps.llm }),
+    // The worker's settings (VISION_MODEL, ASR_MODEL) read before the model settings' own environment, as speech reads TTS_MODEL.
+    ...createPipelineActivities({ ...knowledge, log: deps.log, llm: { ...deps.llm, env: { ...deps.llm.env, ...deps.env } } }),
     ...createMcpActivities({ store: deps.store, log: deps.log, env: deps.env ?? {}, pool: deps.mcpPool }),
     ...createFileActivities({ store: deps.store, log: deps.log }),
     ...createBrowserActivities({ store: deps.store, log: deps.log, env: deps.env ?? {} }),

@@ -224,10 +224,11 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
         if (replacedIds.length > 0) {
           if (deps.index.removeChunks) await deps.index.removeChunks(document.tenant_id, replacedIds);
         }
-        // RAGFlow merges the chunks' `metadata` into the document's metadata.
+        // RAGFlow merges the chunks' `metadata` into the document's metadata; built-in fields (file_name, update_time) then overwrite.
         const meta = documentMetadata(output.chunks ?? []);
-        if (Object.keys(meta).length > 0)
-          await store.knowledge.documents.update(document.tenant_id, document.id, { metaFields: mergeMetadata(document.meta_fields, meta) });
+        const builtIn = output.built_in_metadata ?? {};
+        if (Object.keys(meta).length > 0 || Object.keys(builtIn).length > 0)
+          await store.knowledge.documents.update(document.tenant_id, document.id, { metaFields: { ...mergeMetadata(document.meta_fields, meta), ...builtIn } });
         const tokens = chunks.reduce((n, c) => n + c.tokens, 0);
         await store.knowledge.documents.setProgress(document.id, {
           run: 'DONE',

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { localEmbedding } from '../../src/io/text/localEmbedding';
 import { chunk, completion, roughTokens, sse, tokenize, type WireToolCall } from '../../src/io/llm/openaiWire';
+import { answerTranscription, hasImage, type TranscriptionCall } from './scriptedMedia';
 
 export type Reply =
   /** A normal answer, streamed in pieces of `chunkWords` words `delayMs` apart. */
@@ -51,6 +52,12 @@ export const SCRIPTED_SPEECH_AUDIO = Buffer.concat([
 ]);
 
 export class ScriptedLlm {
+  /** Requests to `/audio/transcriptions`, in order (they are not chat calls). */
+  readonly transcriptionCalls: TranscriptionCall[] = [];
+  /** What `/audio/transcriptions` answers, given the uploaded file's name. */
+  transcript: (fileName: string) => string = (fileName) => `Scripted transcript of ${fileName}.`;
+  /** When set, chat calls carrying an image are answered with this (before any responder), as a vision model would. */
+  imageDescription: ((call: RecordedCall) => string) | null = null;
   readonly calls: RecordedCall[] = [];
   /** Requests to `/audio/speech`, in order (they are not chat calls). */
   readonly speechCalls: SpeechCall[] = [];
@@ -116,6 +123,7 @@ export class ScriptedLlm {
   }
 
   private pick(call: RecordedCall, index: number): Reply {
+    if (this.imageDescription && hasImage(call)) return { content: this.imageDescription(call) };
     for (const r of this.responders) {
       const reply = r(call, index);
       if (reply) return reply;
@@ -134,6 +142,7 @@ export class ScriptedLlm {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method === 'POST' && req.url?.endsWith('/audio/transcriptions')) return answerTranscription(req, res, this);
     if (req.method === 'POST' && req.url?.endsWith('/embeddings')) return this.embeddings(req, res);
     if (req.method === 'POST' && req.url?.endsWith('/audio/speech')) return this.speech(req, res);
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {

@@ -63,11 +63,7 @@ export function isPipelineDsl(value: unknown): boolean {
   if (!isObject(components)) return false;
   const names = Object.values(components).map((c) => (isObject(c) && isObject(c.obj) ? c.obj.component_name : undefined));
   if (names.includes('Begin') || Object.prototype.hasOwnProperty.call(components, 'begin')) return false;
-  return names.some(
-    (n) =>
-      typeof n === 'string' &&
-      (n === 'File' || n === 'Parser' || n === 'TokenChunker' || n === 'TitleChunker' || n === 'Tokenizer' || LEGACY_PIPELINE_NAMES.has(n)),
-  );
+  return names.some((n) => typeof n === 'string' && ((n !== 'Extractor' && n !== 'Compiler' && isPipelineComponent(n)) || LEGACY_PIPELINE_NAMES.has(n)));
 }
 
 export interface PipelineCompileOptions {

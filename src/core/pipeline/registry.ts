@@ -1,7 +1,9 @@
 /**
  * The pipeline components (RAGFlow's `rag/flow/`) and their params schemas, one file each under
  * ./components. Legacy names (`Splitter`, `HierarchicalMerger`) are renamed before lookup by the
- * DSL normalization (src/core/dsl/normalize.ts, RAGFlow's `dsl_migration`).
+ * DSL normalization (src/core/dsl/normalize.ts, RAGFlow's `dsl_migration`). The Go engine's
+ * chunkers (`OneChunker`, `ManualChunker`, `PageChunker`, `QAChunker`, `TableChunker`) sit beside
+ * the Python engine's two.
  */
 import type { z } from 'zod';
 import type { PipelineComponentName } from './types';
@@ -12,6 +14,11 @@ import { ParserParamsSchema, type ParserParams } from './components/Parser';
 import { TitleChunkerParamsSchema, type TitleChunkerParams } from './components/TitleChunker';
 import { TokenChunkerParamsSchema, type TokenChunkerParams } from './components/TokenChunker';
 import { TokenizerParamsSchema, type TokenizerParams } from './components/Tokenizer';
+import { ManualChunkerParamsSchema, type ManualChunkerParams } from './components/ManualChunker';
+import { OneChunkerParamsSchema, type OneChunkerParams } from './components/OneChunker';
+import { PageChunkerParamsSchema, type PageChunkerParams } from './components/PageChunker';
+import { QAChunkerParamsSchema, type QAChunkerParams } from './components/QAChunker';
+import { TableChunkerParamsSchema, type TableChunkerParams } from './components/TableChunker';
 
 /** Each component's parsed params. */
 export interface PipelineParamsOf {
@@ -19,6 +26,11 @@ export interface PipelineParamsOf {
   Parser: ParserParams;
   TokenChunker: TokenChunkerParams;
   TitleChunker: TitleChunkerParams;
+  OneChunker: OneChunkerParams;
+  ManualChunker: ManualChunkerParams;
+  PageChunker: PageChunkerParams;
+  QAChunker: QAChunkerParams;
+  TableChunker: TableChunkerParams;
   Extractor: ExtractorParams;
   Tokenizer: TokenizerParams;
   Compiler: CompilerParams;
@@ -31,6 +43,11 @@ export const PIPELINE_COMPONENTS: Registry = {
   Parser: ParserParamsSchema,
   TokenChunker: TokenChunkerParamsSchema,
   TitleChunker: TitleChunkerParamsSchema,
+  OneChunker: OneChunkerParamsSchema,
+  ManualChunker: ManualChunkerParamsSchema,
+  PageChunker: PageChunkerParamsSchema,
+  QAChunker: QAChunkerParamsSchema,
+  TableChunker: TableChunkerParamsSchema,
   Extractor: ExtractorParamsSchema,
   Tokenizer: TokenizerParamsSchema,
   Compiler: CompilerParamsSchema,

@@ -7,7 +7,19 @@
 import type { PathSegment } from '../dsl/jsonPath';
 
 /** RAGFlow's pipeline components (legacy `Splitter` / `HierarchicalMerger` are normalized to the chunkers). */
-export type PipelineComponentName = 'File' | 'Parser' | 'TokenChunker' | 'TitleChunker' | 'Extractor' | 'Tokenizer' | 'Compiler';
+export type PipelineComponentName =
+  | 'File'
+  | 'Parser'
+  | 'TokenChunker'
+  | 'TitleChunker'
+  | 'OneChunker'
+  | 'ManualChunker'
+  | 'PageChunker'
+  | 'QAChunker'
+  | 'TableChunker'
+  | 'Extractor'
+  | 'Tokenizer'
+  | 'Compiler';
 
 export interface PipelineStep {
   /** The component id in the DSL (e.g. `Parser:HipSignsRhyme`). */

@@ -3,7 +3,8 @@
  * file suffixes it takes and its `output_format`, checked as `ParserParam.check()` does (allowed
  * output formats per type). RAGFlow's editor writes the setups two ways: nested under `setups`
  * (the Python backend) or flattened into the params (the Go backend, and the shipped templates);
- * both are read, and when neither is given RAGFlow's default setups apply. Older names are read
+ * both are read. Types a canvas does not list keep RAGFlow's default setups, as both engines
+ * keep them (a `.pptx` reaches the default slides setup in the Go engine's general template). Older names are read
  * as today's (`word` → `docx`, `text` → `text&code`). A setup's missing keys take RAGFlow's
  * defaults for its type.
  *
@@ -159,8 +160,12 @@ export const ParserParamsSchema = lazySchema(() =>
         given = Object.entries(raw)
           .filter(([k, v]) => k !== 'setups' && isKnownType(k) && typeof v === 'object' && v !== null)
           .map(([k, v]) => [k, SetupSchema.parse(v)]);
-        if (given.length === 0) given = Object.entries(DEFAULT_SETUPS).map(([k, v]) => [k, { ...v }]);
       }
+      // Both engines keep RAGFlow's default setups for the types a canvas does not list (Go merges
+      // the flat entries over `defaultSetups()`, Python updates its default `setups`); listed ones
+      // come first, so their suffixes win.
+      const listed = new Set(given.map(([k]) => canonicalType(k)));
+      for (const [k, v] of Object.entries(DEFAULT_SETUPS)) if (!listed.has(k as ParserFileType)) given.push([k, { ...v }]);
       const setups: Partial<Record<ParserFileType, ParserSetup>> = {};
       for (const [key, conf] of given) {
         const type = canonicalType(key);
@@ -172,11 +177,17 @@ export const ParserParamsSchema = lazySchema(() =>
     }),
 );
 
-/** The setup (and its type) a file name's suffix selects, as RAGFlow matches them: the first whose suffixes include it. */
+/** The setup (and its type) a file name's suffix selects, as RAGFlow matches them: the first whose suffixes include it, else the setup of the file's family. */
 export function setupForFile(params: ParserParams, name: string): { type: ParserFileType; setup: ParserSetup } | null {
   const ext = (name.split('.').pop() ?? '').toLowerCase();
   for (const [type, setup] of Object.entries(params.setups) as Array<[ParserFileType, ParserSetup]>) {
     if (setup.suffix.map((s) => s.toLowerCase()).includes(ext)) return { type, setup };
   }
-  return null;
+  // The Go engine picks the setup by the file's family, whatever the setup's suffix list says
+  // (`.csv` reaches a spreadsheet setup listing only xls and xlsx).
+  const family = (Object.entries(DEFAULT_SETUPS) as Array<[ParserFileType, { suffix?: unknown }]>).find(
+    ([, d]) => Array.isArray(d.suffix) && d.suffix.includes(ext),
+  )?.[0];
+  const setup = family ? params.setups[family] : undefined;
+  return family && setup ? { type: family, setup } : null;
 }

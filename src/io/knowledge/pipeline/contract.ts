@@ -35,6 +35,8 @@ export interface PipelinePayload {
   text?: string;
   html?: string;
   chunks?: PipelineChunk[];
+  /** Document metadata a sectioned Extractor sets over what was extracted (RAGFlow's built-in `file_name`, `update_time`). */
+  built_in_metadata?: Record<string, unknown>;
   /** What the Tokenizer's embedding consumed (RAGFlow's `embedding_token_consumption`; characters here). */
   embedding_token_consumption?: number;
 }
@@ -55,12 +57,29 @@ export interface PipelineChatRequest {
   frequencyPenalty?: number;
 }
 
+/** One image for the vision model (Parser on pictures). */
+export interface PipelineImageRequest {
+  /** The setup's `llm_id`; "" for VISION_MODEL. */
+  llmId: string;
+  /** What the model is asked (the setup's `system_prompt`, else RAGFlow's description prompt). */
+  prompt: string;
+  image: Uint8Array;
+  /** e.g. `image/png`. */
+  mime: string;
+}
+
 /** The I/O a step may do; the carrier builds it (activities: from the worker's deps, honouring the cancellation signal). */
 export interface PipelineServices {
   tenantId: string;
   readFile(fileId: string): Promise<Uint8Array>;
   /** One chat completion (Extractor); `llmId` is the component's `llm_id`. */
   chat(request: PipelineChatRequest, signal: AbortSignal): Promise<string>;
+  /** A tag file (Extractor `tags.tag_file_id`): a document of the tenant, its name and bytes; null when there is none. */
+  readTagFile(id: string): Promise<{ name: string; bytes: Uint8Array } | null>;
+  /** What an image shows, from the vision model (`llmId`, else VISION_MODEL): OpenAI-compatible chat with an `image_url` part. */
+  describeImage(request: PipelineImageRequest, signal: AbortSignal): Promise<string>;
+  /** The text of an audio file, from ASR_MODEL over OpenAI-compatible `/audio/transcriptions`. */
+  transcribe(request: { llmId: string; name: string; audio: Uint8Array }, signal: AbortSignal): Promise<string>;
   /** Embeddings for texts with the dataset's embedding model (Tokenizer). */
   embed(texts: string[], signal: AbortSignal): Promise<number[][]>;
   /** Reports progress within the step (0..1) and a message; carriers heartbeat and update the document. */

@@ -11,9 +11,9 @@
  * - **Parser** picks the setup whose suffixes match the file and outputs its `output_format`
  *   (./parser.ts): PDF (text layer via unpdf; DeepDOC's layout analysis/OCR and the MinerU,
  *   Docling, VLM methods are not available and fail with COMPONENT_UNSUPPORTED), Markdown,
- *   text & code, HTML, DOCX (mammoth), spreadsheets (xlsx/csv via exceljs), .eml emails. Images
- *   (no OCR engine or vision parsing here), slides, .doc, .msg, audio, video and EPUB fail with
- *   COMPONENT_UNSUPPORTED naming the type. `remove_toc` and `remove_header_footer` are read but
+ *   text & code, HTML, DOCX (mammoth), spreadsheets (xlsx/csv via exceljs), .eml emails, slides
+ *   (.pptx, a text item per slide), pictures (the vision model), audio and video (speech to
+ *   text); .doc, .ppt, .msg and EPUB fail with COMPONENT_UNSUPPORTED naming the type. `remove_toc` and `remove_header_footer` are read but
  *   not applied (RAGFlow finds those with DeepDOC's layout labels and the file's outline); a
  *   setup's missing keys take RAGFlow's defaults for its type.
  * - **TokenChunker** (./tokenChunker.ts) and **TitleChunker** (./titleChunker.ts) follow RAGFlow's
@@ -22,6 +22,9 @@
  *   method, token cap). Tokens are counted by our counter (words; CJK characters one each), not
  *   tiktoken's cl100k, so sizes near a boundary can differ; TitleChunker takes levels from the
  *   patterns only (RAGFlow can also read a PDF outline).
+ * - **OneChunker**, **ManualChunker**, **PageChunker**, **QAChunker**, **TableChunker** (RAGFlow's
+ *   Go engine, one file each) and the sectioned **Extractor** (./extractorSections.ts): see
+ *   docs/COMPONENTS.md, "Ingestion pipeline components".
  * - **Extractor** (./extractor.ts) asks the model once per chunk with the chunk's text in place
  *   of the `{…@chunks}` reference and writes the answer (think part removed) to `field_name`; its
  *   per-chunk calls are items (`planItems`/`runItems`/`applyItems`) a carrier batches durably.

@@ -11,8 +11,9 @@
  * - spreadsheet (xlsx, csv; exceljs): an HTML table per sheet, a "header: value; …" line per row
  *   (json), or Markdown tables.
  * - email (.eml): headers, bodies and attachments as RAGFlow collects them (./email.ts).
- * - image, slides, doc, .msg, audio, video, epub: no engine for them here (no OCR, no speech
- *   model): a COMPONENT_UNSUPPORTED error names the file type.
+ * - image, audio, video: through the vision and speech-to-text models (./mediaParser.ts).
+ * - slides (.pptx): the text of each slide, an item per slide (./slides.ts).
+ * - doc, .ppt, .msg, epub: no reader here: a COMPONENT_UNSUPPORTED error names the file type.
  */
 import mammoth from 'mammoth';
 import { ALLOWED_OUTPUT_FORMATS, setupForFile, type ParserFileType, type ParserParams, type ParserSetup } from '../../../core/pipeline/components/Parser';
@@ -23,7 +24,9 @@ import type { PipelineOutputFormat, PipelinePayload, PipelineServices } from './
 import { emailText, parseEmail } from './email';
 import { markdownElements } from './markdownElements';
 import { textSections } from './merge';
+import { imageItems, transcript } from './mediaParser';
 import { PDF_POSITIONS_KEY } from './positions';
+import { slideItems } from './slides';
 
 type Item = Record<string, unknown> & { text: string };
 type Parsed = { json: Item[] } | { markdown: string } | { text: string } | { html: string };
@@ -153,7 +156,14 @@ async function spreadsheet(bytes: Uint8Array, name: string, format: string): Pro
   return { html: tables.join('\n') };
 }
 
-async function parseAs(type: ParserFileType, setup: ParserSetup, name: string, bytes: Uint8Array): Promise<Parsed> {
+async function parseAs(
+  type: ParserFileType,
+  setup: ParserSetup,
+  name: string,
+  bytes: Uint8Array,
+  services: PipelineServices,
+  signal: AbortSignal,
+): Promise<Parsed> {
   const format = setup.output_format;
   const flatten = setup.flatten_media_to_text === true;
   switch (type) {
@@ -193,7 +203,14 @@ async function parseAs(type: ParserFileType, setup: ParserSetup, name: string, b
       return format === 'json' ? { json: [{ ...content, text: String(content.text ?? ''), doc_type_kwd: 'text' }] } : { text: emailText(content) };
     }
     case 'image':
-      throw unsupported('image', 'RAGFlow reads images with its OCR engine or a vision model; neither is available here');
+      return { json: await imageItems(setup, name, bytes, services, signal) };
+    case 'audio':
+    case 'video': {
+      const text = await transcript(setup, name, bytes, services, signal);
+      return format === 'json' ? { json: textItems([text]) } : { text };
+    }
+    case 'slides':
+      return { json: slideItems(name, bytes) };
     case 'doc':
       throw unsupported('doc', 'the old binary .doc format needs Apache Tika; save it as .docx');
     default:
@@ -202,7 +219,7 @@ async function parseAs(type: ParserFileType, setup: ParserSetup, name: string, b
 }
 
 /** Runs the Parser on the file named in `input`. */
-export async function parseFile(p: ParserParams, input: PipelinePayload, services: PipelineServices): Promise<PipelinePayload> {
+export async function parseFile(p: ParserParams, input: PipelinePayload, services: PipelineServices, signal: AbortSignal): Promise<PipelinePayload> {
   const name = input.name || input.file?.name || '';
   const chosen = setupForFile(p, name);
   const ext = (name.split('.').pop() ?? '').toLowerCase();
@@ -213,7 +230,7 @@ export async function parseFile(p: ParserParams, input: PipelinePayload, service
   const allowed = ALLOWED_OUTPUT_FORMATS[chosen.type];
   if (allowed && !allowed.includes(chosen.setup.output_format))
     throw new AppError('COMPONENT_PARAMS', `${chosen.type} output format "${chosen.setup.output_format}" is not supported`);
-  const parsed = await parseAs(chosen.type, chosen.setup, name, bytes);
+  const parsed = await parseAs(chosen.type, chosen.setup, name, bytes, services, signal);
   const format = Object.keys(parsed)[0] as PipelineOutputFormat;
   const out: PipelinePayload = { ...input, output_format: format };
   delete out.json;

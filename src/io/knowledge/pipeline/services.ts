@@ -7,6 +7,7 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { AppError } from '../../../errors';
 import { clientFor } from '../../llm/client';
+import { describeImage, transcribe } from '../../llm/media';
 import { classifyLlmError } from '../../llm/errors';
 import { resolveModel, type LlmSettings } from '../../llm/providers';
 import type { Store } from '../../store/contract';
@@ -83,7 +84,14 @@ export function createPipelineServices(deps: PipelineServiceDeps, scope: Pipelin
       if (!bytes) throw new AppError('NOT_FOUND', `The file of document ${fileId} is missing`);
       return bytes;
     },
+    async readTagFile(id) {
+      const doc = await deps.store.knowledge.documents.get(scope.tenantId, id);
+      const bytes = doc ? await deps.store.knowledge.documents.content(doc.id) : null;
+      return doc && bytes ? { name: doc.name, bytes } : null;
+    },
     chat: (request, signal) => pipelineChat(deps.llm, request, signal),
+    describeImage: (request, signal) => linked(signal, (own) => describeImage(deps.llm, request, own)),
+    transcribe: (request, signal) => linked(signal, (own) => transcribe(deps.llm, request, own)),
     embed: (texts, signal) => linked(signal, (own) => embedder.embed(texts, own)),
     progress: (fraction, message) => scope.progress?.(fraction, message),
   };

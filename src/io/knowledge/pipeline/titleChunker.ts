@@ -20,7 +20,7 @@ import { finalizePositions, mergePositions, PDF_POSITIONS_KEY, positionsOf, type
 const BODY = Number.MAX_SAFE_INTEGER;
 const MIN_GROUP_TOKENS = 32;
 
-interface LineRecord {
+export interface LineRecord {
   text: string;
   kind: string;
   img_id?: unknown;
@@ -261,9 +261,9 @@ export function enforceTokenCap(chunks: PipelineChunk[], cap: number): PipelineC
   return out;
 }
 
-/** The chunks TitleChunker makes of its input. */
-export function titleChunks(p: TitleChunkerParams, input: PipelinePayload): PipelineChunk[] {
-  const records = lineRecords(input);
+/** The chunks TitleChunker makes of its input; `reorder` rearranges the records first (ManualChunker's reading order). */
+export function titleChunks(p: TitleChunkerParams, input: PipelinePayload, reorder?: (records: LineRecord[]) => LineRecord[]): PipelineChunk[] {
+  const records = reorder ? reorder(lineRecords(input)) : lineRecords(input);
   const { levels, most } = resolveLevels(records, p.levels);
   const groups =
     p.method === 'group'
