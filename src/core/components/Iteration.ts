@@ -3,11 +3,17 @@
  * starting at its IterationItem; each pass's outputs are collected into the Iteration's outputs
  * (declared as `outputs: {name: {ref: "Body:X@out"}}`). RAGFlow's path semantics: after the
  * Iteration runs, the path goes to its IterationItem; when the items are done, to its downstream.
+ *
+ * `max_concurrency` (RAGFlow's Go `Parallel`): 0 or absent runs the items one after another as
+ * above; N > 0 runs up to N items' bodies at once (src/core/engine/parallelItems.ts), and the
+ * collected lists keep the items' order whatever order they finish in. The first failed item fails
+ * the Iteration (`item N: …`), as RAGFlow's does.
  */
 import { z } from 'zod';
 import { bareRef, executionParamsShape, str } from './common';
 import { resolveLooseRef } from './loops';
-import type { ComponentContext, ComponentDef } from './definition';
+import type { CallOutcome, ComponentContext, ComponentDef } from './definition';
+import type { IterationItemResult } from './callContracts';
 import { lazySchema } from '../dsl/lazySchema';
 
 const IterationParams = lazySchema(() =>
@@ -15,6 +21,7 @@ const IterationParams = lazySchema(() =>
     ...executionParamsShape,
     items_ref: str(''),
     variable: z.unknown().optional(),
+    max_concurrency: z.unknown().optional(),
   }),
 );
 
@@ -35,6 +42,12 @@ export function iterationItems(p: IterationParams, ctx: ComponentContext): { ok:
   if (!Array.isArray(value))
     return { ok: false, error: `${p.items_ref} must be an array, but its type is ${value === null || value === undefined ? 'None' : typeof value}` };
   return { ok: true, items: value };
+}
+
+/** RAGFlow Go's `max_concurrency`: a whole number of items at once; 0, absent or not a number = sequential. */
+export function maxConcurrency(p: IterationParams): number {
+  const v = typeof p.max_concurrency === 'string' && p.max_concurrency.trim() ? Number(p.max_concurrency) : p.max_concurrency;
+  return typeof v === 'number' && Number.isFinite(v) && v >= 1 ? Math.trunc(v) : 0;
 }
 
 /** The declared outputs that collect body values. */
@@ -59,6 +72,27 @@ export const Iteration: ComponentDef<IterationParams> = {
   run(p, ctx) {
     const r = iterationItems(p, ctx);
     if (!r.ok) return { kind: 'error', message: r.error };
+    const limit = maxConcurrency(p);
+    if (ctx.parallelItems && limit > 0 && r.items.length > 0) {
+      return {
+        kind: 'calls',
+        calls: r.items.map((_, index) => ({ call: { activity: 'iterationItem', request: { iterationId: ctx.id, index } }, summary: `item ${index}` })),
+        maxConcurrency: limit,
+        inputs: { items: r.items },
+      };
+    }
     return { kind: 'done', outputs: Object.fromEntries(collectedOutputs(p).map((k) => [k, []])), inputs: { items: r.items } };
+  },
+  /** A parallel fan-out is back: each collected output lists the items' values in item order. */
+  onResult(p, _ctx, results) {
+    const outcomes = results as CallOutcome[];
+    const failed = outcomes.find((o) => !o.ok);
+    if (failed && !failed.ok) return { kind: 'error', message: failed.error };
+    const outputs: Record<string, unknown[]> = Object.fromEntries(collectedOutputs(p).map((k) => [k, []]));
+    for (const o of outcomes) {
+      if (!o.ok) continue;
+      for (const [key, value] of Object.entries((o.value as IterationItemResult).values)) (outputs[key] ??= []).push(value);
+    }
+    return { kind: 'done', outputs };
   },
 };

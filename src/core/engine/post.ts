@@ -237,15 +237,17 @@ function extendPath(step: Step, id: string, failed: boolean): void {
     const next = state.outputs[id]?._next;
     for (const n of Array.isArray(next) ? next : []) if (typeof n === 'string') appendPath(step, n);
   } else if (node.role === 'container') {
-    if (!failed && canvas.loopStarts[id]) appendPath(step, canvas.loopStarts[id]!);
+    // A parallel Iteration ran its items as calls (parallelItems.ts): it is over already.
+    if (!failed && (state.nodes[id]?.calls ?? 0) > 0 && node.type === 'Iteration') leaveLoop(step, id);
+    else if (!failed && canvas.loopStarts[id]) appendPath(step, canvas.loopStarts[id]!);
   } else if (node.role === 'exitLoop' && parent && canvas.nodes[parent]?.type === 'Loop') {
     leaveLoop(step, parent);
   } else if (node.role === 'answer') {
     // The turn ends here; the next turn of the conversation starts at the downstream.
     state.continueAt = [...node.downstream];
   } else if (node.downstream.length === 0 && parent && canvas.loopStarts[parent]) {
-    // The end of a loop body: the next pass.
-    appendPath(step, canvas.loopStarts[parent]!);
+    // The end of a loop body: the next pass (a parallel Iteration's item makes one pass only).
+    if (state.lane?.iterationId !== parent) appendPath(step, canvas.loopStarts[parent]!);
   } else {
     for (const d of node.downstream) appendPath(step, d);
   }

@@ -48,6 +48,8 @@ export interface RunStartInput {
   announced?: boolean;
   /** `auto_play` Messages ask for speech (the workflow sets it under its patch). */
   speech?: boolean;
+  /** An Iteration with `max_concurrency` > 0 fans its items out (the workflow sets it under its patch). */
+  parallelItems?: boolean;
 }
 
 export interface StepResult {
@@ -121,6 +123,7 @@ function initialState(canvas: CompiledCanvas, input: RunStartInput, now: number)
     toolCalling: input.toolCalling ?? null,
     loops: {},
     ...(input.speech ? { speech: true } : {}),
+    ...(input.parallelItems ? { parallelItems: true } : {}),
   };
 }
 
@@ -195,6 +198,13 @@ export function startRun(canvas: CompiledCanvas, input: RunStartInput, now: numb
   const step = newStep(canvas, state, now);
   if (input.announced) state.events.lastSeq = 1;
   else step.sink.emit('workflow_started', { inputs: state.inputs.echo });
+  drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
+  return result(step);
+}
+
+/** Advances a state built elsewhere (a parallel Iteration's item, parallelItems.ts) as far as it gets. */
+export function driveState(canvas: CompiledCanvas, state: RunState, now: number, options: EngineOptions = {}): StepResult {
+  const step = newStep(canvas, state, now);
   drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
   return result(step);
 }
