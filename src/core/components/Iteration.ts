@@ -44,9 +44,9 @@ export function iterationItems(p: IterationParams, ctx: ComponentContext): { ok:
   return { ok: true, items: value };
 }
 
-/** RAGFlow Go's `max_concurrency`: a whole number of items at once; 0, absent or not a number = sequential. */
+/** RAGFlow Go's `max_concurrency`: a number, truncated (its `intFrom`); 0, absent, negative or text = sequential. */
 export function maxConcurrency(p: IterationParams): number {
-  const v = typeof p.max_concurrency === 'string' && p.max_concurrency.trim() ? Number(p.max_concurrency) : p.max_concurrency;
+  const v = p.max_concurrency;
   return typeof v === 'number' && Number.isFinite(v) && v >= 1 ? Math.trunc(v) : 0;
 }
 
