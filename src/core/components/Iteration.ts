@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import { bareRef, executionParamsShape, str } from './common';
 import { resolveLooseRef } from './loops';
-import type { CallOutcome, ComponentContext, ComponentDef } from './definition';
+import type { CallOutcome, ComponentContext, ComponentDef, Outcome } from './definition';
 import type { IterationItemResult } from './callContracts';
 import { lazySchema } from '../dsl/lazySchema';
 
@@ -50,6 +50,28 @@ export function maxConcurrency(p: IterationParams): number {
   return typeof v === 'number' && Number.isFinite(v) && v >= 1 ? Math.trunc(v) : 0;
 }
 
+/**
+ * Items per round of calls: between rounds the workflow may hand over to a fresh execution, so a
+ * fan-out of any length keeps each execution's history bounded (500 items ≈ 3,000 events at most).
+ */
+export const ITEMS_PER_ROUND = 500;
+
+/** What a parallel fan-out carries from one round to the next: the values of the items done, in order. */
+interface FanOutMemo {
+  done: Array<Record<string, unknown>>;
+}
+
+/** The calls of items [from, from + ITEMS_PER_ROUND), at most `limit` in flight. */
+function itemRound(iterationId: string, from: number, total: number, limit: number, done: FanOutMemo['done']): Outcome {
+  const indices = Array.from({ length: Math.min(ITEMS_PER_ROUND, total - from) }, (_, i) => from + i);
+  return {
+    kind: 'calls',
+    calls: indices.map((index) => ({ call: { activity: 'iterationItem', request: { iterationId, index } }, summary: `item ${index}` })),
+    maxConcurrency: limit,
+    memo: { done } satisfies FanOutMemo,
+  };
+}
+
 /** The declared outputs that collect body values. */
 function collectedOutputs(p: IterationParams): string[] {
   return Object.entries(p.outputs)
@@ -73,26 +95,19 @@ export const Iteration: ComponentDef<IterationParams> = {
     const r = iterationItems(p, ctx);
     if (!r.ok) return { kind: 'error', message: r.error };
     const limit = maxConcurrency(p);
-    if (ctx.parallelItems && limit > 0 && r.items.length > 0) {
-      return {
-        kind: 'calls',
-        calls: r.items.map((_, index) => ({ call: { activity: 'iterationItem', request: { iterationId: ctx.id, index } }, summary: `item ${index}` })),
-        maxConcurrency: limit,
-        inputs: { items: r.items },
-      };
-    }
+    if (ctx.parallelItems && limit > 0 && r.items.length > 0) return { ...itemRound(ctx.id, 0, r.items.length, limit, []), inputs: { items: r.items } };
     return { kind: 'done', outputs: Object.fromEntries(collectedOutputs(p).map((k) => [k, []])), inputs: { items: r.items } };
   },
-  /** A parallel fan-out is back: each collected output lists the items' values in item order. */
-  onResult(p, _ctx, results) {
+  /** A round of a parallel fan-out is back: the next round, or each collected output listing the items' values in item order. */
+  onResult(p, ctx, results, memo) {
     const outcomes = results as CallOutcome[];
     const failed = outcomes.find((o) => !o.ok);
     if (failed && !failed.ok) return { kind: 'error', message: failed.error };
+    const done = [...((memo as FanOutMemo | undefined)?.done ?? []), ...outcomes.map((o) => (o.ok ? (o.value as IterationItemResult).values : {}))];
+    const r = iterationItems(p, ctx);
+    if (r.ok && done.length < r.items.length) return itemRound(ctx.id, done.length, r.items.length, maxConcurrency(p), done);
     const outputs: Record<string, unknown[]> = Object.fromEntries(collectedOutputs(p).map((k) => [k, []]));
-    for (const o of outcomes) {
-      if (!o.ok) continue;
-      for (const [key, value] of Object.entries((o.value as IterationItemResult).values)) (outputs[key] ??= []).push(value);
-    }
+    for (const values of done) for (const [key, value] of Object.entries(values)) (outputs[key] ??= []).push(value);
     return { kind: 'done', outputs };
   },
 };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../../test/helpers/canvasKit';
 import { answerResult, llmRequest } from '../../../test/helpers/engineDriver';
+import { ITEMS_PER_ROUND } from '../components/Iteration';
 import { runInProcess } from './inProcess';
 import type { CallResult, EngineCall } from './step';
 
@@ -112,5 +113,14 @@ describe('a parallel Iteration (max_concurrency, RAGFlow Go Parallel semantics)'
     expect(state.usage.total_tokens).toBe(15 * items.length);
     const finished = events.filter((e) => e.event === 'node_finished').map((e) => (e.data as { component_id: string }).component_id);
     expect(finished).toEqual(['begin', 'Iteration:it', 'Message:m']);
+  });
+
+  it('fans out in rounds of ITEMS_PER_ROUND items (a workflow may hand over between them), order kept across rounds', async () => {
+    const many = Array.from({ length: ITEMS_PER_ROUND * 2 + 7 }, (_, i) => i);
+    const { exec, seen } = slowModel([]);
+    const { state } = await runInProcess(iterationCanvas(16), { runId: 'r', messageId: 'm', query: many }, exec);
+    expect(state.status).toBe('finished');
+    expect(seen.calls).toBe(many.length);
+    expect(state.outputs['Iteration:it']!.labels).toEqual(many.map((i) => `label-${i}`));
   });
 });
