@@ -26,7 +26,16 @@ function messageText(v: unknown): string {
   return typeof v === 'string' ? v : pyJson(v);
 }
 
+/** RAGFlow loads a canvas whose edges name missing components (compile.ts); the run that takes one fails here. */
+export function missingComponentError(id: string): string {
+  return `The run went to component "${id}", which does not exist in the canvas (a downstream, branch or exception_goto names it)`;
+}
+
 function appendPath(step: Step, id: string): void {
+  if (!step.canvas.nodes[id]) {
+    step.state.error ??= missingComponentError(id);
+    return;
+  }
   const path = step.state.path;
   if (path[path.length - 1] !== id) path.push(id);
 }
@@ -189,7 +198,9 @@ function postOne(step: Step, i: number, phase: { cursor: MessageCursor | null })
   if (ns.status === 'failed') {
     const p = node.params;
     if (p.exception_method && p.exception_goto.length > 0) {
-      state.path.push(...p.exception_goto);
+      const missing = p.exception_goto.find((g) => !canvas.nodes[g]);
+      if (missing) state.error ??= missingComponentError(missing);
+      else state.path.push(...p.exception_goto);
       otherBranch = true;
     } else if (p.exception_method && p.exception_default_value) {
       step.sink.emit('message', { content: p.exception_default_value });

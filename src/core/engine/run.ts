@@ -11,7 +11,7 @@ import { pyJson } from '../dsl/refs';
 import { startBatch } from './batch';
 import type { CompiledCanvas } from './compile';
 import { nodeFinishedData, publicOutputs, type RunEvent } from './runEvents';
-import { postProcess } from './post';
+import { missingComponentError, postProcess } from './post';
 import { emptySession, ZERO_USAGE, type RunState, type RunStatus, type SessionState } from './state';
 import { checkPauseInputs, maybePause } from './pause';
 import { describeFieldProblems } from '../components/forms';
@@ -161,13 +161,16 @@ function finish(step: Step): void {
 
 /** Advances until the run needs call results, pauses, or ends. */
 function drive(step: Step, maxSteps: number): void {
-  const { state } = step;
+  const { state, canvas } = step;
   while (state.status === 'running') {
     const phase = state.cursor.phase;
     if (phase.kind === 'next') {
       if (maybePause(step)) return;
       if (state.cursor.position >= state.path.length) return finish(step);
       if (state.steps >= maxSteps) return fail(step, `The run stopped after ${maxSteps} component executions: the canvas seems to loop without end`);
+      // A conversation's next turn may start at an Answer's downstream that names no component.
+      const missing = state.path.slice(state.cursor.position).find((id) => !canvas.nodes[id]);
+      if (missing) return fail(step, missingComponentError(missing));
       const to = startBatch(step);
       state.cursor.phase = { kind: 'batch', to };
       continue;
