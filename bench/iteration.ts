@@ -20,6 +20,30 @@ const ITEMS = Number(process.env.BENCH_ITERATION_ITEMS ?? 1000);
 const ITEM_MS = Number(process.env.BENCH_ITEM_MS ?? 0);
 const LIMITS = (process.env.BENCH_ITERATION_LIMITS ?? '0,1,8,32').split(',').map(Number);
 
+/**
+ * The same Iteration with each item's body a child workflow instead (an InvokeCanvas of a canvas
+ * whose model call labels the item): the shape measured against ours, `BENCH_ITERATION_CHILD=<items>`.
+ */
+function childBodyDsl(maxConcurrency: number, childCanvasId: string): Record<string, unknown> {
+  return dsl({
+    begin: { name: 'Begin', downstream: ['Iteration:it'] },
+    'Iteration:it': {
+      name: 'Iteration',
+      params: { items_ref: 'sys.query', max_concurrency: maxConcurrency, outputs: { labels: { ref: 'InvokeCanvas:child@content', type: 'Array<string>' } } },
+      downstream: ['Message:m'],
+    },
+    'IterationItem:item': { name: 'IterationItem', parent_id: 'Iteration:it', downstream: ['InvokeCanvas:child'] },
+    'InvokeCanvas:child': {
+      name: 'InvokeCanvas',
+      parent_id: 'Iteration:it',
+      params: { canvas_id: childCanvasId, query: 'Label item {IterationItem:item@item}.' },
+    },
+    'Message:m': { name: 'Message', params: { content: ['{Iteration:it@labels}'] } },
+  });
+}
+
+const CHILD_ITEMS = Number(process.env.BENCH_ITERATION_CHILD ?? 0);
+
 function iterationDsl(maxConcurrency: number): Record<string, unknown> {
   return dsl({
     begin: { name: 'Begin', downstream: ['Iteration:it'] },
@@ -82,6 +106,39 @@ async function main(): Promise<void> {
       ['max_concurrency', 'wall', 'executions', 'events', 'history', 'largest execution', 'peak RSS', 'result'],
       rows,
     );
+    if (CHILD_ITEMS > 0) {
+      const child = await env.store.canvases.create({
+        tenantId: 'bench',
+        title: `label child ${Date.now()}`,
+        dsl: dsl({
+          begin: { name: 'Begin', downstream: ['LLM:label'] },
+          'LLM:label': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: '{sys.query}' }, downstream: ['Message:m'] },
+          'Message:m': { name: 'Message', params: { content: ['{LLM:label@content}'] } },
+        }),
+      });
+      const shapes: string[][] = [];
+      const few = items.slice(0, CHILD_ITEMS);
+      for (const limit of LIMITS.filter((l) => l > 0)) {
+        for (const [shape, body] of [
+          ['activity in the run (ours)', iterationDsl(limit)],
+          ['child workflow per item', childBodyDsl(limit, child.id)],
+        ] as const) {
+          const canvas = await env.store.canvases.create({ tenantId: 'bench', title: `shape ${shape} ${limit} ${Date.now()}`, dsl: body });
+          const started = Date.now();
+          const run = await launchRun(deps, { tenantId: 'bench', canvas, sessionId: null, query: few, inputs: null, files: [], userId: 'u', session: null });
+          const result = (await env.client.workflow.getHandle(run.workflowId).result()) as CanvasRunResult;
+          const wall = Date.now() - started;
+          let events = 0;
+          for await (const e of env.client.workflow.list({ query: `WorkflowId = '${run.workflowId}'` })) events += e.historyLength;
+          shapes.push([String(limit), shape, `${(wall / 1000).toFixed(1)} s`, String(events), result.status]);
+        }
+      }
+      table(
+        `${CHILD_ITEMS}-item Iteration: an item's body as the run's own activity vs a child workflow`,
+        ['max_concurrency', 'shape', 'wall', 'parent events', 'status'],
+        shapes,
+      );
+    }
     const compiled = (limit: number) => {
       const c = compileCanvas(iterationDsl(limit));
       if (!c.ok) throw new Error('the bench canvas does not compile');
