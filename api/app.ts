@@ -2,6 +2,7 @@
  * Builds the HTTP API (without listening): one plugin per resource, one error handler, bearer
  * auth, zod request validation and the OpenAPI document.
  */
+import { answerPyFloats } from './pyFloats';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -46,6 +47,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app, deps.log);
   installRequestGuard(app);
+  // parser_config's float fields go out as Python writes them (`2.0`), see pyFloats.ts.
+  answerPyFloats(app);
   await app.register(swagger, {
     openapi: {
       info: {

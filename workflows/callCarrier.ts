@@ -78,6 +78,9 @@ export async function carryCall(call: EngineCall, settings: RunSettings, record?
       };
       // The step's events, when it left them to this call, are written by the activity first.
       value = await act.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries, ...(record ? { record } : {}) }]);
+    } else if (CALL_TRAITS[c.activity].carrier === 'engine') {
+      // Carried by the run loop itself (src/core/engine/parallelItems.ts); never handed to this function.
+      return { callId: call.callId, ok: false, error: `${c.activity} is carried by the run loop` };
     } else {
       const r = await CHILD_RUNS[c.activity as ChildCallName](c.request as never, call, settings);
       if ('error' in r) return { callId: call.callId, ok: false, error: r.error };
@@ -148,7 +151,7 @@ async function invokeCanvas(request: InvokeCanvasRequest, call: EngineCall, sett
   };
 }
 
-type ChildCallName = Exclude<CallName, ActivityCallName>;
+type ChildCallName = { [K in CallName]: (typeof CALL_TRAITS)[K]['carrier'] extends 'child' ? K : never }[CallName];
 
 /** The calls carried out as child runs, by call name. */
 const CHILD_RUNS: {

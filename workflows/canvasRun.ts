@@ -15,11 +15,18 @@ import {
   type StepResult,
 } from '../src/core/engine';
 import type { CanvasDsl } from '../src/core/dsl/schema';
+import { maxConcurrency, type IterationParams } from '../src/core/components/Iteration';
 import { ZERO_USAGE } from '../src/core/engine/state';
 import { describeProblems } from '../src/errors';
 import { RUN_STATUS_KEY } from '../src/core/searchAttributes';
 import { startedAtRevision2, type CanvasRunInput, type CanvasRunResult } from './definitions';
 import { finalizeRun, resumedStep, runInWorkflow } from './workflowCarrier';
+
+/**
+ * The patch under which an Iteration with `max_concurrency` > 0 fans its items out
+ * (src/core/engine/parallelItems.ts); histories before it ran every Iteration one item at a time.
+ */
+export const PARALLEL_ITERATION_PATCH = 'parallel-iteration-items';
 
 /** The patch under which `auto_play` Messages call `speak` (histories before it made no such call). */
 export const MESSAGE_AUTO_PLAY_PATCH = 'message-auto-play';
@@ -70,6 +77,11 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
           speech:
             Object.values(canvas.nodes).some((n) => (n.params as { auto_play?: unknown }).auto_play === true) &&
             (revision2 || patched(MESSAGE_AUTO_PLAY_PATCH)),
+          // Asked only of canvases with a parallel Iteration, so other runs record no marker; newer
+          // than revision 2, so a revision-2 run asks too.
+          parallelItems:
+            Object.values(canvas.nodes).some((n) => n.type === 'Iteration' && maxConcurrency(n.params as IterationParams) > 0) &&
+            patched(PARALLEL_ITERATION_PATCH),
           ...(input.webhook ? { webhook: input.webhook } : {}),
           ...(input.announced ? { announced: true } : {}),
         },

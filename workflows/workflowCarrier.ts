@@ -22,6 +22,7 @@ import type { Activities } from '../activities/activityTypes';
 import type { FinalizeRunInput } from '../activities/runs';
 import { cancelRun, checkPauseInputs, progressOf, type CompiledCanvas, type InputsSubmission, type StepResult } from '../src/core/engine';
 import { historyFull, runLoop, type PauseOutcome, type RunCarrier } from '../src/core/engine/loop';
+import { carryingItems } from '../src/core/engine/parallelItems';
 import { describeFieldProblems } from '../src/core/components/forms';
 import type { NestTarget } from '../src/core/engine/runEvents';
 import { upgradeState, type RunStatus } from '../src/core/engine/state';
@@ -178,7 +179,13 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
   };
 
   try {
-    const end = await runLoop(canvas, first, carrier, engineOptions);
+    // A parallel Iteration's items run here, their calls carried like the run's own (no step events of theirs).
+    const end = await runLoop(
+      canvas,
+      first,
+      carryingItems(canvas, carrier, engineOptions, (call) => carryCall(call, settings)),
+      engineOptions,
+    );
     if (end.kind === 'handedOver') return end.value;
   } catch (err) {
     if (!isCancellation(err)) throw err;

@@ -6,7 +6,6 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { datasetEmbeddingModel, embeddingUnavailable, sameEmbedding } from '../../src/io/knowledge/embedder';
-import { PROVIDERS } from '../../src/io/llm/providers';
 import { AppError } from '../../src/errors';
 import type { DatasetRecord } from '../../src/io/store/knowledgeTypes';
 import type { AppDeps } from '../deps';
@@ -20,7 +19,6 @@ import { metadataRoutes } from './knowledgeExtras';
 import { requirePipelineCanvas } from '../services/pipelines';
 
 const ragflow = { ragflow: true } as const;
-const KNOWN_FACTORIES = [...Object.keys(PROVIDERS), 'Builtin'];
 
 /** A RAGFlow error answer: 101 argument, 102 data, 103 operating, 108 permission, 109 authentication. */
 export function rf(code: number, message: string): AppError {
@@ -65,7 +63,7 @@ export async function datasetsPlugin(app: FastifyInstance, deps: AppDeps): Promi
     const embedding = knowledgeOf(deps).embedding;
     const model = datasetEmbeddingModel(b.embedding_model as string | null, embedding);
     if (b.embedding_model) {
-      const why = embeddingUnavailable(model, embedding, KNOWN_FACTORIES);
+      const why = embeddingUnavailable(model, embedding);
       if (why) throw rf(102, why);
     }
     const pipelineId = (b.pipeline_id as string | null | undefined) ?? null;
@@ -206,7 +204,7 @@ export async function datasetsPlugin(app: FastifyInstance, deps: AppDeps): Promi
     if ('embedding_model' in req) {
       const embedding = knowledgeOf(deps).embedding;
       const model = (req.embedding_model as string | null) || kb.embedding_model;
-      const why = model === kb.embedding_model ? null : embeddingUnavailable(model, embedding, KNOWN_FACTORIES);
+      const why = model === kb.embedding_model ? null : embeddingUnavailable(model, embedding);
       if (why) throw rf(102, why);
       if (!sameEmbedding(model, kb.embedding_model, embedding) && kb.chunk_count > 0)
         throw rf(

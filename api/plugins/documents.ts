@@ -5,6 +5,7 @@
  * Indexing runs as a Temporal workflow per document; its progress is the document's
  * `run`/`progress`/`progress_msg`. Codes and wording are RAGFlow's.
  */
+import { pyRepr } from '../../src/core/components/pyValues';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { DatasetRecord, DocumentRecord } from '../../src/io/store/knowledgeTypes';
@@ -226,25 +227,32 @@ export async function documentsPlugin(app: FastifyInstance, deps: AppDeps, opts:
     },
   );
 
-  async function documentIds(request: FastifyRequest, d: DatasetRecord): Promise<string[]> {
+  /** The ids asked for, once each, split into the dataset's and the unknown ones (RAGFlow checks each against the dataset). */
+  async function documentIds(request: FastifyRequest, d: DatasetRecord): Promise<{ ids: string[]; notFound: string[] }> {
     const req = lenientBody(request);
     const list = req.document_ids;
     if (!Array.isArray(list) || list.length === 0) throw rf(102, '`document_ids` is required');
-    const ids = list.map(String);
+    const unique = [...new Set(list.map(String))];
     const have = new Set((await allDocs(request.tenantId, d.id)).map((x) => x.id));
-    for (const id of ids) if (!have.has(id)) throw rf(102, `Documents not found: ['${id}']`);
-    return [...new Set(ids)];
+    return { ids: unique.filter((id) => have.has(id)), notFound: unique.filter((id) => !have.has(id)) };
   }
 
+  /** RAGFlow's report of unknown ids: the Python list (`Documents not found: ['a', 'b']`). */
+  const notFoundReport = (notFound: string[]) => rf(102, `Documents not found: ${pyRepr(notFound)}`);
+
+  // RAGFlow parses the valid documents of the list, then reports the unknown ones.
   const parseRoute = async (request: FastifyRequest) => {
     const d = await dataset(request);
-    const ids = await documentIds(request, d);
-    await startIndexing(deps, request.tenantId, ids);
+    const { ids, notFound } = await documentIds(request, d);
+    if (ids.length > 0) await startIndexing(deps, request.tenantId, ids);
+    if (notFound.length > 0) throw notFoundReport(notFound);
     return { code: 0 };
   };
+  // Stopping checks every id first: RAGFlow stops nothing when one is unknown.
   const stopRoute = async (request: FastifyRequest) => {
     const d = await dataset(request);
-    const ids = await documentIds(request, d);
+    const { ids, notFound } = await documentIds(request, d);
+    if (notFound.length > 0) throw notFoundReport(notFound);
     const docs = await Promise.all(ids.map((id) => k.documents.get(request.tenantId, id)));
     const notRunning = docs.filter((x) => x && x.run !== 'RUNNING' && x.progress <= 0);
     if (notRunning.length > 0 && notRunning.length === docs.length) throw rf(102, "Can't stop parsing document that has not started or already completed");

@@ -12,6 +12,7 @@ import { ragflowResult } from '../envelope';
 import { MAX_PAGE } from '../paging';
 import { knowledgeOf } from '../services/knowledge';
 import { rf } from './datasets';
+import { pyRepr, pyTypeName } from '../../src/core/components/pyValues';
 
 const RetrievalBody = z.object({
   question: z.string({ message: '`question` is required.' }),
@@ -24,14 +25,39 @@ const RetrievalBody = z.object({
     .min(1, 'page must be greater than 0')
     .optional(),
   page_size: z.coerce.number().int().min(1).max(100, 'page_size must be less than or equal to 100').optional(),
-  similarity_threshold: z.coerce.number().min(0).max(1).optional(),
-  vector_similarity_weight: z.coerce.number().min(0).max(1).optional(),
+  // RAGFlow takes both through Python's float() without a range (its tests search with a weight of 10).
+  similarity_threshold: z.number().optional(),
+  vector_similarity_weight: z.number().optional(),
   top_k: z.coerce.number().int().min(1, '`top_k` must be greater than 0').optional(),
   rerank_id: z.string().nullish(),
   keyword: z.boolean().optional(),
   highlight: z.boolean().optional(),
   metadata_condition: z.looseObject({ logic: z.string().optional(), conditions: z.array(z.record(z.string(), z.unknown())).optional() }).nullish(),
 });
+
+/** Python's float() literal: digits with an optional point and exponent (underscores between digits), or inf/nan. */
+const PY_FLOAT = /^[+-]?((\d(_?\d)*)?\.?\d(_?\d)*([eE][+-]?\d(_?\d)*)?|\d(_?\d)*\.|inf(inity)?|nan)$/i;
+
+/**
+ * `float(req.get(key))` as RAGFlow's retrieval_test does it: numbers and numeric text pass (absent
+ * stays absent); anything else fails with Python's exception, which RAGFlow answers as code 100
+ * with its repr.
+ */
+function pythonFloat(raw: Record<string, unknown>, key: string): number | undefined {
+  if (!(key in raw)) return undefined;
+  const v = raw[key];
+  if (typeof v === 'number') return v;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'string' && PY_FLOAT.test(v.trim())) {
+    const t = v.trim().replace(/_/g, '').toLowerCase();
+    return /inf/.test(t) ? (t.startsWith('-') ? -Infinity : Infinity) : Number(t);
+  }
+  const message =
+    typeof v === 'string'
+      ? `ValueError("could not convert string to float: ${pyRepr(v)}")`
+      : `TypeError("float() argument must be a string or a real number, not '${pyTypeName(v)}'")`;
+  throw new AppError('BAD_REQUEST', message, { ragflowCode: 100 });
+}
 
 export async function retrievalPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
   app.post(
@@ -49,7 +75,11 @@ export async function retrievalPlugin(app: FastifyInstance, deps: AppDeps): Prom
       const question = typeof raw.question === 'string' ? raw.question.trim() : raw.question;
       if (!question) return { code: 0, data: { total: 0, chunks: [], doc_aggs: {} } };
       if (raw.document_ids !== undefined && !Array.isArray(raw.document_ids)) throw rf(102, '`documents` should be a list');
-      const parsed = RetrievalBody.safeParse({ ...raw, question: String(question) });
+      const weights = {
+        similarity_threshold: pythonFloat(raw, 'similarity_threshold'),
+        vector_similarity_weight: pythonFloat(raw, 'vector_similarity_weight'),
+      };
+      const parsed = RetrievalBody.safeParse({ ...raw, ...weights, question: String(question) });
       if (!parsed.success) {
         const problems = parsed.error.issues.map((i) => ({ path: `$.${i.path.join('.')}`, message: i.message }));
         throw new AppError('BAD_REQUEST', problems.map((p) => p.message).join('; '), { problems });

@@ -2,6 +2,7 @@
  * Datasets and documents as RAGFlow's API shows them, and indexing documents as Temporal
  * workflows (one per document: durable, cancellable, never blocking the API).
  */
+import { parserConfigFloats } from '../pyFloats';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { pipelineRunEvents } from '../../src/io/knowledge/pipelineRunEvents';
 import { knowledgeDeps } from '../../src/io/knowledge/deps';
@@ -24,7 +25,7 @@ export function datasetView(d: DatasetRecord): Record<string, unknown> {
     description: d.description,
     embedding_model: d.embedding_model,
     chunk_method: d.chunk_method,
-    parser_config: d.parser_config,
+    parser_config: parserConfigFloats(d.parser_config),
     permission: d.permission,
     document_count: d.document_count,
     chunk_count: d.chunk_count,
@@ -56,7 +57,7 @@ export function documentView(doc: DocumentRecord, chunkMethod = 'naive'): Record
     dataset_id: doc.dataset_id,
     kb_id: doc.dataset_id,
     chunk_method: doc.chunk_method ?? chunkMethod,
-    parser_config: doc.parser_config,
+    parser_config: parserConfigFloats(doc.parser_config),
     pipeline_id: null,
     created_by: doc.tenant_id,
     run: doc.run,
@@ -68,7 +69,8 @@ export function documentView(doc: DocumentRecord, chunkMethod = 'naive'): Record
     meta_fields: doc.meta_fields,
     source_type: 'local',
     thumbnail: null,
-    process_begin_at: doc.process_begin_at,
+    // A datetime in RAGFlow: its JSON answers one as an HTTP date (`Sat, 28 Nov 2026 08:29:01 GMT`).
+    process_begin_at: doc.process_begin_at === null ? null : new Date(doc.process_begin_at).toUTCString(),
     process_duration: doc.process_duration,
     create_time: doc.create_time,
     update_time: doc.update_time,

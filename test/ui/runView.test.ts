@@ -260,14 +260,14 @@ describe('run view', () => {
     await page.goto(`${h.base}/ui/#/canvases`);
     const broken = {
       title: 'broken',
-      dsl: { components: { begin: { obj: { component_name: 'Begin', params: {} }, downstream: ['Nowhere:1'], upstream: [] } } },
+      dsl: { components: { begin: { obj: { component_name: 'Begin', params: {} }, downstream: [], upstream: ['Nowhere:1'] } } },
     };
     await page
       .locator('[data-role=import-file]')
       .setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(broken)) });
     await page.locator('form.import button[type=submit]').click();
     const problem = page.locator('[data-role=problems] li').first();
-    await expect.poll(() => problem.textContent()).toBe('$.dsl.components.begin.downstream[0] downstream component "Nowhere:1" does not exist');
+    await expect.poll(() => problem.textContent()).toBe('$.dsl.components.begin.upstream[0] upstream component "Nowhere:1" does not exist');
     expect(errors.filter((e) => !e.includes('status of 400'))).toEqual([]);
   });
 

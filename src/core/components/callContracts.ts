@@ -232,6 +232,18 @@ export interface SpeakResult {
 /** The longest text sent for speech: audio travels as hex in one event, so it stays a few MB at most. */
 export const SPEAK_MAX_CHARS = 4000;
 
+/** One item of a parallel Iteration: its body runs as a nested run of the engine (parallelItems.ts). */
+export interface IterationItemRequest {
+  iterationId: string;
+  index: number;
+}
+
+export interface IterationItemResult {
+  /** The item's value of each output the Iteration collects (legacy canvases: a body component's content, when it has one). */
+  values: Record<string, unknown>;
+  usage: TokenUsage & { calls: number };
+}
+
 /** Every call a component can ask for, keyed by what carries it out. */
 export interface CallMap {
   llmChat: { request: LlmChatRequest; result: LlmChatResult };
@@ -243,6 +255,7 @@ export interface CallMap {
   fileTool: { request: FileToolRequest; result: FileToolResult };
   browserStep: { request: BrowserStepRequest; result: BrowserObservation };
   speak: { request: SpeakRequest; result: SpeakResult };
+  iterationItem: { request: IterationItemRequest; result: IterationItemResult };
 }
 
 export type CallName = keyof CallMap;
@@ -260,7 +273,8 @@ export type CallResultValue<K extends CallName> = CallMap[K]['result'];
  * log, and how its result's `usage` counts toward the node that made it.
  */
 export interface CallTraits {
-  carrier: 'activity' | 'child';
+  /** `engine`: the run loop carries it itself, by running a nested run (a parallel Iteration's item). */
+  carrier: 'activity' | 'child' | 'engine';
   /** The answer streams into a Message's slot when the node renders into one (and the request does not say `show: false`). */
   streams: boolean;
   /** The child run's events are mirrored into a slot of the caller's log (`request.nest`). */
@@ -279,6 +293,7 @@ export const CALL_TRAITS = {
   fileTool: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
   browserStep: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
   speak: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
+  iterationItem: { carrier: 'engine', streams: false, nests: false, usage: 'run' },
 } as const satisfies { readonly [K in CallName]: CallTraits };
 
 /** The calls carried out as activities of the same name. */

@@ -78,6 +78,8 @@ export interface ComponentContext {
   supportsToolCalling(llmId: string): boolean;
   /** A loop item: the passes made so far in the current run of its loop. */
   readonly loopPass: number;
+  /** Whether an Iteration with `max_concurrency` > 0 may fan its items out (the run was started under its patch). */
+  readonly parallelItems: boolean;
   /** A form (UserFillUp): the values a person submitted for it, or that the wait expired. */
   readonly form: { values: Readonly<Record<string, unknown>> | null; expired: boolean; waitedS: number | null };
   /** The webhook request a Webhook-mode run was started by (`query`, `headers`, `body`, `input`). */
@@ -158,7 +160,13 @@ export type Outcome =
   /** One call; a failure fails the node (after the call's own retries). */
   | (OutcomeExtras & { kind: 'call'; call: ActivityCall; summary: string; memo?: unknown })
   /** Several calls at once; `onResult` gets every outcome, failures included (tool calls). */
-  | (OutcomeExtras & { kind: 'calls'; calls: PlannedCall[]; memo?: unknown });
+  | (OutcomeExtras & {
+      kind: 'calls';
+      calls: PlannedCall[];
+      memo?: unknown;
+      /** At most this many of these calls in flight at once (a parallel Iteration's `max_concurrency`); else the run's bound. */
+      maxConcurrency?: number;
+    });
 
 /** Chunks and documents a component found, keyed like RAGFlow's run reference. */
 export interface ReferenceAddition {

@@ -56,3 +56,25 @@ export function collectPass(ctx: ComponentContext, iterationId: string, declared
   }
   return writes;
 }
+
+/**
+ * One pass's values of what an Iteration collects, by output (what {@link collectPass} appends):
+ * a parallel Iteration's item gives these, and the Iteration lists them in item order.
+ */
+export function passValues(ctx: ComponentContext, iterationId: string, declared: Record<string, unknown>): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  const refs = Object.entries(declared).filter(([, o]) => typeof o === 'object' && o !== null && typeof (o as { ref?: unknown }).ref === 'string');
+  if (refs.length > 0) {
+    for (const [key, o] of refs) {
+      const ref = parseRef((o as { ref: string }).ref);
+      if (ref && ref.kind === 'component' && ctx.canvas.parentId(ref.componentId) === iterationId) values[key] = ctx.resolve(ref);
+    }
+    return values;
+  }
+  for (const child of ctx.canvas.childrenOf(iterationId)) {
+    if (NOT_COLLECTED.has(ctx.canvas.typeOf(child))) continue;
+    const out = ctx.outputsOf(child);
+    if ('content' in out) values[child] = out.content;
+  }
+  return values;
+}

@@ -20,7 +20,8 @@ export type { CompiledCanvas, CompiledNode } from './compiled';
 
 /**
  * What the engine runs, as RAGFlow does, but is surely a mistake. `warnings`: components no path
- * reaches (they never run; RAGFlow's editor saves them too). `referenceProblems`: `{sys.*}` names
+ * reaches (they never run; RAGFlow's editor saves them too), and downstream, branch and
+ * exception_goto entries naming no component (a run that goes there fails). `referenceProblems`: `{sys.*}` names
  * that do not exist and outputs a component never declares (they read as ""); the API refuses to
  * save those (api/canvasInput.ts), while stored canvases and workflow histories keep compiling.
  */
@@ -67,12 +68,20 @@ function setAt(root: unknown, path: readonly PathSegment[], value: unknown): voi
 interface Checked {
   nodes: Record<string, CompiledNode>;
   problems: Problem[];
+  /** Dangling references RAGFlow loads (see {@link checkComponents}): a run fails only when it takes one. */
+  dangling: Problem[];
   failed: Map<string, FailedComponent>;
   repairs: ParamsRepair[];
 }
 
 function checkComponents(dsl: CanvasDsl, base: PathSegment[], root: string): Checked {
   const problems: Problem[] = [];
+  // RAGFlow loads a canvas whose downstream, router target (`to`) or exception_goto names no
+  // component: its Go compiler wires edges from `upstream` and drops unknown branch targets (its
+  // all.json fixture pins a Switch branch to a missing CodeExec), its Python engine fails only when
+  // the path reaches one. So do we: a warning here, a clear failure in the run that takes it
+  // (post.ts). An unknown `upstream` stays an error, as the Go compiler refuses it.
+  const dangling: Problem[] = [];
   const nodes: Record<string, CompiledNode> = {};
   const failed = new Map<string, FailedComponent>();
   const repairs: ParamsRepair[] = [];
@@ -102,7 +111,7 @@ function checkComponents(dsl: CanvasDsl, base: PathSegment[], root: string): Che
     const params = checkParams(def, comp.obj.params, [id, 'obj', 'params']);
     if (!params) failed.set(id, { type: name, parentId: comp.parent_id || null });
     comp.downstream.forEach((d, i) => {
-      if (!ids.has(d)) problems.push({ path: at(id, 'downstream', i), message: `downstream component "${d}" does not exist` });
+      if (!ids.has(d)) dangling.push({ path: at(id, 'downstream', i), message: `downstream component "${d}" does not exist: a run that goes there fails` });
     });
     comp.upstream.forEach((u, i) => {
       if (!ids.has(u)) problems.push({ path: at(id, 'upstream', i), message: `upstream component "${u}" does not exist` });
@@ -134,10 +143,18 @@ function checkComponents(dsl: CanvasDsl, base: PathSegment[], root: string): Che
       checkParams(nestedDef, nested.params, [id, 'obj', 'params', ...toRaw(nested.path), 'params']);
     }
     for (const t of def.targets?.(params) ?? []) {
-      if (!ids.has(t.target)) problems.push({ path: at(id, 'obj', 'params', ...toRaw(t.path)), message: `target component "${t.target}" does not exist` });
+      if (!ids.has(t.target))
+        dangling.push({
+          path: at(id, 'obj', 'params', ...toRaw(t.path)),
+          message: `target component "${t.target}" does not exist: a run that takes this branch fails`,
+        });
     }
     params.exception_goto.forEach((g, i) => {
-      if (!ids.has(g)) problems.push({ path: at(id, 'obj', 'params', 'exception_goto', i), message: `exception_goto component "${g}" does not exist` });
+      if (!ids.has(g))
+        dangling.push({
+          path: at(id, 'obj', 'params', 'exception_goto', i),
+          message: `exception_goto component "${g}" does not exist: a run whose error goes there fails`,
+        });
     });
     nodes[id] = compiledNode(id, comp, def, params, names);
   }
@@ -149,7 +166,7 @@ function checkComponents(dsl: CanvasDsl, base: PathSegment[], root: string): Che
       message: `"begin" must be a Begin component, not "${dsl.components.begin.obj.component_name}"`,
     });
   }
-  return { nodes, problems, failed, repairs };
+  return { nodes, problems, dangling, failed, repairs };
 }
 
 export interface CompileOptions {
@@ -170,7 +187,7 @@ export function compileCanvas(input: unknown, options: CompileOptions = {}): Com
   const parsed = parseLenient(CanvasDslSchema, input);
   if (!parsed.success) return { ok: false, problems: issueProblems(parsed.issues, base, root) };
   const dsl = parsed.data;
-  const { nodes, problems, failed, repairs } = checkComponents(dsl, base, root);
+  const { nodes, problems, dangling, failed, repairs } = checkComponents(dsl, base, root);
   problems.push(...findCycleProblems(dsl, nodes, base));
   const loops = checkLoops(nodes, failed, (id, ...rest) => formatJsonPath([...base, 'components', id, ...rest], root));
   problems.push(...loops.problems);
@@ -185,7 +202,7 @@ export function compileCanvas(input: unknown, options: CompileOptions = {}): Com
   return {
     ok: true,
     source,
-    warnings: findUnreachable(dsl, nodes, base),
+    warnings: [...dangling, ...findUnreachable(dsl, nodes, base)],
     referenceProblems: findReferenceProblems(dsl, nodes, base),
     canvas: assembleCanvas(dsl, nodes, loops.starts),
   };

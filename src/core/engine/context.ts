@@ -64,6 +64,7 @@ export function makeContext(canvas: CompiledCanvas, state: RunState, id: string,
     },
     describeTool: (componentName, params) => describeTool(componentName, params),
     loopPass: Math.max(0, state.loops[id] ?? 0),
+    parallelItems: state.parallelItems === true,
     form: { values: state.form.submitted, expired: state.form.expired !== null, waitedS: state.form.expired?.waitedS ?? null },
     webhook: state.inputs.webhook,
     toolCall: (componentName, params, args, paramsPath) => {

@@ -8,6 +8,7 @@ import type { RunEvent } from './runEvents';
 import { checkPauseInputs } from './pause';
 import { runLoop, type PauseOutcome, type RunCarrier } from './loop';
 import { startRun, type EngineOptions, type InputsSubmission, type RunStartInput, type StepResult } from './run';
+import { carryingItems } from './parallelItems';
 import type { RunState } from './state';
 import type { CallResult, EngineCall } from './step';
 
@@ -37,7 +38,8 @@ export interface InProcessOptions extends EngineOptions {
 
 export async function runInProcess(canvas: CompiledCanvas, input: RunStartInput, exec: CallExecutor, options: InProcessOptions = {}): Promise<InProcessResult> {
   const now = options.now ?? Date.now;
-  return continueInProcess(canvas, startRun(canvas, input, now(), options), exec, options);
+  // No history to replay here: a parallel Iteration fans out unless the caller says otherwise.
+  return continueInProcess(canvas, startRun(canvas, { parallelItems: true, ...input }, now(), options), exec, options);
 }
 
 /** Carries a run on from a step (a start, a resume with form inputs) until it pauses without an answer or ends. */
@@ -71,7 +73,8 @@ export async function continueInProcess(
     shouldHandOver: () => false,
     handOver: () => Promise.reject(new Error('an in-process run is never handed over')),
   };
-  const end = await runLoop(canvas, first, carrier, { ...options, maxParallel: options.maxParallel ?? 5 });
+  const loopOptions = { ...options, maxParallel: options.maxParallel ?? 5 };
+  const end = await runLoop(canvas, first, carryingItems(canvas, carrier, loopOptions), loopOptions);
   if (end.kind !== 'step') throw new Error('an in-process run is never handed over');
   // The loop leaves an ended run's last step to its caller (a workflow records it when it finalizes).
   if (end.step.status !== 'running' && end.step.status !== 'paused') await record(end.step.events);

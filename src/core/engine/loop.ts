@@ -77,27 +77,39 @@ export function historyFull(history: { suggested: boolean; length: number }, bud
 }
 
 /**
- * Carries out calls with at most `limit` in flight; results keep the calls' order. On a rejection
- * (a cancellation) every lane stops taking calls and waits for its own call to settle, so no call
- * still writes when the run records that it was canceled.
+ * Carries out calls with at most `limit` in flight; results keep the calls' order. Calls bound as a
+ * group of their own (a parallel Iteration's items, `EngineCall.bound`) take their group's limit
+ * instead, beside the others. On a rejection (a cancellation) every lane stops taking calls and
+ * waits for its own call to settle, so no call still writes when the run records that it was canceled.
  */
 export async function carryBounded(calls: EngineCall[], limit: number, carry: (call: EngineCall) => Promise<CallResult>): Promise<CallResult[]> {
   // Most rounds are one call (a model or tool node): no lanes to run it in.
   if (calls.length === 1) return [await carry(calls[0]!)];
   const results: CallResult[] = new Array(calls.length);
-  let next = 0;
   let stopped: { err: unknown } | null = null;
-  const lane = async () => {
-    while (next < calls.length && stopped === null) {
-      const i = next++;
-      try {
-        results[i] = await carry(calls[i]!);
-      } catch (err) {
-        stopped ??= { err };
+  const pools = new Map<string, { limit: number; indices: number[] }>();
+  calls.forEach((call, i) => {
+    const key = call.bound ? `bound:${call.bound.group}` : '';
+    const pool = pools.get(key) ?? { limit: call.bound ? call.bound.limit : limit, indices: [] };
+    pool.indices.push(i);
+    pools.set(key, pool);
+  });
+  const lanes: Array<Promise<void>> = [];
+  for (const pool of pools.values()) {
+    let next = 0;
+    const lane = async () => {
+      while (next < pool.indices.length && stopped === null) {
+        const i = pool.indices[next++]!;
+        try {
+          results[i] = await carry(calls[i]!);
+        } catch (err) {
+          stopped ??= { err };
+        }
       }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, calls.length)) }, lane));
+    };
+    for (let k = 0; k < Math.max(1, Math.min(pool.limit, pool.indices.length)); k++) lanes.push(lane());
+  }
+  await Promise.all(lanes);
   if (stopped !== null) throw (stopped as { err: unknown }).err;
   return results;
 }

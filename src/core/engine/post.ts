@@ -26,7 +26,16 @@ function messageText(v: unknown): string {
   return typeof v === 'string' ? v : pyJson(v);
 }
 
+/** RAGFlow loads a canvas whose edges name missing components (compile.ts); the run that takes one fails here. */
+export function missingComponentError(id: string): string {
+  return `The run went to component "${id}", which does not exist in the canvas (a downstream, branch or exception_goto names it)`;
+}
+
 function appendPath(step: Step, id: string): void {
+  if (!step.canvas.nodes[id]) {
+    step.state.error ??= missingComponentError(id);
+    return;
+  }
   const path = step.state.path;
   if (path[path.length - 1] !== id) path.push(id);
 }
@@ -189,7 +198,9 @@ function postOne(step: Step, i: number, phase: { cursor: MessageCursor | null })
   if (ns.status === 'failed') {
     const p = node.params;
     if (p.exception_method && p.exception_goto.length > 0) {
-      state.path.push(...p.exception_goto);
+      const missing = p.exception_goto.find((g) => !canvas.nodes[g]);
+      if (missing) state.error ??= missingComponentError(missing);
+      else state.path.push(...p.exception_goto);
       otherBranch = true;
     } else if (p.exception_method && p.exception_default_value) {
       step.sink.emit('message', { content: p.exception_default_value });
@@ -237,15 +248,17 @@ function extendPath(step: Step, id: string, failed: boolean): void {
     const next = state.outputs[id]?._next;
     for (const n of Array.isArray(next) ? next : []) if (typeof n === 'string') appendPath(step, n);
   } else if (node.role === 'container') {
-    if (!failed && canvas.loopStarts[id]) appendPath(step, canvas.loopStarts[id]!);
+    // A parallel Iteration ran its items as calls (parallelItems.ts): it is over already.
+    if (!failed && (state.nodes[id]?.calls ?? 0) > 0 && node.type === 'Iteration') leaveLoop(step, id);
+    else if (!failed && canvas.loopStarts[id]) appendPath(step, canvas.loopStarts[id]!);
   } else if (node.role === 'exitLoop' && parent && canvas.nodes[parent]?.type === 'Loop') {
     leaveLoop(step, parent);
   } else if (node.role === 'answer') {
     // The turn ends here; the next turn of the conversation starts at the downstream.
     state.continueAt = [...node.downstream];
   } else if (node.downstream.length === 0 && parent && canvas.loopStarts[parent]) {
-    // The end of a loop body: the next pass.
-    appendPath(step, canvas.loopStarts[parent]!);
+    // The end of a loop body: the next pass (a parallel Iteration's item makes one pass only).
+    if (state.lane?.iterationId !== parent) appendPath(step, canvas.loopStarts[parent]!);
   } else {
     for (const d of node.downstream) appendPath(step, d);
   }

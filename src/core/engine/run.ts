@@ -11,7 +11,7 @@ import { pyJson } from '../dsl/refs';
 import { startBatch } from './batch';
 import type { CompiledCanvas } from './compile';
 import { nodeFinishedData, publicOutputs, type RunEvent } from './runEvents';
-import { postProcess } from './post';
+import { missingComponentError, postProcess } from './post';
 import { emptySession, ZERO_USAGE, type RunState, type RunStatus, type SessionState } from './state';
 import { checkPauseInputs, maybePause } from './pause';
 import { describeFieldProblems } from '../components/forms';
@@ -48,6 +48,8 @@ export interface RunStartInput {
   announced?: boolean;
   /** `auto_play` Messages ask for speech (the workflow sets it under its patch). */
   speech?: boolean;
+  /** An Iteration with `max_concurrency` > 0 fans its items out (the workflow sets it under its patch). */
+  parallelItems?: boolean;
 }
 
 export interface StepResult {
@@ -121,6 +123,7 @@ function initialState(canvas: CompiledCanvas, input: RunStartInput, now: number)
     toolCalling: input.toolCalling ?? null,
     loops: {},
     ...(input.speech ? { speech: true } : {}),
+    ...(input.parallelItems ? { parallelItems: true } : {}),
   };
 }
 
@@ -158,13 +161,16 @@ function finish(step: Step): void {
 
 /** Advances until the run needs call results, pauses, or ends. */
 function drive(step: Step, maxSteps: number): void {
-  const { state } = step;
+  const { state, canvas } = step;
   while (state.status === 'running') {
     const phase = state.cursor.phase;
     if (phase.kind === 'next') {
       if (maybePause(step)) return;
       if (state.cursor.position >= state.path.length) return finish(step);
       if (state.steps >= maxSteps) return fail(step, `The run stopped after ${maxSteps} component executions: the canvas seems to loop without end`);
+      // A conversation's next turn may start at an Answer's downstream that names no component.
+      const missing = state.path.slice(state.cursor.position).find((id) => !canvas.nodes[id]);
+      if (missing) return fail(step, missingComponentError(missing));
       const to = startBatch(step);
       state.cursor.phase = { kind: 'batch', to };
       continue;
@@ -195,6 +201,13 @@ export function startRun(canvas: CompiledCanvas, input: RunStartInput, now: numb
   const step = newStep(canvas, state, now);
   if (input.announced) state.events.lastSeq = 1;
   else step.sink.emit('workflow_started', { inputs: state.inputs.echo });
+  drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
+  return result(step);
+}
+
+/** Advances a state built elsewhere (a parallel Iteration's item, parallelItems.ts) as far as it gets. */
+export function driveState(canvas: CompiledCanvas, state: RunState, now: number, options: EngineOptions = {}): StepResult {
+  const step = newStep(canvas, state, now);
   drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
   return result(step);
 }

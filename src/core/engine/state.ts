@@ -186,6 +186,10 @@ export interface RunState extends RunRecords {
   loops: Record<string, number>;
   /** `auto_play` Messages ask for speech (`speak` calls); absent in runs started before it. */
   speech?: boolean;
+  /** An Iteration with `max_concurrency` > 0 fans its items out (set under its patch; absent in runs started before it). */
+  parallelItems?: boolean;
+  /** This state is one item of a parallel Iteration (parallelItems.ts): the body runs once, for item `index`. */
+  lane?: { iterationId: string; index: number };
 }
 
 /** The flat v1 state (and the older field-less ones), as continue-as-new checkpoints in histories hold it. */

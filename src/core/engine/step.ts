@@ -28,6 +28,8 @@ export interface EngineCall {
   /** Readable one-line summary shown in the Temporal UI. */
   summary: string;
   policy: CallPolicy;
+  /** The call shares a bound of its own with the others of its group (a parallel Iteration's items): at most `limit` in flight. */
+  bound?: { group: string; limit: number };
 }
 
 export type CallResult = { callId: string; ok: true; value: unknown } | { callId: string; ok: false; error: string; code?: string };
@@ -104,7 +106,7 @@ function withRequest(call: ActivityCall, extra: Record<string, unknown>): Activi
   return { ...call, request: { ...call.request, ...extra } } as ActivityCall;
 }
 
-function registerGroup(step: Step, id: string, planned: PlannedCall[], memo: unknown, multi: boolean, kind: CallGroup['kind']): void {
+function registerGroup(step: Step, id: string, planned: PlannedCall[], memo: unknown, multi: boolean, kind: CallGroup['kind'], maxConcurrency?: number): void {
   const { state } = step;
   state.calls.lastId += 1;
   const group = `g${state.calls.lastId}`;
@@ -115,15 +117,24 @@ function registerGroup(step: Step, id: string, planned: PlannedCall[], memo: unk
     const traits = CALL_TRAITS[p.call.activity];
     let call = p.call;
     // A model call of a node a Message is showing streams its tokens into a slot of its own.
-    if (kind === 'stream' && traits.streams && (call.request as { show?: boolean }).show !== false) {
+    // (A parallel Iteration's item has no slots in the log: its model calls answer whole.)
+    if (kind === 'stream' && !state.lane && traits.streams && (call.request as { show?: boolean }).show !== false) {
       call = withRequest(call, {
         stream: { runId: state.runId, messageId: state.messageId, seq: step.sink.reserve(), componentId: id, createdAt: state.createdAt },
       });
     }
-    // A child canvas's events go into a slot of this run's log, where this node stands.
-    if (traits.nests)
+    // A child canvas's events go into a slot of this run's log, where this node stands (not from
+    // a parallel Iteration's item: its events are not in the log, see parallelItems.ts).
+    if (traits.nests && !state.lane)
       call = withRequest(call, { nest: { runId: state.runId, seq: step.sink.reserve(), createdAt: state.createdAt, messageId: state.messageId } });
-    step.calls.push({ callId, componentId: id, call, summary: `${id}: ${p.summary}`, policy: policyOf(step, id) });
+    step.calls.push({
+      callId,
+      componentId: id,
+      call,
+      summary: `${id}: ${p.summary}`,
+      policy: policyOf(step, id),
+      ...(maxConcurrency !== undefined ? { bound: { group, limit: maxConcurrency } } : {}),
+    });
   });
 }
 
@@ -146,7 +157,7 @@ export function applyOutcome(step: Step, id: string, outcome: Outcome, kind: Cal
   if (outcome.kind === 'call') return registerGroup(step, id, [{ call: outcome.call, summary: outcome.summary }], outcome.memo, false, kind);
   if (outcome.kind === 'calls') {
     if (outcome.calls.length === 0) return applyOutcome(step, id, { kind: 'error', message: `${id} asked for an empty set of calls` });
-    return registerGroup(step, id, outcome.calls, outcome.memo, true, kind);
+    return registerGroup(step, id, outcome.calls, outcome.memo, true, kind, outcome.maxConcurrency);
   }
   const outputs = (state.outputs[id] ??= {});
   Object.assign(outputs, outcome.outputs);

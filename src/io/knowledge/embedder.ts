@@ -41,15 +41,15 @@ function isLocal(model: string, s: EmbeddingSettings): boolean {
 /**
  * Whether a dataset may use `model` (RAGFlow's `verify_embedding_availability`): null when it can,
  * else RAGFlow's message. With an endpoint every `model@Factory` goes to it; without one only the
- * built-in models (`…@Builtin`, the offline embedding) are served, and a known provider's model is
- * unauthorized (no endpoint or key for it here).
+ * built-in models (`…@Builtin`, the offline embedding) are served: any other provider is one the
+ * tenant has not configured, which RAGFlow's model lookup (`resolve_model_config`) reports as
+ * `Provider <factory> not found for model <model>.`.
  */
-export function embeddingUnavailable(model: string, s: EmbeddingSettings, knownFactories: readonly string[]): string | null {
+export function embeddingUnavailable(model: string, s: EmbeddingSettings): string | null {
   if (isLocal(model, s) || s.baseUrl) return null;
   if (model === s.defaultModel) return null;
-  const factory = model.includes('@') ? model.slice(model.lastIndexOf('@') + 1) : '';
-  if (factory && knownFactories.some((f) => f.toLowerCase() === factory.toLowerCase())) return `Unauthorized model: <${model}>`;
-  return `Unsupported model: <${model}>`;
+  const at = model.lastIndexOf('@');
+  return `Provider ${at >= 0 ? model.slice(at + 1) : ''} not found for model ${model}.`;
 }
 
 /** Whether two model ids embed the same way (chunks made with one are searchable with the other). */

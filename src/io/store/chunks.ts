@@ -134,7 +134,14 @@ export function chunksRepository(db: Db, vector: boolean): KnowledgeStore['chunk
     async list(tenantId, documentId, opts) {
       const params = new SqlParams();
       const where = [`tenant_id = ${params.add(tenantId)}`, `document_id = ${params.add(documentId)}`];
-      if (opts.keywords) where.push(`strpos(lower(content), lower(${params.add(opts.keywords)})) > 0`);
+      // RAGFlow's keyword search reads the chunk's text, its document's name (`title_tks`), its
+      // important keywords and its questions.
+      if (opts.keywords) {
+        const k = params.add(opts.keywords);
+        where.push(
+          `(strpos(lower(content), lower(${k})) > 0 OR strpos(lower(document_name), lower(${k})) > 0 OR strpos(lower(important_keywords::text), lower(${k})) > 0 OR strpos(lower(questions::text), lower(${k})) > 0)`,
+        );
+      }
       if (opts.ids) where.push(`id = ANY(${params.add(opts.ids)}::text[])`);
       if (opts.available !== undefined) where.push(`available = ${params.add(opts.available)}`);
       const w = where.join(' AND ');
