@@ -57,7 +57,13 @@ function isTerminal(run: RunRecord): boolean {
   return run.status === 'finished' || run.status === 'failed' || run.status === 'canceled';
 }
 
-function runView(run: RunRecord, progress: RunProgress | null, children: RunRecord[], started: boolean | null, queued: QueuedActivity[]): Record<string, unknown> {
+function runView(
+  run: RunRecord,
+  progress: RunProgress | null,
+  children: RunRecord[],
+  started: boolean | null,
+  queued: QueuedActivity[],
+): Record<string, unknown> {
   const terminal = isTerminal(run);
   return {
     id: run.id,

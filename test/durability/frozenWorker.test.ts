@@ -17,6 +17,7 @@ import { startPostgres } from '../helpers/postgres';
 import { followRun } from '../helpers/runFollower';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/workerProcess';
 import { modelRoundCompletions, tallyRounds } from '../../scripts/chaos/rounds';
+import { callsTrace, liveTrace, storedTrace } from '../../scripts/hostile/trace';
 import { shownText } from '../../scripts/hostile/verdict';
 
 const RUNS = 3;
@@ -36,7 +37,13 @@ beforeAll(async () => {
   h = await startHarness({ databaseUrl: postgres.url, runSettings: { heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS } });
   // The harness's in-process worker gives way to two worker processes on its queue.
   await h.worker.stop();
-  const env = { temporalAddress: inject('temporalAddress'), taskQueue: h.worker.taskQueue, databaseUrl: postgres.url, llmUrl: h.llm.url, bundlePath: inject('workflowBundlePath') };
+  const env = {
+    temporalAddress: inject('temporalAddress'),
+    taskQueue: h.worker.taskQueue,
+    databaseUrl: postgres.url,
+    llmUrl: h.llm.url,
+    bundlePath: inject('workflowBundlePath'),
+  };
   workers.push(...(await Promise.all([startWorkerProcess(env), startWorkerProcess(env)])));
   h.worker = { taskQueue: h.worker.taskQueue, stop: async () => void (await Promise.all(workers.map((w) => w.kill()))) };
 }, 180_000);
@@ -70,7 +77,8 @@ describe.skipIf('skipped' in postgres)('a worker frozen mid-stream past its hear
     const agentId = (agent.body as { data: { id: string } }).data.id;
     const queries = Array.from({ length: RUNS }, (_, i) => `frozen run ${i}`);
     const runIds: string[] = [];
-    for (const query of queries) runIds.push(((await api(h, 'POST', '/api/v1/runs', { body: { agent_id: agentId, query } })).body as { task_id: string }).task_id);
+    for (const query of queries)
+      runIds.push(((await api(h, 'POST', '/api/v1/runs', { body: { agent_id: agentId, query } })).body as { task_id: string }).task_id);
     const headers = { authorization: `Bearer ${h.key}` };
     const lives = runIds.map((runId) => followRun({ runId, bases: () => [h.base], headers, timeoutMs: 120_000 }));
     const callsOf = (q: string) => h.llm.calls.filter((c) => c.body.messages.some((m) => m.content === q));
@@ -82,21 +90,32 @@ describe.skipIf('skipped' in postgres)('a worker frozen mid-stream past its hear
     const holders = await Promise.all(workflowIds.map((id) => holderOf(h.temporal.client, id)));
     const frozen = [...workers].sort((a, b) => holders.filter((x) => x === b).length - holders.filter((x) => x === a).length)[0]!;
     const hit = holders.filter((x) => x === frozen).length;
+    const t0 = Date.now();
+    console.log(`[frozen worker] freeze at +0 s`);
     frozen.proc.kill('SIGSTOP');
     await new Promise((r) => setTimeout(r, FREEZE_MS));
     frozen.proc.kill('SIGCONT');
 
     const followed = await Promise.all(lives);
     const replays = await Promise.all(runIds.map((runId) => followRun({ runId, bases: () => [h.base], headers, timeoutMs: 60_000 })));
-    const details = await Promise.all(runIds.map(async (id) => (await api(h, 'GET', `/api/v1/runs/${id}`)).body as { status: string; result: { content: string } | null }));
+    const details = await Promise.all(
+      runIds.map(async (id) => (await api(h, 'GET', `/api/v1/runs/${id}`)).body as { status: string; result: { content: string } | null }),
+    );
     const repeatedFinished = await Promise.all(
       queries.map(async (q, i) => tallyRounds(callsOf(q), () => 1, await modelRoundCompletions(h.temporal.client, workflowIds[i]!)).repeatedFinished),
     );
-    const exact = runIds.filter((_, i) => shownText(followed[i]!.events) === ANSWER && shownText(replays[i]!.events) === ANSWER && details[i]!.result?.content === ANSWER);
+    const exact = runIds.filter(
+      (_, i) => shownText(followed[i]!.events) === ANSWER && shownText(replays[i]!.events) === ANSWER && details[i]!.result?.content === ANSWER,
+    );
     console.log(
       `[frozen worker] ${hit}/${RUNS} streams on the frozen worker; exact ${exact.length}/${RUNS}; model calls ${queries.map((q) => callsOf(q).length).join(', ')}; ` +
         `finished calls made again ${repeatedFinished.reduce((a, b) => a + b, 0)}`,
     );
+    for (const [i, runId] of runIds.entries())
+      if (!exact.includes(runId))
+        console.log(
+          `[frozen worker] run ${i} not exact\n  live:   ${liveTrace(followed[i]!.events)}\n  stored: ${await storedTrace((postgres as { url: string }).url, runId)}\n  calls:  ${callsTrace(callsOf(queries[i]!), t0)}`,
+        );
     expect(hit).toBeGreaterThan(0);
     expect(details.map((d) => d.status)).toEqual(Array(RUNS).fill('finished'));
     for (const [i] of runIds.entries()) {

@@ -81,8 +81,16 @@ describe('a node whose call waits for a worker slot', () => {
     );
     const runs = [await startRun(h, agentId, { query: 'first' }), await startRun(h, agentId, { query: 'second' })];
     // One model call holds the only slot; which run got it is up to Temporal.
-    await until('a model call', async () => h.llm.calls.filter((c) => JSON.stringify(c.body.messages).includes(PROMPT)).length, (n) => n === 1);
-    const both = await until('one run queued', () => Promise.all(runs.map(detail)), (ds) => ds.some((d) => d.nodes['LLM:a']?.status === 'queued'));
+    await until(
+      'a model call',
+      async () => h.llm.calls.filter((c) => JSON.stringify(c.body.messages).includes(PROMPT)).length,
+      (n) => n === 1,
+    );
+    const both = await until(
+      'one run queued',
+      () => Promise.all(runs.map(detail)),
+      (ds) => ds.some((d) => d.nodes['LLM:a']?.status === 'queued'),
+    );
     const queuedRun = runs[both.findIndex((d) => d.nodes['LLM:a']?.status === 'queued')]!;
     const runningRun = runs.find((r) => r !== queuedRun)!;
     const queued = await detail(queuedRun);
@@ -91,7 +99,11 @@ describe('a node whose call waits for a worker slot', () => {
     expect(queued.queued).toEqual([expect.objectContaining({ component_id: 'LLM:a', activity_type: 'llmChat', attempt: 1 })]);
     expect(['running', 'streaming']).toContain((await detail(runningRun)).nodes['LLM:a']?.status);
     // How long grows while it waits.
-    const later = await until('queued_ms to grow', () => detail(queuedRun), (d) => (d.nodes['LLM:a']?.queued_ms ?? 0) > (queued.nodes['LLM:a']!.queued_ms ?? 0));
+    const later = await until(
+      'queued_ms to grow',
+      () => detail(queuedRun),
+      (d) => (d.nodes['LLM:a']?.queued_ms ?? 0) > (queued.nodes['LLM:a']!.queued_ms ?? 0),
+    );
     expect(later.nodes['LLM:a']?.status).toBe('queued');
 
     if (!existsSync(CHROMIUM)) {
@@ -116,7 +128,11 @@ describe('a node whose call waits for a worker slot', () => {
       release();
       await browser.close();
     }
-    const finished = await until('both runs finished', () => Promise.all(runs.map(detail)), (ds) => ds.every((d) => d.status === 'finished'));
+    const finished = await until(
+      'both runs finished',
+      () => Promise.all(runs.map(detail)),
+      (ds) => ds.every((d) => d.status === 'finished'),
+    );
     expect(finished.every((d) => d.queued.length === 0 && d.nodes['LLM:a']?.status !== 'queued')).toBe(true);
   }, 180_000);
 });
