@@ -65,14 +65,16 @@ async function prepareStream(store: Store, request: LlmChatRequest, attempt: num
     throw new AppError('STREAM_SUPERSEDED', `attempt ${attempt} of the model call found a newer attempt streaming into its slot`, { attempt });
   const last = await store.events.lastSub(target.runId, target.seq);
   let discarded = 0;
-  let hidden = 0;
   if (last > 0) {
     for (const e of await store.events.slotUpTo(target.runId, { seq: target.seq, sub: last }))
       discarded = e.event === 'message_retry' ? 0 : discarded + shownText(e).length;
-    hidden = await store.events.supersede(target.runId, target.seq);
+    await store.events.supersede(target.runId, target.seq, attempt);
   }
   const writer = new TokenWriter(store, target, last, attempt, onRefused);
-  if (hidden > 0) writer.retryNotice(attempt, discarded);
+  // Whenever an earlier attempt wrote into the slot: its tokens may have been hidden by another
+  // retry that claimed before this one (and then stalled), and a live reader that got them must
+  // still be told to drop them (the API's reader withholds the notice from one that got none).
+  if (last > 0) writer.retryNotice(attempt, discarded);
   return writer;
 }
 

@@ -12,6 +12,7 @@ import { openSse } from '../sse';
 import { cancelRunById } from '../services/cancel';
 import { followRun } from '../services/followers';
 import { submitRunInputs } from '../services/inputs';
+import { queuedActivities, type QueuedActivity } from '../services/queuedActivities';
 import { eventId, followRunEvents, parseEventId } from '../services/eventStream';
 
 const TaskParams = z.object({ task_id: z.string().min(1) });
@@ -38,8 +39,32 @@ async function workflowStarted(deps: AppDeps, run: RunRecord, progress: RunProgr
   }
 }
 
-function runView(run: RunRecord, progress: RunProgress | null, children: RunRecord[], started: boolean | null): Record<string, unknown> {
-  const terminal = run.status === 'finished' || run.status === 'failed' || run.status === 'canceled';
+/** The nodes as the workflow reports them, those whose call waits in the task queue marked `queued` (with since when). */
+function nodesWithQueued(progress: RunProgress | null, queued: QueuedActivity[]): Record<string, unknown> {
+  const nodes: Record<string, unknown> = { ...(progress?.nodes ?? {}) };
+  for (const q of queued) {
+    const node = q.component_id ? progress?.nodes[q.component_id] : undefined;
+    if (!node || node.finishedAt !== null) continue;
+    const earlier = nodes[q.component_id!] as { queued_since?: number };
+    // A node with several calls waiting (an Agent's tools) has waited since its oldest one.
+    const since = Math.min(q.since, earlier.queued_since ?? q.since);
+    nodes[q.component_id!] = { ...node, status: 'queued', queued_since: since, queued_ms: q.queued_ms + (q.since - since) };
+  }
+  return nodes;
+}
+
+function isTerminal(run: RunRecord): boolean {
+  return run.status === 'finished' || run.status === 'failed' || run.status === 'canceled';
+}
+
+function runView(
+  run: RunRecord,
+  progress: RunProgress | null,
+  children: RunRecord[],
+  started: boolean | null,
+  queued: QueuedActivity[],
+): Record<string, unknown> {
+  const terminal = isTerminal(run);
   return {
     id: run.id,
     task_id: run.id,
@@ -55,7 +80,9 @@ function runView(run: RunRecord, progress: RunProgress | null, children: RunReco
     update_time: run.update_time,
     finish_time: run.finish_time,
     path: progress?.path ?? [],
-    nodes: progress?.nodes ?? {},
+    nodes: nodesWithQueued(progress, queued),
+    // Calls scheduled but not yet taken by a worker (its slots are full, or none polls).
+    queued,
     pending_inputs: progress?.pendingInputs ?? null,
     workflow_started: started,
     usage: progress?.usage ?? (run.result as { usage?: unknown } | null)?.usage ?? null,
@@ -84,7 +111,8 @@ export async function runsPlugin(app: FastifyInstance, deps: AppDeps): Promise<v
       } catch (err) {
         deps.log.debug('progress query failed', { runId: run.id, error: err instanceof Error ? err.message : String(err) });
       }
-      return runView(run, progress, await store.runs.children(run.id), await workflowStarted(deps, run, progress));
+      const queued = progress && !isTerminal(run) ? await queuedActivities(deps.temporal, run.workflow_id, Object.keys(progress.nodes), Date.now()) : [];
+      return runView(run, progress, await store.runs.children(run.id), await workflowStarted(deps, run, progress), queued);
     },
   );
 

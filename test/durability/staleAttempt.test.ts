@@ -132,4 +132,52 @@ describe.each(backends)('a stalled attempt that wakes up after its retry started
     },
     60_000,
   );
+
+  it.skipIf(skipped !== undefined)(
+    'tells a live reader to drop the first attempt’s tokens when a stalled retry hid them before the current one looked',
+    async () => {
+      const store = await open();
+      try {
+        const runId = newId();
+        const prompt = `Raced retries ${runId}`;
+        let calls = 0;
+        llm.whenPromptIncludes(prompt, () => (++calls === 1 ? { content: OLD, delayMs: 15 } : { content: NEW, delayMs: 2 }));
+        const llmChat = createLlmActivities({
+          store,
+          settings: llmSettingsFromEnv({ LLM_BASE_URL: llm.url, LLM_API_KEY: 'test' }),
+          log: silentLogger,
+          heartbeatMs: 50,
+        }).llmChat;
+        const request: LlmChatRequest = {
+          llmId: 'scripted@OpenAI',
+          messages: [{ role: 'user', content: prompt }],
+          gen: {},
+          stream: { runId, messageId: 'msg-1', seq: SEQ, componentId: 'LLM:a', createdAt: 1_700_000_000 },
+        };
+        const live = readToEnd(store, runId);
+        const first = rejection(new MockActivityEnvironment({ attempt: 1 }).run(llmChat, request, { maxRetries: 3 }));
+        await until(
+          async () =>
+            (await storeDb(store).query<{ n: number }>(`SELECT count(*)::int AS n FROM run_events WHERE run_id = $1 AND seq = $2`, [runId, SEQ])).rows[0]!.n >=
+            10,
+          'attempt 1 streamed 10 tokens',
+        );
+        // Attempt 2 (say, handed to the frozen worker) claimed the slot and hid attempt 1's
+        // tokens, then stalled before its retry notice; attempt 3 is the one Temporal waits for.
+        expect(await store.events.claimSlot(runId, SEQ, 2)).toBe(true);
+        expect(await store.events.supersede(runId, SEQ, 2)).toBeGreaterThan(0);
+        const third = (await new MockActivityEnvironment({ attempt: 3 }).run(llmChat, request, { maxRetries: 3 })) as LlmChatResult;
+        expect(await first).toMatchObject({ type: 'STREAM_SUPERSEDED' });
+        await store.events.append(runId, [
+          { seq: SEQ + 1, sub: 0, event: 'workflow_finished', data: { outputs: {} }, message_id: 'msg-1', created_at: 1_700_000_000, task_id: runId },
+        ]);
+        expect(third.content).toBe(NEW);
+        expect(await readToEnd(store, runId)).toBe(NEW);
+        expect(await live).toBe(NEW);
+      } finally {
+        await store.close();
+      }
+    },
+    60_000,
+  );
 });

@@ -52,6 +52,8 @@ export interface ClusterOptions {
   apis: number;
   /** Extra environment for every member (TAVILY_BASE_URL…). */
   extra?: Record<string, string>;
+  /** Extra environment for one member, by name (`worker-1`): e.g. its own TEMPORAL_ADDRESS through a relay. */
+  memberExtra?: Record<string, Record<string, string>>;
 }
 
 async function waitForBanner(app: AppProcess, timeoutMs: number): Promise<void> {
@@ -98,6 +100,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
           ...deployment,
           METRICS_PORT: '0',
           ...opts.extra,
+          ...opts.memberExtra?.[m.name],
         },
       }),
     );

@@ -73,6 +73,10 @@ export function nodePanel(id, n, state, progress) {
       calls ? h('dd', {}, String(calls)) : null,
       h('dt', {}, 'Retried streams'),
       h('dd', {}, String(n?.retries ?? 0)),
+      state === 'queued' ? h('dt', {}, 'Queued') : null,
+      state === 'queued'
+        ? h('dd', { 'data-role': 'queued-for' }, `for ${duration(progress?.queued_ms ?? 0)}: waiting for a free worker slot (WORKER_MAX_ACTIVITIES)`)
+        : null,
       progress?.usage?.total_tokens ? h('dt', {}, 'Tokens') : null,
       progress?.usage?.total_tokens ? h('dd', {}, String(progress.usage.total_tokens)) : null,
     ),

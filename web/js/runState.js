@@ -111,6 +111,17 @@ export function applyEvent(model, e) {
 
 const ENDED = new Set(['finished', 'failed', 'canceled']);
 
+/**
+ * A node's state as the page shows it: the event stream's, except that a node whose call waits in
+ * the task queue (the run detail's `nodes[id].status` is `queued`: every worker's slots are full)
+ * shows as queued. Its `node_started` may not be written yet (the call writes its step's events
+ * first), so a waiting node can be queued too.
+ */
+export function shownNodeState(model, id, progress) {
+  const st = nodeState(model, id);
+  return (st === 'running' || st === 'waiting') && progress?.[id]?.status === 'queued' ? 'queued' : st;
+}
+
 /** A node's state: waiting, running, done, failed, canceled, skipped or paused. */
 export function nodeState(model, id) {
   if (model.pausedIds.includes(id)) return 'paused';

@@ -8,7 +8,7 @@ import { badge, duration, h, pre, replace, tokens, when } from './dom.js';
 import { buildForm } from './form.js';
 import { drawGraph, layoutCanvas, legend } from './graph.js';
 import { nodePanel } from './nodePanel.js';
-import { applyEvent, newRunModel, nodeState } from './runState.js';
+import { applyEvent, newRunModel, shownNodeState } from './runState.js';
 import { EVENT } from './runEvents.js';
 import { uiConfig } from './config.js';
 
@@ -152,15 +152,16 @@ export async function runPage(main, runId) {
   let panelShows = null;
   function render() {
     renderHead();
-    graph?.paint((id) => nodeState(model, id), selected);
+    const stateOf = (id) => shownNodeState(model, id, progress);
+    graph?.paint(stateOf, selected);
     // Redrawn only when what it shows changed: opened sections and selections survive the stream.
     const n = model.nodes[selected];
-    const shown = [selected, nodeState(model, selected), n?.execs.length, n?.execs.filter((x) => x.finished).length, n?.text.length, n?.toolCalls.length]
+    const shown = [selected, stateOf(selected), n?.execs.length, n?.execs.filter((x) => x.finished).length, n?.text.length, n?.toolCalls.length]
       .concat([n?.children.length, n?.retries, JSON.stringify(progress[selected] ?? null)])
       .join('|');
     if (shown !== panelShows) {
       panelShows = shown;
-      if (selected) replace(side, nodePanel(selected, n, nodeState(model, selected), progress[selected]));
+      if (selected) replace(side, nodePanel(selected, n, stateOf(selected), progress[selected]));
       else replace(side, h('p', { class: 'muted' }, 'Click a node to see its inputs, outputs, tool calls and timing.'));
     }
     renderForm();
@@ -199,7 +200,13 @@ export async function runPage(main, runId) {
     if ([EVENT.user_inputs, EVENT.node_finished, EVENT.workflow_finished, EVENT.run_failed, EVENT.run_canceled].includes(e.event)) refreshProgress();
     schedule();
   };
-  const tick = setInterval(() => ENDED.has(model.status) || renderHead(), 1000);
+  let ticks = 0;
+  const tick = setInterval(() => {
+    if (ENDED.has(model.status)) return;
+    renderHead();
+    // Whether a running node's call waits in the task queue shows only in the run detail: asked every 2 s.
+    if (++ticks % 2 === 0 && model.status === 'running') refreshProgress();
+  }, 1000);
   followEvents(runId, {
     onEvent,
     onConnection: (state) => (conn.textContent = state === 'live' ? '● live' : state === 'ended' ? 'stream ended' : 'reconnecting…'),

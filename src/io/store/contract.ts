@@ -159,8 +159,12 @@ export interface Store {
      * got in before is stored. False when a newer attempt already holds the slot.
      */
     claimSlot(runId: string, seq: number, attempt: number): Promise<boolean>;
-    /** Hides the tokens of an earlier attempt of a stream slot (a retried streaming call). */
-    supersede(runId: string, seq: number): Promise<number>;
+    /**
+     * Hides the tokens of an earlier attempt of a stream slot (a retried streaming call). With
+     * `attempt`, only while that attempt holds the slot: a retry that stalled between its claim and
+     * this call (a newer attempt claimed meanwhile) must not hide the newer attempt's tokens.
+     */
+    supersede(runId: string, seq: number, attempt?: number): Promise<number>;
     /** The last event of a run with this name (e.g. the `user_inputs` of the current pause). */
     lastNamed(runId: string, event: string): Promise<StoredEvent | null>;
     /** Highest sub stored for a stream slot (0 when none). */

@@ -8,7 +8,7 @@ import { jsonParam } from './sql';
 import { dispatcherFor, RUN_EVENTS_CHANNEL } from './eventDispatch';
 import type { Db, Store, StoredEvent } from './contract';
 import { AppError } from '../../errors';
-import { claimSlot, fencedInsertNotifying, fencedInsertReturning, type SlotRow } from './streamSlots';
+import { claimSlot, fencedInsertNotifying, fencedInsertReturning, fencedSupersede, type SlotRow } from './streamSlots';
 
 /** A stream slot and the attempt writing to it. */
 type StreamSlot = { seq: number; attempt: number };
@@ -204,7 +204,11 @@ export function eventsRepository(db: Db): Store['events'] & { appendAlong(runId:
       return result.rows.map(toStoredEvent);
     },
 
-    async supersede(runId, seq) {
+    async supersede(runId, seq, attempt) {
+      if (attempt !== undefined) {
+        const [sql, params] = fencedSupersede(runId, seq, attempt);
+        return (await db.query<{ n: number }>(sql, params)).rows[0]?.n ?? 0;
+      }
       const result = await db.query<{ n: number }>(
         `WITH hidden AS (
            UPDATE run_events SET superseded = true

@@ -111,3 +111,22 @@ export async function claimSlot(db: Db, runId: string, seq: number, attempt: num
   );
   return result.rows.length > 0;
 }
+
+/**
+ * Hides a slot's tokens for the attempt that holds it, and for no other: answers the count hidden.
+ * The slot's row is locked first (FOR UPDATE waits for a claim in flight and reads the row it left),
+ * so a retry that claimed, stalled, and comes back after a newer attempt claimed and began writing
+ * hides nothing: before this, its late supersede hid the newer attempt's first tokens for good.
+ */
+export function fencedSupersede(runId: string, seq: number, attempt: number): [string, unknown[]] {
+  const sql = `WITH slot AS (
+      SELECT 1 FROM run_stream_slots WHERE run_id = $1 AND seq = $2 AND attempt = $3 FOR UPDATE
+    ),
+    hidden AS (
+      UPDATE run_events SET superseded = true
+      WHERE run_id = $1 AND seq = $2 AND sub > 0 AND NOT superseded AND EXISTS (SELECT 1 FROM slot)
+      RETURNING 1
+    )
+    SELECT count(*)::int AS n FROM hidden`;
+  return [sql, [runId, seq, attempt]];
+}

@@ -81,4 +81,17 @@ export function streamSlotCases(ctx: StoreContext): void {
     expect(await visibleText(ctx, runId, 3)).toBe('the retry answer');
     expect(await ctx.store.events.lastSub(runId, 3)).toBe(last + answer.length);
   });
+
+  it('lets only the attempt holding the slot hide its tokens: a stalled retry that claimed before a newer one hides nothing of the newer one', async () => {
+    const runId = newId();
+    await ctx.store.events.appendStream(runId, { seq: 4, attempt: 1 }, [token(4, 1, 'old ')]);
+    // Attempt 2 claimed (then stalled before hiding anything); attempt 3 claimed after it and streams.
+    expect(await ctx.store.events.claimSlot(runId, 4, 2)).toBe(true);
+    expect(await ctx.store.events.claimSlot(runId, 4, 3)).toBe(true);
+    expect(await ctx.store.events.supersede(runId, 4, 3)).toBe(1);
+    await ctx.store.events.appendStream(runId, { seq: 4, attempt: 3 }, [token(4, 2, 'the '), token(4, 3, 'answer')]);
+    // Attempt 2 wakes up and goes on with its retry: it no longer holds the slot, so it hides nothing.
+    expect(await ctx.store.events.supersede(runId, 4, 2)).toBe(0);
+    expect(await visibleText(ctx, runId, 4)).toBe('the answer');
+  });
 }
