@@ -16,6 +16,7 @@ import {
 } from '../src/core/engine';
 import type { CanvasDsl } from '../src/core/dsl/schema';
 import { ZERO_USAGE } from '../src/core/engine/state';
+import { memoryIdsOf } from '../src/core/engine/memorySave';
 import { describeProblems } from '../src/errors';
 import { RUN_STATUS_KEY } from '../src/core/searchAttributes';
 import { startedAtRevision2, type CanvasRunInput, type CanvasRunResult } from './definitions';
@@ -23,6 +24,9 @@ import { finalizeRun, resumedStep, runInWorkflow } from './workflowCarrier';
 
 /** The patch under which `auto_play` Messages call `speak` (histories before it made no such call). */
 export const MESSAGE_AUTO_PLAY_PATCH = 'message-auto-play';
+
+/** The patch under which Messages with `memory_ids` save their turn (histories before it made no such call). */
+export const MESSAGE_MEMORY_PATCH = 'message-memory-save';
 
 /** The run's canvas: rebuilt from what the API compiled when the input carries it, else compiled here. */
 function runCanvas(input: CanvasRunInput): CompileResult | { ok: true; canvas: CompiledCanvas } {
@@ -70,6 +74,8 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
           speech:
             Object.values(canvas.nodes).some((n) => (n.params as { auto_play?: unknown }).auto_play === true) &&
             (revision2 || patched(MESSAGE_AUTO_PLAY_PATCH)),
+          // Asked only of canvases with a Message naming memories, so other runs record no marker.
+          memorySave: Object.values(canvas.nodes).some((n) => n.type === 'Message' && memoryIdsOf(n.params).length > 0) && patched(MESSAGE_MEMORY_PATCH),
           ...(input.webhook ? { webhook: input.webhook } : {}),
           ...(input.announced ? { announced: true } : {}),
         },

@@ -232,6 +232,41 @@ export interface SpeakResult {
 /** The longest text sent for speech: audio travels as hex in one event, so it stays a few MB at most. */
 export const SPEAK_MAX_CHARS = 4000;
 
+/**
+ * A Message with `memory_ids` saves its turn (RAGFlow's `_save_to_memory`): the user's query and
+ * the shown answer, into each memory. `key` (run, node, visit) makes the save happen once per
+ * turn however often the activity runs.
+ */
+export interface MemorySaveRequest {
+  runId: string;
+  key: string;
+  memoryIds: string[];
+  userId: string;
+  userInput: string;
+  agentResponse: string;
+}
+
+export interface MemorySaveResult {
+  /** Memories that got the turn now (a retry that found it saved counts it as saved, not new). */
+  saved: Array<{ memoryId: string; messageId: number; isNew: boolean; extract: boolean }>;
+  errors: string[];
+}
+
+/** What a memory's LLM extracts from a saved raw message (semantic, episodic, procedural). */
+export interface MemoryExtractRequest {
+  runId: string;
+  memoryId: string;
+  sourceId: number;
+  userId: string;
+  userInput: string;
+  agentResponse: string;
+}
+
+export interface MemoryExtractResult {
+  extracted: number;
+  note?: string;
+}
+
 /** Every call a component can ask for, keyed by what carries it out. */
 export interface CallMap {
   llmChat: { request: LlmChatRequest; result: LlmChatResult };
@@ -243,6 +278,8 @@ export interface CallMap {
   fileTool: { request: FileToolRequest; result: FileToolResult };
   browserStep: { request: BrowserStepRequest; result: BrowserObservation };
   speak: { request: SpeakRequest; result: SpeakResult };
+  memorySave: { request: MemorySaveRequest; result: MemorySaveResult };
+  memoryExtract: { request: MemoryExtractRequest; result: MemoryExtractResult };
 }
 
 export type CallName = keyof CallMap;
@@ -279,6 +316,8 @@ export const CALL_TRAITS = {
   fileTool: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
   browserStep: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
   speak: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
+  memorySave: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
+  memoryExtract: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
 } as const satisfies { readonly [K in CallName]: CallTraits };
 
 /** The calls carried out as activities of the same name. */

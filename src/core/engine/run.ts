@@ -48,6 +48,8 @@ export interface RunStartInput {
   announced?: boolean;
   /** `auto_play` Messages ask for speech (the workflow sets it under its patch). */
   speech?: boolean;
+  /** Messages with `memory_ids` save their turn (the workflow sets it under its patch). */
+  memorySave?: boolean;
 }
 
 export interface StepResult {
@@ -121,6 +123,7 @@ function initialState(canvas: CompiledCanvas, input: RunStartInput, now: number)
     toolCalling: input.toolCalling ?? null,
     loops: {},
     ...(input.speech ? { speech: true } : {}),
+    ...(input.memorySave ? { memorySave: true } : {}),
   };
 }
 

@@ -73,6 +73,8 @@ export interface MessageCursor {
   awaiting: string | null;
   /** An `auto_play` Message asked for its speech (see post.ts). */
   speech?: 'asked';
+  /** A Message with `memory_ids` asked to save its turn (see memorySave.ts). */
+  memorySave?: 'asked';
 }
 
 export type Phase =
@@ -186,6 +188,8 @@ export interface RunState extends RunRecords {
   loops: Record<string, number>;
   /** `auto_play` Messages ask for speech (`speak` calls); absent in runs started before it. */
   speech?: boolean;
+  /** Messages with `memory_ids` save their turn (`memorySave` calls); absent in runs started before it. */
+  memorySave?: boolean;
 }
 
 /** The flat v1 state (and the older field-less ones), as continue-as-new checkpoints in histories hold it. */
