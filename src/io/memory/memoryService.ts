@@ -63,7 +63,14 @@ export interface SavedTurn {
  * `queue_save_to_memory_task`, the raw part). With `saveKey`, a memory that already holds it
  * stores nothing: a retried activity saves each turn once.
  */
-export async function saveTurn(deps: MemoryDeps, tenantId: string, memoryIds: string[], turn: Turn, saveKey: string | null, signal?: AbortSignal): Promise<SavedTurn[]> {
+export async function saveTurn(
+  deps: MemoryDeps,
+  tenantId: string,
+  memoryIds: string[],
+  turn: Turn,
+  saveKey: string | null,
+  signal?: AbortSignal,
+): Promise<SavedTurn[]> {
   const memories = await deps.store.memories.getMany(tenantId, [...new Set(memoryIds)]);
   const content = turnContent(turn.userInput, turn.agentResponse);
   const out: SavedTurn[] = [];
@@ -140,7 +147,12 @@ export async function extractByLlm(
     if (!Array.isArray(list)) continue;
     for (const item of list as Array<Record<string, unknown>>) {
       if (!item || typeof item.content !== 'string' || !item.content.trim()) continue;
-      items.push({ type, content: item.content, validAt: ymdHms(item.valid_at, time), invalidAt: item.invalid_at ? ymdHms(item.invalid_at, '') || null : null });
+      items.push({
+        type,
+        content: item.content,
+        validAt: ymdHms(item.valid_at, time),
+        invalidAt: item.invalid_at ? ymdHms(item.invalid_at, '') || null : null,
+      });
     }
   }
   return items;

@@ -26,7 +26,13 @@ const PATCHABLE: ReadonlyArray<keyof MemoryPatch> = [
 ];
 
 function toRecord(r: MemoryRecord): MemoryRecord {
-  return { ...r, memory_size: Number(r.memory_size), temperature: Number(r.temperature), create_time: Number(r.create_time), update_time: Number(r.update_time) };
+  return {
+    ...r,
+    memory_size: Number(r.memory_size),
+    temperature: Number(r.temperature),
+    create_time: Number(r.create_time),
+    update_time: Number(r.update_time),
+  };
 }
 
 export function memoriesRepository(db: Db): MemoryStore {

@@ -67,13 +67,20 @@ async function insert(tx: Queryable, tenantId: string, memoryId: string, m: NewM
  * oldest); returns how many were deleted, or a refusal when the policy cannot decide.
  */
 async function makeRoom(tx: Queryable, memoryId: string, incoming: number): Promise<{ evicted: number; refused?: string }> {
-  const m = (await tx.query<{ memory_size: number; forgetting_policy: string }>('SELECT memory_size::float8 AS memory_size, forgetting_policy FROM memories WHERE id = $1 FOR UPDATE', [memoryId]))
-    .rows[0];
+  const m = (
+    await tx.query<{ memory_size: number; forgetting_policy: string }>(
+      'SELECT memory_size::float8 AS memory_size, forgetting_policy FROM memories WHERE id = $1 FOR UPDATE',
+      [memoryId],
+    )
+  ).rows[0];
   if (!m) return { evicted: 0, refused: `Memory '${memoryId}' not found.` };
-  const current = Number((await tx.query<{ n: number }>('SELECT coalesce(sum(size), 0)::float8 AS n FROM memory_messages WHERE memory_id = $1', [memoryId])).rows[0]?.n ?? 0);
+  const current = Number(
+    (await tx.query<{ n: number }>('SELECT coalesce(sum(size), 0)::float8 AS n FROM memory_messages WHERE memory_id = $1', [memoryId])).rows[0]?.n ?? 0,
+  );
   const excess = current + incoming - Number(m.memory_size);
   if (excess <= 0) return { evicted: 0 };
-  if (m.forgetting_policy !== 'FIFO') return { evicted: 0, refused: 'Failed to insert message into memory. Memory size reached limit and cannot decide which to delete.' };
+  if (m.forgetting_policy !== 'FIFO')
+    return { evicted: 0, refused: 'Failed to insert message into memory. Memory size reached limit and cannot decide which to delete.' };
   const order = await tx.query<{ message_id: number; size: number }>(
     `SELECT message_id, size FROM memory_messages WHERE memory_id = $1
      ORDER BY (forget_at IS NULL), forget_at, valid_at, message_id`,
@@ -152,17 +159,17 @@ export function memoryMessagesRepository(db: Db): MemoryMessagesStore {
       const w = where.join(' AND ');
       const total = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM memory_messages WHERE ${w}`, params.values())).rows[0]?.n ?? 0;
       const limit = `LIMIT ${params.add(o.pageSize)} OFFSET ${params.add((o.page - 1) * o.pageSize)}`;
-      const raw = (await db.query<Row>(`SELECT ${FIELDS} FROM memory_messages WHERE ${w} ORDER BY valid_at DESC, message_id DESC ${limit}`, params.values())).rows.map(
-        toMessage,
-      );
+      const raw = (
+        await db.query<Row>(`SELECT ${FIELDS} FROM memory_messages WHERE ${w} ORDER BY valid_at DESC, message_id DESC ${limit}`, params.values())
+      ).rows.map(toMessage);
       const extracted =
         raw.length === 0
           ? []
           : (
-              await db.query<Row>(`SELECT ${FIELDS} FROM memory_messages WHERE memory_id = $1 AND source_id = ANY($2::int[]) ORDER BY valid_at DESC, message_id`, [
-                memoryId,
-                raw.map((m) => m.message_id),
-              ])
+              await db.query<Row>(
+                `SELECT ${FIELDS} FROM memory_messages WHERE memory_id = $1 AND source_id = ANY($2::int[]) ORDER BY valid_at DESC, message_id`,
+                [memoryId, raw.map((m) => m.message_id)],
+              )
             ).rows.map(toMessage);
       return { items: raw.map((m) => ({ ...m, extract: extracted.filter((e) => e.source_id === m.message_id) })), total };
     },
@@ -196,7 +203,9 @@ export function memoryMessagesRepository(db: Db): MemoryMessagesStore {
       const ts = tsQuery(s.query);
       const [v, t] = await Promise.all([
         build(() => ({ where: '', order: 'vsim DESC' })),
-        ts ? build((p) => ({ where: `tsv @@ to_tsquery('simple', ${p.add(ts)})`, order: `ts_rank_cd(tsv, to_tsquery('simple', ${p.add(ts)})) DESC` })) : Promise.resolve({ rows: [] as Row[] }),
+        ts
+          ? build((p) => ({ where: `tsv @@ to_tsquery('simple', ${p.add(ts)})`, order: `ts_rank_cd(tsv, to_tsquery('simple', ${p.add(ts)})) DESC` }))
+          : Promise.resolve({ rows: [] as Row[] }),
       ]);
       const seen = new Set<number>();
       const hits: MemoryHit[] = [];
