@@ -10,7 +10,7 @@ import { AppError } from '../src/errors';
 import type { Logger } from '../src/io/log';
 import type { LlmSettings } from '../src/io/llm/providers';
 import type { EmbeddingSettings } from '../src/io/knowledge/embedder';
-import { extractInto, saveTurn } from '../src/io/memory/memoryService';
+import { extractInto, saveTurn } from '../src/io/knowledge/memoryService';
 import type { Store } from '../src/io/store/contract';
 import { toFailure, type LlmCallOptions } from './llm';
 import { abortedFailure } from './cancellation';

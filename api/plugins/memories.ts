@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { assembleSystemPrompt } from '../../src/io/memory/prompts';
+import { assembleSystemPrompt } from '../../src/io/knowledge/memoryPrompts';
 import { memoryTypeMask } from '../../src/io/store/memoryTypes';
 import type { AppDeps } from '../deps';
 import {

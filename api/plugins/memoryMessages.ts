@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { saveTurn, searchMemories } from '../../src/io/memory/memoryService';
+import { saveTurn, searchMemories } from '../../src/io/knowledge/memoryService';
 import { embeddingSettingsFromEnv } from '../../src/io/knowledge/embedder';
 import { formatDate } from '../../src/io/store/time';
 import { memoryExtractionWorkflowId } from '../../workflows/memoryExtraction';

@@ -4,7 +4,7 @@
  * `format_ret_data_from_memory` shape. A memory of another tenant is "not found" (404).
  */
 import { AppError } from '../../src/errors';
-import { assembleSystemPrompt, isDefaultSystemPrompt } from '../../src/io/memory/prompts';
+import { assembleSystemPrompt, isDefaultSystemPrompt } from '../../src/io/knowledge/memoryPrompts';
 import type { Store } from '../../src/io/store/contract';
 import { MEMORY_TYPES, memoryTypeMask, memoryTypeNames, type MemoryPatch, type MemoryRecord } from '../../src/io/store/memoryTypes';
 

@@ -5,7 +5,7 @@
  * contents, one per line, as `formalized_content` (RAGFlow's `memory_prompt`).
  */
 import { AppError } from '../../errors';
-import { searchMemories } from '../memory/memoryService';
+import { searchMemories } from '../knowledge/memoryService';
 import { countTokens } from '../text/tokens';
 import type { ToolExecution } from './executor';
 

@@ -6,14 +6,14 @@
  * search is hybrid (vector + full text) over the memories' messages.
  */
 import { AppError } from '../../errors';
-import { embedderFor, type EmbeddingSettings } from '../knowledge/embedder';
+import { embedderFor, type EmbeddingSettings } from './embedder';
 import { clientFor } from '../llm/client';
 import { resolveModel, type LlmSettings } from '../llm/providers';
 import { termSimilarity, tokenize } from '../text/tokens';
 import type { Store } from '../store/contract';
 import { memoryTypeNames, type MemoryMessage, type MemoryRecord, type NewMemoryMessage } from '../store/memoryTypes';
 import { formatDate } from '../store/time';
-import { assembleSystemPrompt, assembleUserPrompt, parseExtraction, turnContent, typesToExtract } from './prompts';
+import { assembleSystemPrompt, assembleUserPrompt, parseExtraction, turnContent, typesToExtract } from './memoryPrompts';
 
 export interface MemoryDeps {
   store: Store;
