@@ -4,6 +4,9 @@
  * workflow) carry them out. Types only, so the workflow bundle never pulls in an HTTP client.
  */
 import type { PathSegment } from '../dsl/jsonPath';
+import type { MemoryExtractRequest, MemoryExtractResult, MemorySaveRequest, MemorySaveResult } from './memoryContracts';
+
+export type { MemoryExtractRequest, MemoryExtractResult, MemorySaveRequest, MemorySaveResult } from './memoryContracts';
 
 /** A tool call as the model wrote it (arguments are the model's raw JSON text). */
 export interface ToolCallRequest {
@@ -231,41 +234,6 @@ export interface SpeakResult {
 
 /** The longest text sent for speech: audio travels as hex in one event, so it stays a few MB at most. */
 export const SPEAK_MAX_CHARS = 4000;
-
-/**
- * A Message with `memory_ids` saves its turn (RAGFlow's `_save_to_memory`): the user's query and
- * the shown answer, into each memory. `key` (run, node, visit) makes the save happen once per
- * turn however often the activity runs.
- */
-export interface MemorySaveRequest {
-  runId: string;
-  key: string;
-  memoryIds: string[];
-  userId: string;
-  userInput: string;
-  agentResponse: string;
-}
-
-export interface MemorySaveResult {
-  /** Memories that got the turn now (a retry that found it saved counts it as saved, not new). */
-  saved: Array<{ memoryId: string; messageId: number; isNew: boolean; extract: boolean }>;
-  errors: string[];
-}
-
-/** What a memory's LLM extracts from a saved raw message (semantic, episodic, procedural). */
-export interface MemoryExtractRequest {
-  runId: string;
-  memoryId: string;
-  sourceId: number;
-  userId: string;
-  userInput: string;
-  agentResponse: string;
-}
-
-export interface MemoryExtractResult {
-  extracted: number;
-  note?: string;
-}
 
 /** Every call a component can ask for, keyed by what carries it out. */
 export interface CallMap {

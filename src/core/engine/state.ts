@@ -71,9 +71,8 @@ export interface MessageCursor {
   inputs: Record<string, unknown>;
   /** The producer whose stream is being awaited. */
   awaiting: string | null;
-  /** An `auto_play` Message asked for its speech (see post.ts). */
+  /** An `auto_play` Message asked for its speech (post.ts); one with `memory_ids` to save its turn (memorySave.ts). */
   speech?: 'asked';
-  /** A Message with `memory_ids` asked to save its turn (see memorySave.ts). */
   memorySave?: 'asked';
 }
 
@@ -186,9 +185,8 @@ export interface RunState extends RunRecords {
   toolCalling: ToolCallingTable | null;
   /** Loop items: passes made in the current run of their loop, -1 once the loop ended. */
   loops: Record<string, number>;
-  /** `auto_play` Messages ask for speech (`speak` calls); absent in runs started before it. */
+  /** `auto_play` Messages ask for speech (`speak` calls); those with `memory_ids` save their turn (`memorySave`); absent in runs started before each. */
   speech?: boolean;
-  /** Messages with `memory_ids` save their turn (`memorySave` calls); absent in runs started before it. */
   memorySave?: boolean;
 }
 
