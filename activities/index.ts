@@ -47,7 +47,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFileActivities({ store: deps.store, log: deps.log }),
     ...createBrowserActivities({ store: deps.store, log: deps.log, env: deps.env ?? {} }),
     ...createSpeechActivities({ store: deps.store, settings: deps.llm, log: deps.log, env: deps.env ?? {} }),
-    ...createMemoryActivities({ store: deps.store, llm: deps.llm, embedding: knowledge.embedding, log: deps.log }),
+    ...createMemoryActivities({ store: deps.store, llm: deps.llm, embedding: knowledge.embedding, index: knowledge.index, log: deps.log }),
   };
   return recordingCalls(all, (input) => runs.appendRunEvents(input));
 }

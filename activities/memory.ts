@@ -9,6 +9,7 @@ import type { MemoryExtractRequest, MemoryExtractResult, MemorySaveRequest, Memo
 import { AppError } from '../src/errors';
 import type { Logger } from '../src/io/log';
 import type { LlmSettings } from '../src/io/llm/providers';
+import type { ChunkIndex } from '../src/io/knowledge/chunkIndex';
 import type { EmbeddingSettings } from '../src/io/knowledge/embedder';
 import { extractInto, saveTurn } from '../src/io/knowledge/memoryService';
 import type { Store } from '../src/io/store/contract';
@@ -19,6 +20,8 @@ export interface MemoryActivityDeps {
   store: Store;
   llm: LlmSettings;
   embedding: EmbeddingSettings;
+  /** The knowledge search backend (OpenSearch indexes memory messages too). */
+  index?: ChunkIndex;
   log: Logger;
 }
 

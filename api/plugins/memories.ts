@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { assembleSystemPrompt } from '../../src/io/knowledge/memoryPrompts';
+import { unindexMemory } from '../../src/io/knowledge/memoryIndex';
 import { memoryTypeMask } from '../../src/io/store/memoryTypes';
 import type { AppDeps } from '../deps';
 import {
@@ -137,6 +138,7 @@ export async function memoriesPlugin(app: FastifyInstance, deps: AppDeps): Promi
       const { memory_id } = request.params as z.infer<typeof MemoryParams>;
       await requireMemory(store, request.tenantId, memory_id);
       await store.memories.delete(request.tenantId, memory_id);
+      await unindexMemory(deps.knowledge?.index, request.tenantId, memory_id);
       return ok();
     },
   );

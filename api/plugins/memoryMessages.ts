@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { saveTurn, searchMemories } from '../../src/io/knowledge/memoryService';
 import { embeddingSettingsFromEnv } from '../../src/io/knowledge/embedder';
+import { indexMemoryMessages, unindexMemoryMessages } from '../../src/io/knowledge/memoryIndex';
 import { formatDate } from '../../src/io/store/time';
 import { memoryExtractionWorkflowId } from '../../workflows/memoryExtraction';
 import type { AppDeps } from '../deps';
@@ -62,7 +63,8 @@ const floatParam = (raw: string | undefined, def: number, field: string): number
 
 export async function memoryMessagesPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { store } = deps;
-  const memoryDeps = { store, embedding: deps.knowledge?.embedding ?? embeddingSettingsFromEnv({}) };
+  const index = deps.knowledge?.index;
+  const memoryDeps = { store, embedding: deps.knowledge?.embedding ?? embeddingSettingsFromEnv({}), index };
 
   app.post('/api/v1/messages', { config: ragflow, schema: { tags: ['memory'], summary: 'Add a turn to memories', body: AddBody } }, async (request) => {
     const req = (request.body ?? {}) as Record<string, unknown>;
@@ -156,6 +158,10 @@ export async function memoryMessagesPlugin(app: FastifyInstance, deps: AppDeps):
       await requireMemory(store, request.tenantId, memoryId);
       if (!(await store.memories.messages.update(request.tenantId, memoryId, messageId, { status: req.status })))
         throw notFound(`Message '${Number.isNaN(messageId) ? '' : messageId}' in memory '${memoryId}' not found.`);
+      const message = req.status ? await store.memories.messages.get(request.tenantId, memoryId, messageId) : null;
+      if (message && !message.forget_at)
+        await indexMemoryMessages(index, request.tenantId, memoryId, [{ messageId, content: message.content, embedding: message.content_embed }]);
+      else await unindexMemoryMessages(index, request.tenantId, memoryId, [messageId]);
       return ok(null, true);
     },
   );
@@ -171,6 +177,7 @@ export async function memoryMessagesPlugin(app: FastifyInstance, deps: AppDeps):
       await requireMemory(store, request.tenantId, memoryId);
       if (!(await store.memories.messages.update(request.tenantId, memoryId, messageId, { forgetAt: formatDate(Date.now()) })))
         throw notFound(`Message '${Number.isNaN(messageId) ? '' : messageId}' in memory '${memoryId}' not found.`);
+      await unindexMemoryMessages(index, request.tenantId, memoryId, [messageId]);
       return ok(null, true);
     },
   );

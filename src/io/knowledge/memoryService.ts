@@ -6,7 +6,9 @@
  * search is hybrid (vector + full text) over the memories' messages.
  */
 import { AppError } from '../../errors';
+import type { ChunkIndex } from './chunkIndex';
 import { embedderFor, type EmbeddingSettings } from './embedder';
+import { indexMemoryMessages, memoryCandidates, unindexMemoryMessages } from './memoryIndex';
 import { clientFor } from '../llm/client';
 import { resolveModel, type LlmSettings } from '../llm/providers';
 import { termSimilarity, tokenize } from '../text/tokens';
@@ -18,6 +20,8 @@ import { assembleSystemPrompt, assembleUserPrompt, parseExtraction, turnContent,
 export interface MemoryDeps {
   store: Store;
   embedding: EmbeddingSettings;
+  /** The knowledge search backend: with OpenSearch, messages are indexed there too (./memoryIndex.ts). */
+  index?: ChunkIndex;
 }
 
 /** A turn to remember: RAGFlow's `message_dict`. */
@@ -95,8 +99,14 @@ export async function saveTurn(
       saveKey,
     };
     const r = await deps.store.memories.messages.save(tenantId, id, [message]);
-    if (r.refused) out.push({ memoryId: id, messageId: null, saved: false, extract: false, error: r.refused });
-    else out.push({ memoryId: id, messageId: r.messageIds[0] ?? null, saved: r.saved, extract: extracts(memory) });
+    if (r.refused) {
+      out.push({ memoryId: id, messageId: null, saved: false, extract: false, error: r.refused });
+      continue;
+    }
+    // Indexed on every attempt (indexing replaces): a retry after a failed indexing still indexes.
+    await unindexMemoryMessages(deps.index, tenantId, id, r.evicted);
+    if (r.messageIds[0] !== undefined) await indexMemoryMessages(deps.index, tenantId, id, [{ messageId: r.messageIds[0], content, embedding: embedding! }]);
+    out.push({ memoryId: id, messageId: r.messageIds[0] ?? null, saved: r.saved, extract: extracts(memory) });
   }
   return out;
 }
@@ -194,7 +204,14 @@ export async function extractInto(
     size: messageSize(item.content, vectors[i]!),
   }));
   const r = await deps.store.memories.messages.replaceExtracted(tenantId, memoryId, sourceId, messages);
+  await unindexMemoryMessages(deps.index, tenantId, memoryId, r.removed);
   if (r.refused) throw new AppError('BAD_REQUEST', r.refused);
+  await indexMemoryMessages(
+    deps.index,
+    tenantId,
+    memoryId,
+    r.messageIds.map((messageId, i) => ({ messageId, content: messages[i]!.content, embedding: messages[i]!.embedding })),
+  );
   return { extracted: r.messageIds.length };
 }
 
@@ -219,7 +236,7 @@ export async function searchMemories(deps: MemoryDeps, tenantId: string, q: Memo
   const question = q.query.trim();
   if (memories.length === 0 || !question) return [];
   const [embedding] = await embed(deps, memories[0]!.embd_id, [question], signal);
-  const hits = await deps.store.memories.messages.candidates({
+  const hits = await memoryCandidates(deps.store, deps.index, {
     tenantId,
     memoryIds: memories.map((m) => m.id),
     embedding: embedding!,

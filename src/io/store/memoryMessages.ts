@@ -66,21 +66,21 @@ async function insert(tx: Queryable, tenantId: string, memoryId: string, m: NewM
  * Makes room for `incoming` bytes (RAGFlow's FIFO policy: forgotten messages first, then the
  * oldest); returns how many were deleted, or a refusal when the policy cannot decide.
  */
-async function makeRoom(tx: Queryable, memoryId: string, incoming: number): Promise<{ evicted: number; refused?: string }> {
+async function makeRoom(tx: Queryable, memoryId: string, incoming: number): Promise<{ evicted: number[]; refused?: string }> {
   const m = (
     await tx.query<{ memory_size: number; forgetting_policy: string }>(
       'SELECT memory_size::float8 AS memory_size, forgetting_policy FROM memories WHERE id = $1 FOR UPDATE',
       [memoryId],
     )
   ).rows[0];
-  if (!m) return { evicted: 0, refused: `Memory '${memoryId}' not found.` };
+  if (!m) return { evicted: [], refused: `Memory '${memoryId}' not found.` };
   const current = Number(
     (await tx.query<{ n: number }>('SELECT coalesce(sum(size), 0)::float8 AS n FROM memory_messages WHERE memory_id = $1', [memoryId])).rows[0]?.n ?? 0,
   );
   const excess = current + incoming - Number(m.memory_size);
-  if (excess <= 0) return { evicted: 0 };
+  if (excess <= 0) return { evicted: [] };
   if (m.forgetting_policy !== 'FIFO')
-    return { evicted: 0, refused: 'Failed to insert message into memory. Memory size reached limit and cannot decide which to delete.' };
+    return { evicted: [], refused: 'Failed to insert message into memory. Memory size reached limit and cannot decide which to delete.' };
   const order = await tx.query<{ message_id: number; size: number }>(
     `SELECT message_id, size FROM memory_messages WHERE memory_id = $1
      ORDER BY (forget_at IS NULL), forget_at, valid_at, message_id`,
@@ -94,7 +94,7 @@ async function makeRoom(tx: Queryable, memoryId: string, incoming: number): Prom
     freed += Number(r.size);
   }
   if (ids.length > 0) await tx.query('DELETE FROM memory_messages WHERE memory_id = $1 AND message_id = ANY($2::int[])', [memoryId, ids]);
-  return { evicted: ids.length };
+  return { evicted: ids };
 }
 
 export function memoryMessagesRepository(db: Db): MemoryMessagesStore {
@@ -104,14 +104,14 @@ export function memoryMessagesRepository(db: Db): MemoryMessagesStore {
         const key = messages[0]?.saveKey;
         if (key) {
           const seen = await tx.query<{ message_id: number }>('SELECT message_id FROM memory_messages WHERE memory_id = $1 AND save_key = $2', [memoryId, key]);
-          if (seen.rows[0]) return { saved: false, messageIds: [Number(seen.rows[0].message_id)], evicted: 0 };
+          if (seen.rows[0]) return { saved: false, messageIds: [Number(seen.rows[0].message_id)], evicted: [] };
         }
         const room = await makeRoom(
           tx,
           memoryId,
           messages.reduce((n, m) => n + m.size, 0),
         );
-        if (room.refused) return { saved: false, messageIds: [], evicted: 0, refused: room.refused };
+        if (room.refused) return { saved: false, messageIds: [], evicted: [], refused: room.refused };
         const ids: number[] = [];
         for (const m of messages) {
           const id = await insert(tx, tenantId, memoryId, m);
@@ -122,20 +122,24 @@ export function memoryMessagesRepository(db: Db): MemoryMessagesStore {
     },
     async replaceExtracted(tenantId, memoryId, sourceId, messages) {
       return db.transaction(async (tx) => {
-        await tx.query('DELETE FROM memory_messages WHERE tenant_id = $1 AND memory_id = $2 AND source_id = $3', [tenantId, memoryId, sourceId]);
-        if (messages.length === 0) return { messageIds: [] };
+        const old = await tx.query<{ message_id: number }>(
+          'DELETE FROM memory_messages WHERE tenant_id = $1 AND memory_id = $2 AND source_id = $3 RETURNING message_id',
+          [tenantId, memoryId, sourceId],
+        );
+        const removed = old.rows.map((r) => Number(r.message_id));
+        if (messages.length === 0) return { messageIds: [], removed };
         const room = await makeRoom(
           tx,
           memoryId,
           messages.reduce((n, m) => n + m.size, 0),
         );
-        if (room.refused) return { messageIds: [], refused: room.refused };
+        if (room.refused) return { messageIds: [], removed, refused: room.refused };
         const ids: number[] = [];
         for (const m of messages) {
           const id = await insert(tx, tenantId, memoryId, { ...m, sourceId });
           if (id !== null) ids.push(id);
         }
-        return { messageIds: ids };
+        return { messageIds: ids, removed: [...removed, ...room.evicted] };
       });
     },
     async size(memoryId) {
@@ -172,6 +176,21 @@ export function memoryMessagesRepository(db: Db): MemoryMessagesStore {
               )
             ).rows.map(toMessage);
       return { items: raw.map((m) => ({ ...m, extract: extracted.filter((e) => e.source_id === m.message_id) })), total };
+    },
+    async byIds(tenantId, memoryIds, messageIds, f) {
+      if (messageIds.length === 0) return [];
+      const params = new SqlParams();
+      const where = [
+        'status',
+        'forget_at IS NULL',
+        `tenant_id = ${params.add(tenantId)}`,
+        `memory_id = ANY(${params.add(memoryIds)}::text[])`,
+        `message_id = ANY(${params.add(messageIds)}::int[])`,
+      ];
+      if (f.agentId) where.push(`agent_id = ${params.add(f.agentId)}`);
+      if (f.sessionId) where.push(`session_id = ${params.add(f.sessionId)}`);
+      if (f.userId) where.push(`user_id = ${params.add(f.userId)}`);
+      return (await db.query<Row>(`SELECT ${FIELDS} FROM memory_messages WHERE ${where.join(' AND ')}`, params.values())).rows.map(toMessage);
     },
     async recent(tenantId, memoryIds, o) {
       const params = new SqlParams();

@@ -141,9 +141,20 @@ export interface MemoryMessagesStore {
    * already holds is not stored again: `saved` says whether the first message (the raw turn) is
    * new, and `messageIds` are the stored ids (the existing one for a repeated key).
    */
-  save(tenantId: string, memoryId: string, messages: NewMemoryMessage[]): Promise<{ saved: boolean; messageIds: number[]; evicted: number; refused?: string }>;
+  save(
+    tenantId: string,
+    memoryId: string,
+    messages: NewMemoryMessage[],
+  ): Promise<{ saved: boolean; messageIds: number[]; evicted: number[]; refused?: string }>;
   /** Replaces what was extracted from a raw message (a retried extraction leaves one set). */
-  replaceExtracted(tenantId: string, memoryId: string, sourceId: number, messages: NewMemoryMessage[]): Promise<{ messageIds: number[]; refused?: string }>;
+  replaceExtracted(
+    tenantId: string,
+    memoryId: string,
+    sourceId: number,
+    messages: NewMemoryMessage[],
+  ): Promise<{ messageIds: number[]; removed: number[]; refused?: string }>;
+  /** Those of `messageIds` that are searchable (enabled, not forgotten) and pass the filters. */
+  byIds(tenantId: string, memoryIds: string[], messageIds: number[], f: { agentId?: string; sessionId?: string; userId?: string }): Promise<MemoryMessage[]>;
   /** Bytes the memory's messages take. */
   size(memoryId: string): Promise<number>;
   get(tenantId: string, memoryId: string, messageId: number): Promise<(MemoryMessage & { content_embed: number[] }) | null>;
