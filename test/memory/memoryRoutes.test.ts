@@ -200,6 +200,28 @@ describe.each(stores)('memory routes on $name', ({ databaseUrl, skipped }) => {
     });
   });
 
+  it('describes the memory routes in the OpenAPI document from their zod schemas', async (ctx) => {
+    if (skipped) return ctx.skip();
+    const doc = (await api(h, 'GET', '/api/v1/openapi.json')).body as {
+      paths: Record<string, Record<string, { parameters?: Array<{ name: string }>; requestBody?: unknown }>>;
+    };
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => p.includes('/memories') || p.includes('/messages'))
+        .sort(),
+    ).toEqual([
+      '/api/v1/memories',
+      '/api/v1/memories/{memory_id}',
+      '/api/v1/memories/{memory_id}/config',
+      '/api/v1/messages',
+      '/api/v1/messages/search',
+      '/api/v1/messages/{ref}',
+      '/api/v1/messages/{ref}/content',
+    ]);
+    expect(doc.paths['/api/v1/messages/search']!.get!.parameters!.map((p) => p.name)).toContain('similarity_threshold');
+    expect(doc.paths['/api/v1/memories']!.post!.requestBody).toBeDefined();
+  });
+
   it('forgets first-in first-out when a turn would pass the memory size', async (ctx) => {
     if (skipped) return ctx.skip();
     const id = String((await create({ name: 'Small', memory_type: ['raw'], embd_id: EMBD, llm_id: 'x' })).data.id);
