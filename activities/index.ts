@@ -17,6 +17,7 @@ import { createToolActivities } from './tools';
 import { createFileActivities } from './files';
 import { createBrowserActivities } from './browser';
 import { createSpeechActivities } from './speech';
+import { createMemoryActivities } from './memory';
 import { recordingCalls } from './callRecord';
 
 export interface ActivityDeps {
@@ -47,6 +48,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFileActivities({ store: deps.store, log: deps.log }),
     ...createBrowserActivities({ store: deps.store, log: deps.log, env: deps.env ?? {} }),
     ...createSpeechActivities({ store: deps.store, settings: deps.llm, log: deps.log, env: deps.env ?? {} }),
+    ...createMemoryActivities({ store: deps.store, llm: deps.llm, embedding: knowledge.embedding, index: knowledge.index, log: deps.log }),
   };
   return recordingCalls(all, (input) => runs.appendRunEvents(input));
 }

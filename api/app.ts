@@ -25,6 +25,8 @@ import { documentsPlugin } from './plugins/documents';
 import { chunksPlugin } from './plugins/chunks';
 import { filesPlugin } from './plugins/files';
 import { mcpServersPlugin } from './plugins/mcpServers';
+import { memoriesPlugin } from './plugins/memories';
+import { memoryMessagesPlugin } from './plugins/memoryMessages';
 import { retrievalPlugin } from './plugins/retrieval';
 import { metaPlugin } from './plugins/meta';
 import { metricsPlugin } from './plugins/metrics';
@@ -83,6 +85,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     runsIndexPlugin,
     openAiPlugin,
     mcpServersPlugin,
+    memoriesPlugin,
+    memoryMessagesPlugin,
     datasetsPlugin,
     documentsPlugin,
     chunksPlugin,

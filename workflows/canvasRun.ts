@@ -17,6 +17,7 @@ import {
 import type { CanvasDsl } from '../src/core/dsl/schema';
 import { maxConcurrency, type IterationParams } from '../src/core/components/Iteration';
 import { ZERO_USAGE } from '../src/core/engine/state';
+import { memoryIdsOf } from '../src/core/engine/memorySave';
 import { describeProblems } from '../src/errors';
 import { RUN_STATUS_KEY } from '../src/core/searchAttributes';
 import { startedAtRevision2, type CanvasRunInput, type CanvasRunResult } from './definitions';
@@ -30,6 +31,9 @@ export const PARALLEL_ITERATION_PATCH = 'parallel-iteration-items';
 
 /** The patch under which `auto_play` Messages call `speak` (histories before it made no such call). */
 export const MESSAGE_AUTO_PLAY_PATCH = 'message-auto-play';
+
+/** The patch under which Messages with `memory_ids` save their turn (histories before it made no such call). */
+export const MESSAGE_MEMORY_PATCH = 'message-memory-save';
 
 /** The run's canvas: rebuilt from what the API compiled when the input carries it, else compiled here. */
 function runCanvas(input: CanvasRunInput): CompileResult | { ok: true; canvas: CompiledCanvas } {
@@ -82,6 +86,8 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
           parallelItems:
             Object.values(canvas.nodes).some((n) => n.type === 'Iteration' && maxConcurrency(n.params as IterationParams) > 0) &&
             patched(PARALLEL_ITERATION_PATCH),
+          // Asked only of canvases with a Message naming memories, so other runs record no marker.
+          memorySave: Object.values(canvas.nodes).some((n) => n.type === 'Message' && memoryIdsOf(n.params).length > 0) && patched(MESSAGE_MEMORY_PATCH),
           ...(input.webhook ? { webhook: input.webhook } : {}),
           ...(input.announced ? { announced: true } : {}),
         },

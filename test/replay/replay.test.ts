@@ -38,6 +38,8 @@ const REQUIRED = [
   'events-with-call-cancel',
   'revision-2', // RUN_REVISION 2: patched branches taken without markers, no RunStatus upsert at the first step
   'pipeline-ingest', // ingestPipeline: steps over blob references, Extractor batches, commit
+  'message-memory-save', // a Message with memory_ids under its patch: memorySave, then memoryExtract
+  'memory-extraction', // memoryExtraction: a message added through the API, extracted by the memory's LLM
 ];
 
 beforeAll(() => {

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { bool, executionParamsShape, templateRefs, uniqueRefs } from './common';
 import type { CallOutcome, ComponentDef, Outcome } from './definition';
 import { SPEAK_MAX_CHARS, type SpeakRequest, type SpeakResult } from './callContracts';
+import { memoryResult } from './messageMemory';
 import { lazySchema } from '../dsl/lazySchema';
 
 const MessageParams = lazySchema(() =>
@@ -25,6 +26,9 @@ const MessageParams = lazySchema(() =>
     output_format: z.string().nullish(),
     auto_play: bool(false),
     status: z.string().nullish(),
+    /** Memories the turn is saved to (RAGFlow's `memory_ids`), and whose turn it is (`user_id`, text or a variable). */
+    memory_ids: z.preprocess((v) => (v == null ? [] : v), z.array(z.string())),
+    user_id: z.string().nullish(),
   }),
 );
 
@@ -66,5 +70,5 @@ export const Message: ComponentDef<MessageParams> = {
   // The content is produced while the engine streams the template (see messageTemplate).
   run: () => ({ kind: 'done', outputs: {} }),
   messageTemplate: (p) => chosenContent(p),
-  onResult: (_p, _ctx, given) => speakResult(given),
+  onResult: (_p, _ctx, given, memo) => memoryResult(given, memo) ?? speakResult(given),
 };

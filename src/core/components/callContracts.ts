@@ -4,6 +4,9 @@
  * workflow) carry them out. Types only, so the workflow bundle never pulls in an HTTP client.
  */
 import type { PathSegment } from '../dsl/jsonPath';
+import type { MemoryExtractRequest, MemoryExtractResult, MemorySaveRequest, MemorySaveResult } from './memoryContracts';
+
+export type { MemoryExtractRequest, MemoryExtractResult, MemorySaveRequest, MemorySaveResult } from './memoryContracts';
 
 /** A tool call as the model wrote it (arguments are the model's raw JSON text). */
 export interface ToolCallRequest {
@@ -256,6 +259,8 @@ export interface CallMap {
   browserStep: { request: BrowserStepRequest; result: BrowserObservation };
   speak: { request: SpeakRequest; result: SpeakResult };
   iterationItem: { request: IterationItemRequest; result: IterationItemResult };
+  memorySave: { request: MemorySaveRequest; result: MemorySaveResult };
+  memoryExtract: { request: MemoryExtractRequest; result: MemoryExtractResult };
 }
 
 export type CallName = keyof CallMap;
@@ -294,6 +299,8 @@ export const CALL_TRAITS = {
   browserStep: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
   speak: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
   iterationItem: { carrier: 'engine', streams: false, nests: false, usage: 'run' },
+  memorySave: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
+  memoryExtract: { carrier: 'activity', streams: false, nests: false, usage: 'none' },
 } as const satisfies { readonly [K in CallName]: CallTraits };
 
 /** The calls carried out as activities of the same name. */

@@ -8,6 +8,7 @@ import { pyJson, splitTemplate, type TemplatePart } from '../dsl/refs';
 import { downloadInfos, isAttachment, publicDownload } from '../components/files';
 import { speakOutcome, TTS_NOT_CONFIGURED } from '../components/Message';
 import { makeContext, resolveRef } from './context';
+import { saveToMemory } from './memorySave';
 import { nodeFinishedData, type EventData } from './runEvents';
 import type { MessageCursor } from './state';
 import { applyOutcome, hasOpenCalls, type Step } from './step';
@@ -180,6 +181,7 @@ function postOne(step: Step, i: number, phase: { cursor: MessageCursor | null })
     }
     if (render(step, phase.cursor) === 'wait') return 'wait';
     if (speak(step, id, phase.cursor)) return 'wait';
+    if (saveToMemory(step, id, i, phase.cursor)) return 'wait';
     const files = messageFiles(step, phase.cursor.parts);
     state.outputs[id] = {
       ...state.outputs[id],

@@ -50,6 +50,8 @@ export interface RunStartInput {
   speech?: boolean;
   /** An Iteration with `max_concurrency` > 0 fans its items out (the workflow sets it under its patch). */
   parallelItems?: boolean;
+  /** Messages with `memory_ids` save their turn (the workflow sets it under its patch). */
+  memorySave?: boolean;
 }
 
 export interface StepResult {
@@ -124,6 +126,7 @@ function initialState(canvas: CompiledCanvas, input: RunStartInput, now: number)
     loops: {},
     ...(input.speech ? { speech: true } : {}),
     ...(input.parallelItems ? { parallelItems: true } : {}),
+    ...(input.memorySave ? { memorySave: true } : {}),
   };
 }
 

@@ -71,8 +71,9 @@ export interface MessageCursor {
   inputs: Record<string, unknown>;
   /** The producer whose stream is being awaited. */
   awaiting: string | null;
-  /** An `auto_play` Message asked for its speech (see post.ts). */
+  /** An `auto_play` Message asked for its speech (post.ts); one with `memory_ids` to save its turn (memorySave.ts). */
   speech?: 'asked';
+  memorySave?: 'asked';
 }
 
 export type Phase =
@@ -184,12 +185,13 @@ export interface RunState extends RunRecords {
   toolCalling: ToolCallingTable | null;
   /** Loop items: passes made in the current run of their loop, -1 once the loop ended. */
   loops: Record<string, number>;
-  /** `auto_play` Messages ask for speech (`speak` calls); absent in runs started before it. */
+  /** `auto_play` Messages ask for speech (`speak` calls); those with `memory_ids` save their turn (`memorySave`); absent in runs started before each. */
   speech?: boolean;
   /** An Iteration with `max_concurrency` > 0 fans its items out (set under its patch; absent in runs started before it). */
   parallelItems?: boolean;
   /** This state is one item of a parallel Iteration (parallelItems.ts): the body runs once, for item `index`. */
   lane?: { iterationId: string; index: number };
+  memorySave?: boolean;
 }
 
 /** The flat v1 state (and the older field-less ones), as continue-as-new checkpoints in histories hold it. */

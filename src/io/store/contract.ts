@@ -7,6 +7,7 @@
  * `YYYY-MM-DD HH:MM:SS` strings in UTC (RAGFlow's `create_date`/`update_date`).
  */
 import type { KnowledgeStore } from './knowledgeTypes';
+import type { MemoryStore } from './memoryTypes';
 import type { CanvasListFilter, CanvasPatch, CanvasRecord, CanvasVersionRecord, NewCanvas } from './canvasTypes';
 import type { FileStore } from './fileTypes';
 import type { McpServerRecord, NewMcpServer } from './mcpTypes';
@@ -48,6 +49,9 @@ export type StoredEvent = RunEvent & { terminal: boolean };
  */
 export interface Store {
   tenants: TenantsRepository;
+
+  /** RAGFlow's long-term agent memory: memories and their messages (src/io/store/memories.ts). */
+  memories: MemoryStore;
 
   canvases: {
     create(input: NewCanvas): Promise<CanvasRecord>;

@@ -6,6 +6,7 @@ import { datasetsRepository, documentsRepository } from './datasets';
 import { openDb } from './db';
 import { eventsRepository } from './events';
 import { mcpServersRepository } from './mcpServers';
+import { memoriesRepository } from './memories';
 import { migrate } from './migrations';
 import { runFilesRepository } from './runFiles';
 import { runIndexRepository } from './runIndex';
@@ -46,6 +47,7 @@ export function createStore(db: Db, opts: { vector?: boolean; apiKeySecret?: str
       newSessionTurn: (p) => recordNewSessionTurn(db, p),
     },
     mcpServers: mcpServersRepository(db),
+    memories: memoriesRepository(db),
     knowledge: {
       datasets: datasetsRepository(db),
       documents: documentsRepository(db),

@@ -8,15 +8,19 @@ import { manualFilter } from '../knowledge/metaFilter';
 import { searchKnowledge } from '../knowledge/search';
 import { kbPrompt, referenceOf, type RagChunk } from './format';
 import type { ToolExecutor } from './executor';
+import { memoriesToSearch, retrieveFromMemories } from './memoryRetrieval';
 
 const num = (v: unknown, def: number) =>
   typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() && Number.isFinite(Number(v)) ? Number(v) : def;
 
-export const retrieve: ToolExecutor = async ({ params, args, tenantId, knowledge, signal }) => {
+export const retrieve: ToolExecutor = async (execution) => {
+  const { params, args, tenantId, knowledge, signal } = execution;
   if (!knowledge) throw new AppError('TOOL_UNAVAILABLE', 'Retrieval has no knowledge store in this process');
   const names = Array.isArray(args.datasets)
     ? args.datasets.map(String)
     : [...((params.dataset_ids as string[] | undefined) ?? []), ...((params.kb_ids as string[] | undefined) ?? [])];
+  const memories = memoriesToSearch(params, names);
+  if (memories) return retrieveFromMemories(execution, memories);
   const result = await searchKnowledge(
     knowledge,
     {
