@@ -18,6 +18,7 @@ import { createFileActivities } from './files';
 import { createBrowserActivities } from './browser';
 import { createSpeechActivities } from './speech';
 import { recordingCalls } from './callRecord';
+import { createTravelActivities } from './travel';
 
 export interface ActivityDeps {
   store: Store;
@@ -45,6 +46,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMcpActivities({ store: deps.store, log: deps.log, env: deps.env ?? {}, pool: deps.mcpPool }),
     ...createFileActivities({ store: deps.store, log: deps.log }),
     ...createBrowserActivities({ store: deps.store, log: deps.log, env: deps.env ?? {} }),
+    ...createTravelActivities({ store: deps.store }),
     ...createSpeechActivities({ store: deps.store, settings: deps.llm, log: deps.log, env: deps.env ?? {} }),
   };
   return recordingCalls(all, (input) => runs.appendRunEvents(input));

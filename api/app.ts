@@ -30,6 +30,7 @@ import { metricsPlugin } from './plugins/metrics';
 import { openAiPlugin } from './plugins/openai';
 import { runsPlugin } from './plugins/runs';
 import { runsIndexPlugin } from './plugins/runsIndex';
+import { travelPlugin } from './plugins/travel';
 import { sessionsPlugin } from './plugins/sessions';
 import { sessionReleasePlugin } from './plugins/sessionRelease';
 import { tasksPlugin } from './plugins/tasks';
@@ -78,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     tasksPlugin,
     runsPlugin,
     runsIndexPlugin,
+    travelPlugin,
     openAiPlugin,
     mcpServersPlugin,
     datasetsPlugin,

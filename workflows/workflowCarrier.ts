@@ -65,7 +65,10 @@ export const FINALIZE_LOCAL_PATCH = 'finalize-run-local-activity';
  * patch replay their activity.
  */
 export function finalizeRun(input: FinalizeRunInput, revision2 = false): Promise<void> {
-  return revision2 || patched(FINALIZE_LOCAL_PATCH) ? localBookkeeping.finalizeRun(input) : bookkeeping.finalizeRun(input);
+  if (revision2 || patched(FINALIZE_LOCAL_PATCH)) return localBookkeeping.finalizeRun(input);
+  // An activity's input is kept in history: batch snapshots never go there.
+  const { snapshots: _left, ...rest } = input;
+  return bookkeeping.finalizeRun(rest);
 }
 
 export interface WorkflowRunOptions<R> {
@@ -77,6 +80,8 @@ export interface WorkflowRunOptions<R> {
   revision2?: boolean;
   /** A child run: its events are mirrored into this slot of the parent's log too. */
   mirror?: NestTarget;
+  /** Keep batch snapshots for forks (a top-level canvas run; src/core/engine/snapshots.ts). */
+  keepSnapshots?: boolean;
   /** Ends the run with its final step (runs non-cancellable when the run was cancelled through Temporal). */
   finalize: (step: StepResult) => Promise<R>;
   /** Starts a fresh execution of this workflow from the checkpoint (never returns). */
@@ -91,7 +96,7 @@ export function resumedStep(checkpoint: RunCheckpoint): StepResult {
 
 export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult, options: WorkflowRunOptions<R>): Promise<R> {
   const { runId, settings } = options;
-  const engineOptions = { maxSteps: settings.maxSteps, maxParallel: settings.maxParallel };
+  const engineOptions = { maxSteps: settings.maxSteps, maxParallel: settings.maxParallel, snapshots: options.keepSnapshots === true };
   let step = first;
 
   let cancelReason: string | null = null;

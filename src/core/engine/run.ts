@@ -8,7 +8,6 @@ import { copyJson } from '../dsl/jsonCopy';
 import { DEFAULT_GLOBALS } from '../dsl/schema';
 import type { ToolCallingTable } from '../runSettings';
 import { pyJson } from '../dsl/refs';
-import { startBatch } from './batch';
 import type { CompiledCanvas } from './compile';
 import { nodeFinishedData, publicOutputs, type RunEvent } from './runEvents';
 import { postProcess } from './post';
@@ -16,6 +15,7 @@ import { emptySession, ZERO_USAGE, type RunState, type RunStatus, type SessionSt
 import { checkPauseInputs, maybePause } from './pause';
 import { describeFieldProblems } from '../components/forms';
 import { newStep, receiveResult, type CallResult, type EngineCall, type Step } from './step';
+import { startBatchKept, type BatchSnapshot } from './snapshots';
 
 /** Guard against canvases that loop without end (component executions per run). */
 export const DEFAULT_MAX_STEPS = 10_000;
@@ -56,6 +56,7 @@ export interface StepResult {
   calls: EngineCall[];
   /** running (calls pending), paused, finished, failed or canceled. */
   status: RunStatus;
+  snapshots?: BatchSnapshot[]; // the state before each batch it started, when asked for (./snapshots.ts)
 }
 
 /** Each step advances a copy: the previous state stays as it was (events already emitted hold parts of it). */
@@ -157,7 +158,7 @@ function finish(step: Step): void {
 }
 
 /** Advances until the run needs call results, pauses, or ends. */
-function drive(step: Step, maxSteps: number): void {
+function drive(step: Step, maxSteps: number, snapshots?: BatchSnapshot[]): void {
   const { state } = step;
   while (state.status === 'running') {
     const phase = state.cursor.phase;
@@ -165,7 +166,7 @@ function drive(step: Step, maxSteps: number): void {
       if (maybePause(step)) return;
       if (state.cursor.position >= state.path.length) return finish(step);
       if (state.steps >= maxSteps) return fail(step, `The run stopped after ${maxSteps} component executions: the canvas seems to loop without end`);
-      const to = startBatch(step);
+      const to = startBatchKept(step, snapshots);
       state.cursor.phase = { kind: 'batch', to };
       continue;
     }
@@ -181,12 +182,19 @@ function drive(step: Step, maxSteps: number): void {
   }
 }
 
-function result(step: Step): StepResult {
-  return { state: step.state, events: step.sink.events, calls: step.calls, status: step.state.status };
+function result(step: Step, snapshots?: BatchSnapshot[]): StepResult {
+  return { state: step.state, events: step.sink.events, calls: step.calls, status: step.state.status, ...(snapshots?.length ? { snapshots } : {}) };
 }
 
 export interface EngineOptions {
   maxSteps?: number;
+  snapshots?: boolean; // keep the state before each batch (./snapshots.ts)
+}
+
+function advance(step: Step, options: EngineOptions): StepResult {
+  const snapshots = options.snapshots ? [] : undefined;
+  drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS, snapshots);
+  return result(step, snapshots);
 }
 
 /** Starts a run: `workflow_started`, then as far as it gets without call results. */
@@ -195,8 +203,7 @@ export function startRun(canvas: CompiledCanvas, input: RunStartInput, now: numb
   const step = newStep(canvas, state, now);
   if (input.announced) state.events.lastSeq = 1;
   else step.sink.emit('workflow_started', { inputs: state.inputs.echo });
-  drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
-  return result(step);
+  return advance(step, options);
 }
 
 /** Continues a run with the results of calls it asked for. */
@@ -204,8 +211,7 @@ export function resumeRun(canvas: CompiledCanvas, prev: RunState, results: CallR
   const state = clone(prev);
   const step = newStep(canvas, state, now);
   for (const r of results) receiveResult(step, r);
-  drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
-  return result(step);
+  return advance(step, options);
 }
 
 /** What a person submits to a paused run. */
@@ -239,8 +245,7 @@ export function submitInputs(
     state.history.push(['user', queryText(query)]);
     (state.globals['sys.history'] as unknown[]).push(`user: ${queryText(query)}`);
   }
-  drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
-  return result(step);
+  return advance(step, options);
 }
 
 /**
@@ -254,8 +259,7 @@ export function expirePause(canvas: CompiledCanvas, prev: RunState, waitedS: num
   state.form.expired = { waitedS };
   state.pause = null;
   state.status = 'running';
-  drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
-  return result(step);
+  return advance(step, options);
 }
 
 export const CANCELED_MESSAGE = 'Task has been canceled';

@@ -15,6 +15,7 @@ import type { SessionListFilter, SessionMessage, SessionRecord } from './session
 import type { TurnStarts } from './startTypes';
 import type { TenantsRepository } from './tenantTypes';
 import type { RunEvent } from '../../core/engine/runEvents';
+import type { TravelStore } from './travel';
 import type { SessionState } from '../../core/engine/state';
 
 export type { Db, DbKind, ListOptions, Queryable, QueryResult } from './dbContract';
@@ -198,6 +199,9 @@ export interface Store {
 
   /** Runs across rows: the runs page, the active-runs gauge. */
   runIndex: RunIndex;
+
+  /** Time travel: runs' batch snapshots, and where forked runs came from (travel.ts). */
+  travel: TravelStore;
 
   /** The rows a run or a session's turn starts with, each start in one statement (turnStarts.ts). */
   starts: TurnStarts;

@@ -9,6 +9,7 @@ import { PROVISIONED_KEYS_MIGRATION } from './provisionedKeysMigration';
 import { RELEASED_MIGRATIONS, type Migration } from './releasedMigrations';
 import { RUNS_LIST_MIGRATION } from './runsListMigration';
 import { STREAM_FENCE_MIGRATION } from './streamFenceMigration';
+import { TRAVEL_MIGRATION } from './travelMigration';
 
 export type { Migration };
 
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   RUNS_LIST_MIGRATION,
   STREAM_FENCE_MIGRATION,
   PROVISIONED_KEYS_MIGRATION,
+  TRAVEL_MIGRATION,
 ];
 
 /**

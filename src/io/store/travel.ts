@@ -1,0 +1,77 @@
+/** Time travel's rows: runs' batch snapshots, and where forked runs came from (migration 13). */
+import type { SnapshotEntry } from '../../core/engine/fork';
+import type { BatchSnapshot } from '../../core/engine/snapshots';
+import type { RunState } from '../../core/engine/state';
+import { jsonParam } from './sql';
+import type { Queryable } from './contract';
+
+/** How a run came from another one. */
+export interface TravelRecord {
+  run_id: string;
+  tenant_id: string;
+  kind: 'fork' | 'rerun' | 'replay';
+  source_run_id: string;
+  /** The component the run started from (null for a replay, which starts at the beginning). */
+  from_component: string | null;
+  /** Components whose recorded outputs the run took instead of running them. */
+  reused: string[];
+  /** Calls and tokens the run did not spend (src/core/engine/fork.ts, Savings). */
+  savings: Record<string, unknown>;
+  create_time: number;
+}
+
+export interface TravelStore {
+  /** Keeps a run's batch snapshots; one already kept at the same position is left as it is (retries). */
+  putSnapshots(runId: string, snapshots: readonly BatchSnapshot[]): Promise<void>;
+  /** The run's snapshots without their states, in path order. */
+  listSnapshots(runId: string): Promise<SnapshotEntry[]>;
+  getSnapshot(runId: string, position: number): Promise<RunState | null>;
+  /** Copies `from`'s snapshots before `position` to `to` (a fork's own upstream: it can be forked there too). */
+  copySnapshots(from: string, to: string, position: number): Promise<void>;
+  record(entry: TravelRecord): Promise<void>;
+  /** Where the runs came from, for those that came from another run. */
+  getMany(runIds: readonly string[]): Promise<Map<string, TravelRecord>>;
+}
+
+export function travelRepository(db: Queryable): TravelStore {
+  return {
+    async putSnapshots(runId, snapshots) {
+      const now = Date.now();
+      for (const s of snapshots) {
+        await db.query(
+          `INSERT INTO run_snapshots (run_id, position, components, state, create_time) VALUES ($1, $2, $3::json, $4::json, $5)
+           ON CONFLICT (run_id, position) DO NOTHING`,
+          [runId, s.position, jsonParam(s.components), jsonParam(s.state), now],
+        );
+      }
+    },
+    async listSnapshots(runId) {
+      const r = await db.query<SnapshotEntry>('SELECT position, components FROM run_snapshots WHERE run_id = $1 ORDER BY position', [runId]);
+      return r.rows;
+    },
+    async getSnapshot(runId, position) {
+      const r = await db.query<{ state: RunState }>('SELECT state FROM run_snapshots WHERE run_id = $1 AND position = $2', [runId, position]);
+      return r.rows[0]?.state ?? null;
+    },
+    async copySnapshots(from, to, position) {
+      await db.query(
+        `INSERT INTO run_snapshots (run_id, position, components, state, create_time)
+         SELECT $2, position, components, state, create_time FROM run_snapshots WHERE run_id = $1 AND position < $3
+         ON CONFLICT (run_id, position) DO NOTHING`,
+        [from, to, position],
+      );
+    },
+    async record(e) {
+      await db.query(
+        `INSERT INTO run_travel (run_id, tenant_id, kind, source_run_id, from_component, reused, savings, create_time)
+         VALUES ($1, $2, $3, $4, $5, $6::json, $7::json, $8) ON CONFLICT (run_id) DO NOTHING`,
+        [e.run_id, e.tenant_id, e.kind, e.source_run_id, e.from_component, jsonParam(e.reused), jsonParam(e.savings), e.create_time],
+      );
+    },
+    async getMany(runIds) {
+      if (runIds.length === 0) return new Map();
+      const r = await db.query<TravelRecord>('SELECT * FROM run_travel WHERE run_id = ANY($1::text[])', [runIds]);
+      return new Map(r.rows.map((row) => [row.run_id, row]));
+    },
+  };
+}
