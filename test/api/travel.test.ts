@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, OTHER_TENANT, startHarness, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 import { json, startStandIn, type StandIn } from '../helpers/httpStandIn';
+import { createAgent as create, startRun as start, waitFor as wait } from '../helpers/travelKit';
 
 let h: Harness;
 let tool: StandIn;
@@ -22,46 +23,31 @@ afterAll(async () => {
   await tool?.stop();
 });
 
-type Envelope<T = Record<string, unknown>> = { code: number; message?: string; data: T };
-type Run = Record<string, unknown> & { status: string; result: { content?: string; usage?: { total_tokens: number } } | null };
-
-async function createAgent(title: string, canvas: Record<string, unknown>): Promise<string> {
-  const res = (await api(h, 'POST', '/api/v1/agents', { body: { title: `${title} ${Date.now()}`, dsl: canvas } })).body as Envelope<{ id: string }>;
-  expect(res.code, JSON.stringify(res)).toBe(0);
-  return res.data.id;
-}
-
-async function startRun(agentId: string, query: string): Promise<string> {
-  const res = await api(h, 'POST', '/api/v1/runs', { body: { agent_id: agentId, query } });
-  expect(res.status, JSON.stringify(res.body)).toBe(202);
-  return (res.body as { task_id: string }).task_id;
-}
-
-async function waitFor(taskId: string, statuses: string[], timeoutMs = 90_000): Promise<Run> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const run = (await api(h, 'GET', `/api/v1/runs/${taskId}`)).body as Run;
-    // A paused status is the workflow's; an ended one is read once its row is closed (result written).
-    if (statuses.includes(run.status) && (run.status === 'paused' || run.finish_time)) return run;
-    if (Date.now() > until) throw new Error(`run ${taskId} is ${run.status}, not ${statuses.join('/')}: ${JSON.stringify(run)}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
-
+const createAgent = (title: string, canvas: Record<string, unknown>) => create(h, title, canvas);
+const startRun = (agentId: string, query: string) => start(h, agentId, query);
+const waitFor = (taskId: string, statuses: string[]) => wait(h, taskId, statuses);
 const prompts = (from: number) => h.llm.calls.slice(from).map((c) => JSON.stringify(c.body.messages));
 
 const PROMPT_C = 'facts: {Invoke:fetch@result} b said: {LLM:b@content}';
 const fiveNodes = () =>
   dsl({
     begin: { name: 'Begin', downstream: ['LLM:a'] },
-    'LLM:a': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'MARK-a', prompts: [{ role: 'user', content: '{sys.query}' }] }, downstream: ['Invoke:fetch'] },
+    'LLM:a': {
+      name: 'LLM',
+      params: { llm_id: 'm@OpenAI', sys_prompt: 'MARK-a', prompts: [{ role: 'user', content: '{sys.query}' }] },
+      downstream: ['Invoke:fetch'],
+    },
     'Invoke:fetch': { name: 'Invoke', params: { url: `${tool.url}/facts`, method: 'get' }, downstream: ['LLM:b'] },
     'LLM:b': {
       name: 'LLM',
       params: { llm_id: 'm@OpenAI', sys_prompt: 'MARK-b a said: {LLM:a@content}', prompts: [{ role: 'user', content: '{sys.query}' }] },
       downstream: ['LLM:c'],
     },
-    'LLM:c': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: `MARK-cold ${PROMPT_C}`, prompts: [{ role: 'user', content: '{sys.query}' }] }, downstream: ['Message:out'] },
+    'LLM:c': {
+      name: 'LLM',
+      params: { llm_id: 'm@OpenAI', sys_prompt: `MARK-cold ${PROMPT_C}`, prompts: [{ role: 'user', content: '{sys.query}' }] },
+      downstream: ['Message:out'],
+    },
     'Message:out': { name: 'Message', params: { content: ['{LLM:c@content}'] } },
   });
 

@@ -12,10 +12,10 @@ import type { CompiledCanvas } from './compile';
 import { nodeFinishedData, publicOutputs, type RunEvent } from './runEvents';
 import { postProcess } from './post';
 import { emptySession, ZERO_USAGE, type RunState, type RunStatus, type SessionState } from './state';
-import { checkPauseInputs, maybePause } from './pause';
+import { checkPauseInputs } from './pause';
 import { describeFieldProblems } from '../components/forms';
 import { newStep, receiveResult, type CallResult, type EngineCall, type Step } from './step';
-import { startBatchKept, type BatchSnapshot } from './snapshots';
+import { pauseKept, startBatchKept, type BatchSnapshot } from './snapshots';
 
 /** Guard against canvases that loop without end (component executions per run). */
 export const DEFAULT_MAX_STEPS = 10_000;
@@ -163,7 +163,7 @@ function drive(step: Step, maxSteps: number, snapshots?: BatchSnapshot[]): void 
   while (state.status === 'running') {
     const phase = state.cursor.phase;
     if (phase.kind === 'next') {
-      if (maybePause(step)) return;
+      if (pauseKept(step, snapshots)) return;
       if (state.cursor.position >= state.path.length) return finish(step);
       if (state.steps >= maxSteps) return fail(step, `The run stopped after ${maxSteps} component executions: the canvas seems to loop without end`);
       const to = startBatchKept(step, snapshots);

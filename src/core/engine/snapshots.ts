@@ -6,6 +6,7 @@
  */
 import { copyJson } from '../dsl/jsonCopy';
 import { startBatch } from './batch';
+import { maybePause } from './pause';
 import type { RunState } from './state';
 import type { Step } from './step';
 
@@ -28,4 +29,23 @@ export function startBatchKept(step: Step, snapshots: BatchSnapshot[] | undefine
   const to = startBatch(step);
   if (before) snapshots!.push({ position, components: state.path.slice(position, to), state: before });
   return to;
+}
+
+/**
+ * Pauses at the forms ahead (./pause.ts) and keeps the state before them: the pause only put the
+ * forms first on the path (as it does again from that state) and marked the run paused, so the
+ * state with the pause taken off is the one a fork asks the form again from.
+ */
+export function pauseKept(step: Step, snapshots: BatchSnapshot[] | undefined): boolean {
+  const { state } = step;
+  if (!maybePause(step)) return false;
+  const position = state.cursor.position;
+  const first = state.path[position]!;
+  if (snapshots && state.path.lastIndexOf(first, position - 1) < 0) {
+    const before = copyJson(state);
+    before.status = 'running';
+    before.pause = null;
+    snapshots.push({ position, components: [...(state.pause?.componentIds ?? [first])], state: before });
+  }
+  return true;
 }
