@@ -5,6 +5,7 @@
 import { continueAsNew, patched, proxyLocalActivities, setWorkflowOptions, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/activityTypes';
 import { forkRun } from '../src/core/engine/fork';
+import { frozenTools, TIME_TRAVEL_REPLAY_PATCH } from './frozenTools';
 import {
   CANCELED_MESSAGE,
   canvasFromPrepared,
@@ -101,6 +102,7 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
     recordedStatus: input.checkpoint ? input.checkpoint.state.status : revision2 ? 'running' : null,
     revision2,
     ...(input.nest ? { mirror: input.nest } : { keepSnapshots: true }),
+    ...(input.replay?.tools === 'frozen' && patched(TIME_TRAVEL_REPLAY_PATCH) ? { frozen: frozenTools(input.replay.sourceRunId) } : {}),
     finalize: (step) => finalize(input, step, revision2),
     // The conversation state moves with the checkpoint; the session input is only for the start.
     continueAsNew: (checkpoint) => continueAsNew<typeof canvasRun>({ ...input, session: null, checkpoint }),

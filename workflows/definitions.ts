@@ -52,6 +52,8 @@ export interface CanvasRunInput {
   revision?: number;
   /** A fork (time travel): the run starts from another run's batch snapshot instead of Begin. */
   fork?: ForkInput;
+  /** A replay (time travel): with tools frozen, its tool calls are answered from the source's journal. */
+  replay?: { sourceRunId: string; tools: 'frozen' | 'live' };
 }
 
 /** Where a fork starts (docs/ARCHITECTURE.md, "Time travel"): the snapshot, loaded by reference. */

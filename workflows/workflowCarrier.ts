@@ -20,7 +20,16 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/activityTypes';
 import type { FinalizeRunInput } from '../activities/runs';
-import { cancelRun, checkPauseInputs, progressOf, type CompiledCanvas, type InputsSubmission, type StepResult } from '../src/core/engine';
+import {
+  cancelRun,
+  checkPauseInputs,
+  progressOf,
+  type CallResult,
+  type CompiledCanvas,
+  type EngineCall,
+  type InputsSubmission,
+  type StepResult,
+} from '../src/core/engine';
 import { historyFull, runLoop, type PauseOutcome, type RunCarrier } from '../src/core/engine/loop';
 import { describeFieldProblems } from '../src/core/components/forms';
 import type { NestTarget } from '../src/core/engine/runEvents';
@@ -82,6 +91,8 @@ export interface WorkflowRunOptions<R> {
   mirror?: NestTarget;
   /** Keep batch snapshots for forks (a top-level canvas run; src/core/engine/snapshots.ts). */
   keepSnapshots?: boolean;
+  /** A replay with tools frozen: answers tool calls from the source's journal (./frozenTools.ts). */
+  frozen?: (call: EngineCall) => Promise<CallResult> | null;
   /** Ends the run with its final step (runs non-cancellable when the run was cancelled through Temporal). */
   finalize: (step: StepResult) => Promise<R>;
   /** Starts a fresh execution of this workflow from the checkpoint (never returns). */
@@ -148,6 +159,8 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
     now: () => Date.now(),
     record: (s) => recorder.record(s),
     carry: (call) =>
+      // A frozen call writes nothing: events handed to it stay pending for the next write.
+      options.frozen?.(call)?.then((result) => (recorder.settled(call, false), result)) ??
       carryCall(call, settings, recorder.eventsFor(call)).then((result) => {
         recorder.settled(call, result.ok);
         return result;

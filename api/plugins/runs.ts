@@ -13,7 +13,7 @@ import { cancelRunById } from '../services/cancel';
 import { followRun } from '../services/followers';
 import { submitRunInputs } from '../services/inputs';
 import { eventId, followRunEvents, parseEventId } from '../services/eventStream';
-import { travelView } from '../services/travel';
+import { travelView } from '../services/travelView';
 
 const TaskParams = z.object({ task_id: z.string().min(1) });
 
@@ -86,7 +86,7 @@ export async function runsPlugin(app: FastifyInstance, deps: AppDeps): Promise<v
         deps.log.debug('progress query failed', { runId: run.id, error: err instanceof Error ? err.message : String(err) });
       }
       // A fork's forked_from, reused_from and savings (api/services/travel.ts).
-      return { ...runView(run, progress, await store.runs.children(run.id), await workflowStarted(deps, run, progress)), ...(await travelView(store, run.id)) };
+      return { ...runView(run, progress, await store.runs.children(run.id), await workflowStarted(deps, run, progress)), ...(await travelView(store, run)) };
     },
   );
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../deps';
 import { launchDeps } from '../services/completion';
 import { forkRun, rerunFailed } from '../services/travel';
+import { replayRun } from '../services/travelReplay';
 
 const TaskParams = z.object({ task_id: z.string().min(1) });
 
@@ -20,6 +21,13 @@ const ForkBody = z.object({
   params: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   /** Run this version of the canvas instead of the one the source ran. */
   dsl_version: z.string().min(1).optional(),
+});
+
+const ReplayBody = z.object({
+  /** Model ids to replace: `{<llm_id>: <llm_id>}` (every component using the key's model calls the value's). */
+  model_map: z.record(z.string(), z.string().min(1)),
+  /** `frozen`: tool calls answer what the source's did, no tool is reached; `live`: tools are called again. */
+  tools: z.enum(['frozen', 'live']).default('frozen'),
 });
 
 export async function travelPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
@@ -47,6 +55,24 @@ export async function travelPlugin(app: FastifyInstance, deps: AppDeps): Promise
     async (request, reply) => {
       const { task_id } = request.params as z.infer<typeof TaskParams>;
       const run = await rerunFailed(launchDeps(deps), request.tenantId, task_id);
+      return reply.status(202).send({ id: run.task_id, status: 'running', ...run });
+    },
+  );
+
+  app.post(
+    '/api/v1/runs/:task_id/replay',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'Replay an ended run from the start with other models (model_map), tools frozen (answered from the source run) or live',
+        params: TaskParams,
+        body: ReplayBody,
+      },
+    },
+    async (request, reply) => {
+      const { task_id } = request.params as z.infer<typeof TaskParams>;
+      const body = request.body as z.infer<typeof ReplayBody>;
+      const run = await replayRun(launchDeps(deps), request.tenantId, task_id, body);
       return reply.status(202).send({ id: run.task_id, status: 'running', ...run });
     },
   );

@@ -179,14 +179,3 @@ async function failedComponent(store: Store, runId: string): Promise<string | nu
     after = { seq: last.seq, sub: last.sub };
   }
 }
-
-/** What a run's details show of where it came from (nothing for a run that came from no other). */
-export async function travelView(store: Store, runId: string): Promise<Record<string, unknown>> {
-  const t = (await store.travel.getMany([runId])).get(runId);
-  if (!t) return {};
-  return {
-    forked_from: { task_id: t.source_run_id, component_id: t.from_component, kind: t.kind },
-    reused_from: { task_id: t.source_run_id, components: t.reused },
-    savings: t.savings,
-  };
-}

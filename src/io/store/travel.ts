@@ -20,7 +20,21 @@ export interface TravelRecord {
   create_time: number;
 }
 
+/** One tool call a run made, as its history recorded it. */
+export interface JournalEntry {
+  component_id: string;
+  /** The call's order among its component's tool calls (0-based). */
+  idx: number;
+  activity: string;
+  ok: boolean;
+  /** The call's value, or `{error}` when it failed. */
+  result: unknown;
+}
+
 export interface TravelStore {
+  /** Keeps a run's tool-call journal (entries already kept are left as they are). */
+  putJournal(runId: string, entries: readonly JournalEntry[]): Promise<void>;
+  journalEntry(runId: string, componentId: string, idx: number): Promise<JournalEntry | null>;
   /** Keeps a run's batch snapshots; one already kept at the same position is left as it is (retries). */
   putSnapshots(runId: string, snapshots: readonly BatchSnapshot[]): Promise<void>;
   /** The run's snapshots without their states, in path order. */
@@ -35,6 +49,22 @@ export interface TravelStore {
 
 export function travelRepository(db: Queryable): TravelStore {
   return {
+    async putJournal(runId, entries) {
+      for (const e of entries) {
+        await db.query(
+          `INSERT INTO run_call_journal (run_id, component_id, idx, activity, ok, result) VALUES ($1, $2, $3, $4, $5, $6::json)
+           ON CONFLICT (run_id, component_id, idx) DO NOTHING`,
+          [runId, e.component_id, e.idx, e.activity, e.ok, jsonParam(e.result ?? null)],
+        );
+      }
+    },
+    async journalEntry(runId, componentId, idx) {
+      const r = await db.query<JournalEntry>(
+        'SELECT component_id, idx, activity, ok, result FROM run_call_journal WHERE run_id = $1 AND component_id = $2 AND idx = $3',
+        [runId, componentId, idx],
+      );
+      return r.rows[0] ?? null;
+    },
     async putSnapshots(runId, snapshots) {
       const now = Date.now();
       for (const s of snapshots) {

@@ -29,5 +29,15 @@ export const TRAVEL_MIGRATION: Migration = {
       create_time double precision NOT NULL
     )`,
     'CREATE INDEX run_travel_by_source ON run_travel (source_run_id)',
+    // A run's tool calls as its Temporal history recorded them, by component and call order: what a replay with tools frozen answers.
+    `CREATE TABLE run_call_journal (
+      run_id text NOT NULL,
+      component_id text NOT NULL,
+      idx int NOT NULL,
+      activity text NOT NULL,
+      ok boolean NOT NULL,
+      result json,
+      PRIMARY KEY (run_id, component_id, idx)
+    )`,
   ],
 };
