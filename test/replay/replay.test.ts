@@ -38,6 +38,7 @@ const REQUIRED = [
   'events-with-call-cancel',
   'revision-2', // RUN_REVISION 2: patched branches taken without markers, no RunStatus upsert at the first step
   'pipeline-ingest', // ingestPipeline: steps over blob references, Extractor batches, commit
+  'time-travel-replay', // a replay with tools frozen: the tool call answered from the journal by a local activity (patch time-travel-replay)
   'time-travel-fork', // a fork: the source's snapshot loaded by a local activity, then the forked node's call (patch time-travel-fork)
 ];
 
