@@ -11,6 +11,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { redactSecrets, slimForRun } from '../../src/core/dsl/secrets';
 import { announcement } from '../../src/core/engine';
+import { diffRuns, type ReplayDiff } from '../../src/core/engine/replayDiff';
 import { CALL_TRAITS, type CallName } from '../../src/core/components/callContracts';
 import { CANVAS_ID_KEY, RUN_STATUS_KEY, TENANT_ID_KEY } from '../../src/core/searchAttributes';
 import { AppError, type Problem } from '../../src/errors';
@@ -98,8 +99,8 @@ export function mapModels(dsl: Record<string, unknown>, modelMap: Record<string,
   return { dsl: { ...dsl, components: walk(dsl.components) }, used };
 }
 
-/** Starts a replay of `sourceId`; answers the new run's ids and what freezing tools saves. */
-export async function replayRun(deps: LaunchDeps, tenantId: string, sourceId: string, req: ReplayRequest) {
+/** Records a replay of `sourceId` (its row, announcement, journal) and returns the workflow start it needs. */
+export async function prepareReplay(deps: LaunchDeps, tenantId: string, sourceId: string, req: ReplayRequest) {
   const { store, client } = deps;
   const source = await store.runs.get(tenantId, sourceId);
   if (!source) throw new AppError('NOT_FOUND', `No run ${sourceId}`);
@@ -162,54 +163,31 @@ export async function replayRun(deps: LaunchDeps, tenantId: string, sourceId: st
     revision: RUN_REVISION,
     replay: { sourceRunId: source.id, tools: req.tools },
   };
-  await client.workflow.start('canvasRun', {
+  const memo = { title: canvas.title, canvasVersionId: source.canvas_version_id, replayOf: source.id };
+  const searchAttributes = { canvasId: canvas.id, tenantId };
+  return { input, memo, searchAttributes, answer: { task_id: runId, workflow_id: workflowId, replay_of: source.id, tools: req.tools, savings } };
+}
+
+/** Starts a replay of `sourceId`; answers the new run's ids and what freezing tools saves. */
+export async function replayRun(deps: LaunchDeps, tenantId: string, sourceId: string, req: ReplayRequest) {
+  const { input, memo, answer } = await prepareReplay(deps, tenantId, sourceId, req);
+  await deps.client.workflow.start('canvasRun', {
     taskQueue: deps.taskQueue,
-    workflowId,
+    workflowId: answer.workflow_id,
     args: [input],
-    memo: { title: canvas.title, canvasVersionId: source.canvas_version_id, replayOf: source.id },
-    requestEagerStart: startsEagerly(client),
+    memo,
+    requestEagerStart: startsEagerly(deps.client),
     typedSearchAttributes: [
-      { key: CANVAS_ID_KEY, value: canvas.id },
+      { key: CANVAS_ID_KEY, value: input.canvasId },
       { key: TENANT_ID_KEY, value: tenantId },
       { key: RUN_STATUS_KEY, value: 'running' },
     ],
   });
-  return { task_id: runId, workflow_id: workflowId, replay_of: source.id, tools: req.tools, savings };
-}
-
-interface NodeAnswer {
-  answer: string | null;
-  tools: string[];
-}
-
-async function answersOf(store: Store, runId: string): Promise<Map<string, NodeAnswer>> {
-  const out = new Map<string, NodeAnswer>();
-  for (const e of await store.events.list(runId, null, 100_000)) {
-    if (e.event !== 'node_finished') continue;
-    const d = e.data as { component_id: string; outputs?: { content?: unknown; use_tools?: Array<{ name?: string; tool_name?: string }> } };
-    const content = d.outputs?.content;
-    out.set(d.component_id, {
-      answer: content === undefined || content === null ? null : typeof content === 'string' ? content : JSON.stringify(content),
-      tools: (d.outputs?.use_tools ?? []).map((t) => String(t.name ?? t.tool_name ?? '')),
-    });
-  }
-  return out;
+  return answer;
 }
 
 /** Per component of either run: its answer and tool calls in the source and in the replay, and whether they changed. */
-export async function replayDiff(store: Store, sourceId: string, replayId: string) {
-  const [before, after] = await Promise.all([answersOf(store, sourceId), answersOf(store, replayId)]);
-  const ids = [...new Set([...before.keys(), ...after.keys()])];
-  const nodes = ids.map((id) => {
-    const b = before.get(id) ?? { answer: null, tools: [] };
-    const a = after.get(id) ?? { answer: null, tools: [] };
-    return {
-      component_id: id,
-      answer_changed: b.answer !== a.answer,
-      tools_changed: JSON.stringify(b.tools) !== JSON.stringify(a.tools),
-      source: b,
-      replay: a,
-    };
-  });
-  return { answers_changed: nodes.filter((n) => n.answer_changed).length, tool_choices_changed: nodes.filter((n) => n.tools_changed).length, nodes };
+export async function replayDiff(store: Store, sourceId: string, replayId: string): Promise<ReplayDiff> {
+  const [before, after] = await Promise.all([store.events.list(sourceId, null, 100_000), store.events.list(replayId, null, 100_000)]);
+  return diffRuns(before, after);
 }
