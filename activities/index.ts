@@ -46,7 +46,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMcpActivities({ store: deps.store, log: deps.log, env: deps.env ?? {}, pool: deps.mcpPool }),
     ...createFileActivities({ store: deps.store, log: deps.log }),
     ...createBrowserActivities({ store: deps.store, log: deps.log, env: deps.env ?? {} }),
-    ...createTravelActivities({ store: deps.store }),
+    ...createTravelActivities({ store: deps.store, llm: deps.llm }),
     ...createSpeechActivities({ store: deps.store, settings: deps.llm, log: deps.log, env: deps.env ?? {} }),
   };
   return recordingCalls(all, (input) => runs.appendRunEvents(input));

@@ -31,6 +31,7 @@ import { openAiPlugin } from './plugins/openai';
 import { runsPlugin } from './plugins/runs';
 import { runsIndexPlugin } from './plugins/runsIndex';
 import { travelPlugin } from './plugins/travel';
+import { evalsPlugin } from './plugins/evals';
 import { sessionsPlugin } from './plugins/sessions';
 import { sessionReleasePlugin } from './plugins/sessionRelease';
 import { tasksPlugin } from './plugins/tasks';
@@ -80,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     runsPlugin,
     runsIndexPlugin,
     travelPlugin,
+    evalsPlugin,
     openAiPlugin,
     mcpServersPlugin,
     datasetsPlugin,

@@ -3,6 +3,7 @@ export { canvasRun } from './canvasRun';
 export { subAgentRun } from './subAgentRun';
 export { indexDocument } from './indexDocument';
 export { ingestPipeline } from './ingestPipeline';
+export { evalRuns } from './evalRuns';
 
 import type { CanvasRunWorkflow, SubAgentRunWorkflow } from './children';
 import { canvasRun } from './canvasRun';

@@ -106,4 +106,48 @@ describe('replay with another model', () => {
     expect(web.calls.length).toBe(webCalls);
     expect((done.diff as Diff).nodes.find((n) => n.component_id === 'Agent:a')).toMatchObject({ answer_changed: true });
   }, 180_000);
+
+  it('evaluates 10 runs with a model map in one workflow: changed answers, token deltas and the judge’s verdicts', async () => {
+    h.llm.when((call) => {
+      const text = JSON.stringify(call.body.messages);
+      if (text.includes('You judge two answers')) return { content: `SAME: both answer ${text.includes('m says') ? 'it' : '?'}` };
+      if (!text.includes('MARK-ev')) return undefined;
+      return call.body.model === 'm2' ? { content: 'm2 says it', usage: { prompt_tokens: 3, completion_tokens: 1 } } : { content: 'm says it' };
+    });
+    const canvas = dsl({
+      begin: { name: 'Begin', downstream: ['LLM:x'] },
+      'LLM:x': {
+        name: 'LLM',
+        params: { llm_id: 'm@OpenAI', sys_prompt: 'MARK-ev', prompts: [{ role: 'user', content: '{sys.query}' }] },
+        downstream: ['Message:m'],
+      },
+      'Message:m': { name: 'Message', params: { content: ['{LLM:x@content}'] } },
+    });
+    const agentId = await createAgent(h, 'eval', canvas);
+    const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => startRun(h, agentId, `question ${i}`)));
+    for (const id of runs) expect((await waitFor(h, id, ['finished', 'failed'])).status).toBe('finished');
+
+    const bad = await api(h, 'POST', '/api/v1/evals', { body: { runs: [runs[0], 'nope'], model_map: { 'm@OpenAI': 'm2@OpenAI' } } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('$.runs[1]');
+
+    const started = await api(h, 'POST', '/api/v1/evals', { body: { runs, model_map: { 'm@OpenAI': 'm2@OpenAI' }, judge: 'judge@OpenAI', concurrency: 3 } });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const evalId = (started.body as { id: string }).id;
+    expect((await api(h, 'GET', `/api/v1/evals/${evalId}`, { key: h.otherKey })).status).toBe(404);
+    type Report = { runs: Array<{ answers_changed: number; tokens_before: number; tokens_after: number; judge: string }>; overall: Record<string, number> };
+    let report: Report | undefined;
+    for (let i = 0; i < 600 && !report; i++) {
+      const got = (await api(h, 'GET', `/api/v1/evals/${evalId}`)).body as { status: string; report?: Report };
+      report = got.report;
+      if (!report) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(report!.overall).toMatchObject({ runs: 10, runs_with_changed_answers: 10, answers_changed: 20 });
+    expect(report!.overall.tokens_after!).toBeLessThan(report!.overall.tokens_before!);
+    for (const r of report!.runs) {
+      expect(r.tokens_after).toBe(4);
+      expect(r.judge).toMatch(/^SAME/);
+    }
+    console.log(`[travel] eval of 10 runs: tokens ${report!.overall.tokens_before} before, ${report!.overall.tokens_after} after`);
+  }, 300_000);
 });
