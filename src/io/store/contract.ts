@@ -15,7 +15,7 @@ import type { SessionListFilter, SessionMessage, SessionRecord } from './session
 import type { TurnStarts } from './startTypes';
 import type { TenantsRepository } from './tenantTypes';
 import type { RunEvent } from '../../core/engine/runEvents';
-import type { TravelStore } from './travel';
+import type { TravelStore } from './travelTypes';
 import type { SessionState } from '../../core/engine/state';
 
 export type { Db, DbKind, ListOptions, Queryable, QueryResult } from './dbContract';
@@ -26,6 +26,7 @@ export type { CanvasListFilter, CanvasPatch, CanvasRecord, CanvasVersionRecord, 
 
 export type { SessionListFilter, SessionMessage, SessionRecord } from './sessionTypes';
 
+export type { JournalEntry, TravelRecord, TravelStore } from './travelTypes';
 export type { RunEnd, RunIndex, RunListFilter, RunRecord, RunRecordStatus, RunSummary } from './runTypes';
 
 export type { NewSessionFields, TurnRun, TurnStarts } from './startTypes';
