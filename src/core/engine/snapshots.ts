@@ -24,7 +24,8 @@ export function startBatchKept(step: Step, snapshots: BatchSnapshot[] | undefine
   const { state } = step;
   const position = state.cursor.position;
   const first = state.path[position];
-  const reachedBefore = first === undefined || state.path.lastIndexOf(first, position - 1) >= 0;
+  // lastIndexOf with -1 would search the whole path: position 0 was reached by nothing before it.
+  const reachedBefore = first === undefined || (position > 0 && state.path.lastIndexOf(first, position - 1) >= 0);
   const before = snapshots && !reachedBefore ? copyJson(state) : null;
   const to = startBatch(step);
   if (before) snapshots!.push({ position, components: state.path.slice(position, to), state: before });
@@ -41,7 +42,7 @@ export function pauseKept(step: Step, snapshots: BatchSnapshot[] | undefined): b
   if (!maybePause(step)) return false;
   const position = state.cursor.position;
   const first = state.path[position]!;
-  if (snapshots && state.path.lastIndexOf(first, position - 1) < 0) {
+  if (snapshots && !(position > 0 && state.path.lastIndexOf(first, position - 1) >= 0)) {
     const before = copyJson(state);
     before.status = 'running';
     before.pause = null;
