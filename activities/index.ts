@@ -19,6 +19,7 @@ import { createBrowserActivities } from './browser';
 import { createSpeechActivities } from './speech';
 import { createMemoryActivities } from './memory';
 import { recordingCalls } from './callRecord';
+import { createTravelActivities } from './travel';
 
 export interface ActivityDeps {
   store: Store;
@@ -47,6 +48,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMcpActivities({ store: deps.store, log: deps.log, env: deps.env ?? {}, pool: deps.mcpPool }),
     ...createFileActivities({ store: deps.store, log: deps.log }),
     ...createBrowserActivities({ store: deps.store, log: deps.log, env: deps.env ?? {} }),
+    ...createTravelActivities({ store: deps.store, llm: deps.llm }),
     ...createSpeechActivities({ store: deps.store, settings: deps.llm, log: deps.log, env: deps.env ?? {} }),
     ...createMemoryActivities({ store: deps.store, llm: deps.llm, embedding: knowledge.embedding, index: knowledge.index, log: deps.log }),
   };

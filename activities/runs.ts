@@ -7,6 +7,7 @@ import { redactSecrets, slimForRun } from '../src/core/dsl/secrets';
 import { workflowIdFor, type CanvasRunResult } from '../workflows/definitions';
 import { nestEvents, type NestTarget, type RunEvent } from '../src/core/engine/runEvents';
 import type { RunStatus, SessionState } from '../src/core/engine/state';
+import type { BatchSnapshot } from '../src/core/engine/snapshots';
 import type { Store } from '../src/io/store/contract';
 import type { Logger } from '../src/io/log';
 import { observeNodeEvents, runsEnded } from '../src/io/metrics/registry';
@@ -18,6 +19,8 @@ export interface AppendRunEventsInput {
   status?: RunStatus;
   /** A child run (InvokeCanvas): also mirror the events into the parent's log. */
   mirror?: NestTarget;
+  /** States before batches, kept for forks (src/core/engine/snapshots.ts); only ever in local activities' inputs, never in history. */
+  snapshots?: BatchSnapshot[];
 }
 
 export interface FinalizeRunInput {
@@ -30,6 +33,8 @@ export interface FinalizeRunInput {
   /** The run's last events, written with the run's end in one statement, so readers see a settled run. */
   events: RunEvent[];
   mirror?: NestTarget;
+  /** As in AppendRunEventsInput: the batch snapshots not written yet. */
+  snapshots?: BatchSnapshot[];
 }
 
 export interface RegisterChildRunInput {
@@ -105,6 +110,7 @@ export function createRunActivities(deps: RunActivityDeps) {
 
     /** Appends events to the run's log and updates its status. */
     async appendRunEvents(input: AppendRunEventsInput): Promise<void> {
+      if (input.snapshots?.length) await store.travel.putSnapshots(input.runId, input.snapshots);
       if (input.events.length > 0) await store.events.append(input.runId, input.events);
       observeNodeEvents(input.events);
       if (input.mirror && input.events.length > 0) await store.events.append(input.mirror.runId, nestEvents(input.mirror, input.events));
@@ -119,6 +125,8 @@ export function createRunActivities(deps: RunActivityDeps) {
      */
     async finalizeRun(input: FinalizeRunInput): Promise<void> {
       const { result } = input;
+      // Before the end: a fork of a run that reads as ended finds every snapshot it had.
+      if (input.snapshots?.length) await store.travel.putSnapshots(input.runId, input.snapshots);
       const completed = input.session
         ? { messages: [{ role: 'assistant' as const, content: result.content, id: input.messageId, created_at: Date.now() / 1000 }], state: input.session }
         : undefined;

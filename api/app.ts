@@ -33,6 +33,8 @@ import { metricsPlugin } from './plugins/metrics';
 import { openAiPlugin } from './plugins/openai';
 import { runsPlugin } from './plugins/runs';
 import { runsIndexPlugin } from './plugins/runsIndex';
+import { travelPlugin } from './plugins/travel';
+import { evalsPlugin } from './plugins/evals';
 import { sessionsPlugin } from './plugins/sessions';
 import { sessionReleasePlugin } from './plugins/sessionRelease';
 import { tasksPlugin } from './plugins/tasks';
@@ -83,6 +85,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     tasksPlugin,
     runsPlugin,
     runsIndexPlugin,
+    travelPlugin,
+    evalsPlugin,
     openAiPlugin,
     mcpServersPlugin,
     memoriesPlugin,

@@ -2,7 +2,10 @@
  * One canvas run as a Temporal workflow. It only drives the pure engine (workflows/workflowCarrier.ts):
  * everything the run decides is in the engine; everything it touches is in activities.
  */
-import { continueAsNew, patched, setWorkflowOptions, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, patched, proxyLocalActivities, setWorkflowOptions, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/activityTypes';
+import { forkRun } from '../src/core/engine/fork';
+import { frozenTools, TIME_TRAVEL_REPLAY_PATCH } from './frozenTools';
 import {
   CANCELED_MESSAGE,
   canvasFromPrepared,
@@ -35,6 +38,14 @@ export const MESSAGE_AUTO_PLAY_PATCH = 'message-auto-play';
 /** The patch under which Messages with `memory_ids` save their turn (histories before it made no such call). */
 export const MESSAGE_MEMORY_PATCH = 'message-memory-save';
 
+/** The patch under which a run whose input names a fork starts from the source run's snapshot (time travel). */
+export const TIME_TRAVEL_FORK_PATCH = 'time-travel-fork';
+
+const travel = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: ['NOT_FOUND'] },
+});
+
 /** The run's canvas: rebuilt from what the API compiled when the input carries it, else compiled here. */
 function runCanvas(input: CanvasRunInput): CompileResult | { ok: true; canvas: CompiledCanvas } {
   const prepared = input.prepared ? canvasFromPrepared(input.dsl as CanvasDsl, input.prepared) : null;
@@ -64,42 +75,52 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
   }
   const canvas = compiled.canvas;
   const { settings } = input;
+  const engineOptions = { maxSteps: settings.maxSteps, snapshots: !input.nest };
   const first = input.checkpoint
     ? resumedStep(input.checkpoint)
-    : startRun(
-        canvas,
-        {
-          runId: input.runId,
-          messageId: input.messageId,
-          query: input.query,
-          inputs: input.inputs,
-          files: input.files,
-          userId: input.userId,
-          session: input.session,
-          toolCalling: settings.toolCalling,
-          // Asked only of canvases with an auto_play Message, so other runs record no marker.
-          speech:
-            Object.values(canvas.nodes).some((n) => (n.params as { auto_play?: unknown }).auto_play === true) &&
-            (revision2 || patched(MESSAGE_AUTO_PLAY_PATCH)),
-          // Asked only of canvases with a parallel Iteration, so other runs record no marker; newer
-          // than revision 2, so a revision-2 run asks too.
-          parallelItems:
-            Object.values(canvas.nodes).some((n) => n.type === 'Iteration' && maxConcurrency(n.params as IterationParams) > 0) &&
-            patched(PARALLEL_ITERATION_PATCH),
-          // Asked only of canvases with a Message naming memories, so other runs record no marker.
-          memorySave: Object.values(canvas.nodes).some((n) => n.type === 'Message' && memoryIdsOf(n.params).length > 0) && patched(MESSAGE_MEMORY_PATCH),
-          ...(input.webhook ? { webhook: input.webhook } : {}),
-          ...(input.announced ? { announced: true } : {}),
-        },
-        Date.now(),
-        { maxSteps: settings.maxSteps },
-      );
+    : input.fork && patched(TIME_TRAVEL_FORK_PATCH)
+      ? forkRun(
+          canvas,
+          await travel.loadForkSnapshot({ sourceRunId: input.fork.sourceRunId, position: input.fork.position }),
+          { runId: input.runId, messageId: input.messageId, overrides: input.fork.overrides },
+          Date.now(),
+          engineOptions,
+        )
+      : startRun(
+          canvas,
+          {
+            runId: input.runId,
+            messageId: input.messageId,
+            query: input.query,
+            inputs: input.inputs,
+            files: input.files,
+            userId: input.userId,
+            session: input.session,
+            toolCalling: settings.toolCalling,
+            // Asked only of canvases with an auto_play Message, so other runs record no marker.
+            speech:
+              Object.values(canvas.nodes).some((n) => (n.params as { auto_play?: unknown }).auto_play === true) &&
+              (revision2 || patched(MESSAGE_AUTO_PLAY_PATCH)),
+            // Asked only of canvases with a parallel Iteration, so other runs record no marker; newer
+            // than revision 2, so a revision-2 run asks too.
+            parallelItems:
+              Object.values(canvas.nodes).some((n) => n.type === 'Iteration' && maxConcurrency(n.params as IterationParams) > 0) &&
+              patched(PARALLEL_ITERATION_PATCH),
+            // Asked only of canvases with a Message naming memories, so other runs record no marker.
+            memorySave: Object.values(canvas.nodes).some((n) => n.type === 'Message' && memoryIdsOf(n.params).length > 0) && patched(MESSAGE_MEMORY_PATCH),
+            ...(input.webhook ? { webhook: input.webhook } : {}),
+            ...(input.announced ? { announced: true } : {}),
+          },
+          Date.now(),
+          engineOptions,
+        );
   return runInWorkflow(canvas, first, {
     runId: input.runId,
     settings,
     recordedStatus: input.checkpoint ? input.checkpoint.state.status : revision2 ? 'running' : null,
     revision2,
-    ...(input.nest ? { mirror: input.nest } : {}),
+    ...(input.nest ? { mirror: input.nest } : { keepSnapshots: true }),
+    ...(input.replay?.tools === 'frozen' && patched(TIME_TRAVEL_REPLAY_PATCH) ? { frozen: frozenTools(input.replay.sourceRunId) } : {}),
     finalize: (step) => finalize(input, step, revision2),
     // The conversation state moves with the checkpoint; the session input is only for the start.
     continueAsNew: (checkpoint) => continueAsNew<typeof canvasRun>({ ...input, session: null, checkpoint }),
@@ -125,6 +146,7 @@ async function finalize(input: CanvasRunInput, step: StepResult, revision2: bool
       session: state.status === 'finished' ? sessionAfter(state) : null,
       events: step.events,
       ...(input.nest ? { mirror: input.nest } : {}),
+      ...(step.snapshots ? { snapshots: step.snapshots } : {}),
     },
     revision2,
   );

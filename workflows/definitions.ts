@@ -50,6 +50,19 @@ export interface CanvasRunInput {
   announced?: boolean;
   /** What the starter of the run promises its workflow ({@link RUN_REVISION}); absent in older runs and child runs. */
   revision?: number;
+  /** A fork (time travel): the run starts from another run's batch snapshot instead of Begin. */
+  fork?: ForkInput;
+  /** A replay (time travel): with tools frozen, its tool calls are answered from the source's journal. */
+  replay?: { sourceRunId: string; tools: 'frozen' | 'live' };
+}
+
+/** Where a fork starts (docs/ARCHITECTURE.md, "Time travel"): the snapshot, loaded by reference. */
+export interface ForkInput {
+  sourceRunId: string;
+  /** The snapshot's path position in the source run. */
+  position: number;
+  /** Values replaced before the fork runs on (src/core/engine/fork.ts, ForkStart.overrides). */
+  overrides: Record<string, unknown>;
 }
 
 /**

@@ -4,6 +4,7 @@ export { subAgentRun } from './subAgentRun';
 export { indexDocument } from './indexDocument';
 export { ingestPipeline } from './ingestPipeline';
 export { memoryExtraction } from './memoryExtraction';
+export { evalRuns } from './evalRuns';
 
 import type { CanvasRunWorkflow, SubAgentRunWorkflow } from './children';
 import { canvasRun } from './canvasRun';

@@ -9,11 +9,16 @@
  * pending and go out with whatever is written next (the next step, the run's last events, a
  * continue-as-new), so none is lost and none is out of order. Appends are idempotent, so a write
  * made twice (an attempt that wrote them, then failed) is harmless.
+ *
+ * Batch snapshots (what a fork restarts from, src/core/engine/snapshots.ts) ride only on local
+ * activities, whose inputs history does not keep: they wait here for the next local write (a
+ * pause, a step of several calls, the run's end).
  */
 import { patched, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities/activityTypes';
 import type { AppendRunEventsInput } from '../activities/runs';
 import type { EngineCall, StepResult } from '../src/core/engine';
+import type { BatchSnapshot } from '../src/core/engine/snapshots';
 import { CALL_TRAITS } from '../src/core/components/callContracts';
 import type { NestTarget } from '../src/core/engine/runEvents';
 import type { RunStatus } from '../src/core/engine/state';
@@ -21,6 +26,9 @@ import { RUN_STATUS_KEY } from '../src/core/searchAttributes';
 
 /** The patch under which step events travel with the step's one call (histories before it write each step with a local activity). */
 export const EVENTS_WITH_CALL_PATCH = 'step-events-with-call';
+
+/** The patch under which a continue-as-new with snapshots but no events pending writes them first (histories before it wrote nothing there). */
+export const TIME_TRAVEL_SNAPSHOTS_PATCH = 'time-travel-snapshots';
 
 /**
  * Events larger than this keep their local activity: a call's input is recorded in history (a
@@ -39,6 +47,8 @@ const local = proxyLocalActivities<Activities>({
 export class StepRecorder {
   /** Events handed to the call `callId`, not known written yet. */
   private pending: { callId: string; input: AppendRunEventsInput } | null = null;
+  /** Batch snapshots not written yet. */
+  private snapshots: BatchSnapshot[] = [];
 
   constructor(
     private readonly runId: string,
@@ -51,6 +61,7 @@ export class StepRecorder {
 
   /** Records a step before its calls are made or its pause is waited at (a promise only when a local activity writes it). */
   record(step: StepResult): Promise<void> | undefined {
+    if (step.snapshots) this.snapshots.push(...step.snapshots);
     const changed = step.status !== this.recordedStatus;
     const before = this.takePending();
     const events = before ? [...before.events, ...step.events] : step.events;
@@ -69,7 +80,7 @@ export class StepRecorder {
       this.pending = { callId: call.callId, input };
       return undefined;
     }
-    return local.appendRunEvents(input);
+    return local.appendRunEvents({ ...input, ...this.takeSnapshots() });
   }
 
   /** The events to hand to `call`, if its step left them to it. */
@@ -85,13 +96,24 @@ export class StepRecorder {
   /** The run's last step with the events still pending put first (they are written with it). */
   closing(step: StepResult): StepResult {
     const before = this.takePending();
-    return before ? { ...step, events: [...before.events, ...step.events] } : step;
+    const snapshots = [...this.snapshots, ...(step.snapshots ?? [])];
+    this.snapshots = [];
+    return { ...step, events: before ? [...before.events, ...step.events] : step.events, ...(snapshots.length > 0 ? { snapshots } : {}) };
   }
 
   /** Writes what is pending now (before a continue-as-new, which takes no events along). */
   async flush(): Promise<void> {
     const before = this.takePending();
-    if (before) await local.appendRunEvents(before);
+    if (before) await local.appendRunEvents({ ...before, ...this.takeSnapshots() });
+    else if (this.snapshots.length > 0 && patched(TIME_TRAVEL_SNAPSHOTS_PATCH))
+      await local.appendRunEvents({ runId: this.runId, events: [], ...this.takeSnapshots() });
+  }
+
+  private takeSnapshots(): { snapshots?: BatchSnapshot[] } {
+    if (this.snapshots.length === 0) return {};
+    const snapshots = this.snapshots;
+    this.snapshots = [];
+    return { snapshots };
   }
 
   private takePending(): AppendRunEventsInput | null {

@@ -20,7 +20,16 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/activityTypes';
 import type { FinalizeRunInput } from '../activities/runs';
-import { cancelRun, checkPauseInputs, progressOf, type CompiledCanvas, type InputsSubmission, type StepResult } from '../src/core/engine';
+import {
+  cancelRun,
+  checkPauseInputs,
+  progressOf,
+  type CallResult,
+  type CompiledCanvas,
+  type EngineCall,
+  type InputsSubmission,
+  type StepResult,
+} from '../src/core/engine';
 import { historyFull, runLoop, type PauseOutcome, type RunCarrier } from '../src/core/engine/loop';
 import { carryingItems } from '../src/core/engine/parallelItems';
 import { describeFieldProblems } from '../src/core/components/forms';
@@ -66,7 +75,10 @@ export const FINALIZE_LOCAL_PATCH = 'finalize-run-local-activity';
  * patch replay their activity.
  */
 export function finalizeRun(input: FinalizeRunInput, revision2 = false): Promise<void> {
-  return revision2 || patched(FINALIZE_LOCAL_PATCH) ? localBookkeeping.finalizeRun(input) : bookkeeping.finalizeRun(input);
+  if (revision2 || patched(FINALIZE_LOCAL_PATCH)) return localBookkeeping.finalizeRun(input);
+  // An activity's input is kept in history: batch snapshots never go there.
+  const { snapshots: _left, ...rest } = input;
+  return bookkeeping.finalizeRun(rest);
 }
 
 export interface WorkflowRunOptions<R> {
@@ -78,6 +90,10 @@ export interface WorkflowRunOptions<R> {
   revision2?: boolean;
   /** A child run: its events are mirrored into this slot of the parent's log too. */
   mirror?: NestTarget;
+  /** Keep batch snapshots for forks (a top-level canvas run; src/core/engine/snapshots.ts). */
+  keepSnapshots?: boolean;
+  /** A replay with tools frozen: answers tool calls from the source's journal (./frozenTools.ts). */
+  frozen?: (call: EngineCall) => Promise<CallResult> | null;
   /** Ends the run with its final step (runs non-cancellable when the run was cancelled through Temporal). */
   finalize: (step: StepResult) => Promise<R>;
   /** Starts a fresh execution of this workflow from the checkpoint (never returns). */
@@ -92,7 +108,7 @@ export function resumedStep(checkpoint: RunCheckpoint): StepResult {
 
 export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult, options: WorkflowRunOptions<R>): Promise<R> {
   const { runId, settings } = options;
-  const engineOptions = { maxSteps: settings.maxSteps, maxParallel: settings.maxParallel };
+  const engineOptions = { maxSteps: settings.maxSteps, maxParallel: settings.maxParallel, snapshots: options.keepSnapshots === true };
   let step = first;
 
   let cancelReason: string | null = null;
@@ -144,6 +160,8 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
     now: () => Date.now(),
     record: (s) => recorder.record(s),
     carry: (call) =>
+      // A frozen call writes nothing: events handed to it stay pending for the next write.
+      options.frozen?.(call)?.then((result) => (recorder.settled(call, false), result)) ??
       carryCall(call, settings, recorder.eventsFor(call)).then((result) => {
         recorder.settled(call, result.ok);
         return result;

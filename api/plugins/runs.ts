@@ -14,6 +14,7 @@ import { followRun } from '../services/followers';
 import { submitRunInputs } from '../services/inputs';
 import { queuedActivities, type QueuedActivity } from '../services/queuedActivities';
 import { eventId, followRunEvents, parseEventId } from '../services/eventStream';
+import { travelView } from '../services/travelView';
 
 const TaskParams = z.object({ task_id: z.string().min(1) });
 
@@ -112,7 +113,8 @@ export async function runsPlugin(app: FastifyInstance, deps: AppDeps): Promise<v
         deps.log.debug('progress query failed', { runId: run.id, error: err instanceof Error ? err.message : String(err) });
       }
       const queued = progress && !isTerminal(run) ? await queuedActivities(deps.temporal, run.workflow_id, Object.keys(progress.nodes), Date.now()) : [];
-      return runView(run, progress, await store.runs.children(run.id), await workflowStarted(deps, run, progress), queued);
+      // A fork's forked_from, reused_from and savings (api/services/travel.ts).
+      return { ...runView(run, progress, await store.runs.children(run.id), await workflowStarted(deps, run, progress), queued), ...(await travelView(store, run)) };
     },
   );
 

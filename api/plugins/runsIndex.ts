@@ -71,7 +71,13 @@ export async function runsIndexPlugin(app: FastifyInstance, deps: AppDeps): Prom
         ...(q.session_id ? { sessionId: q.session_id } : {}),
         statuses: statusesOf(q.status),
       });
-      return { items, total, page: paging.page, page_size: Math.min(paging.pageSize, 200) };
+      // Forks name the run they came from (api/services/travel.ts).
+      const travelled = await store.travel.getMany(items.map((i) => i.id));
+      const rows = items.map((i) => {
+        const t = travelled.get(i.id);
+        return t ? { ...i, forked_from: { task_id: t.source_run_id, component_id: t.from_component, kind: t.kind } } : i;
+      });
+      return { items: rows, total, page: paging.page, page_size: Math.min(paging.pageSize, 200) };
     },
   );
 

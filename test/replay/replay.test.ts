@@ -40,6 +40,8 @@ const REQUIRED = [
   'pipeline-ingest', // ingestPipeline: steps over blob references, Extractor batches, commit
   'message-memory-save', // a Message with memory_ids under its patch: memorySave, then memoryExtract
   'memory-extraction', // memoryExtraction: a message added through the API, extracted by the memory's LLM
+  'time-travel-replay', // a replay with tools frozen: the tool call answered from the journal by a local activity (patch time-travel-replay)
+  'time-travel-fork', // a fork: the source's snapshot loaded by a local activity, then the forked node's call (patch time-travel-fork)
 ];
 
 beforeAll(() => {

@@ -8,14 +8,14 @@ import { copyJson } from '../dsl/jsonCopy';
 import { DEFAULT_GLOBALS } from '../dsl/schema';
 import type { ToolCallingTable } from '../runSettings';
 import { pyJson } from '../dsl/refs';
-import { startBatch } from './batch';
 import type { CompiledCanvas } from './compile';
 import { nodeFinishedData, publicOutputs, type RunEvent } from './runEvents';
 import { missingComponentError, postProcess } from './post';
 import { emptySession, ZERO_USAGE, type RunState, type RunStatus, type SessionState } from './state';
-import { checkPauseInputs, maybePause } from './pause';
+import { checkPauseInputs } from './pause';
 import { describeFieldProblems } from '../components/forms';
 import { newStep, receiveResult, type CallResult, type EngineCall, type Step } from './step';
+import { pauseKept, startBatchKept, type BatchSnapshot } from './snapshots';
 
 /** Guard against canvases that loop without end (component executions per run). */
 export const DEFAULT_MAX_STEPS = 10_000;
@@ -60,6 +60,7 @@ export interface StepResult {
   calls: EngineCall[];
   /** running (calls pending), paused, finished, failed or canceled. */
   status: RunStatus;
+  snapshots?: BatchSnapshot[]; // the state before each batch it started, when asked for (./snapshots.ts)
 }
 
 /** Each step advances a copy: the previous state stays as it was (events already emitted hold parts of it). */
@@ -163,18 +164,18 @@ function finish(step: Step): void {
 }
 
 /** Advances until the run needs call results, pauses, or ends. */
-function drive(step: Step, maxSteps: number): void {
+function drive(step: Step, maxSteps: number, snapshots?: BatchSnapshot[]): void {
   const { state, canvas } = step;
   while (state.status === 'running') {
     const phase = state.cursor.phase;
     if (phase.kind === 'next') {
-      if (maybePause(step)) return;
+      if (pauseKept(step, snapshots)) return;
       if (state.cursor.position >= state.path.length) return finish(step);
       if (state.steps >= maxSteps) return fail(step, `The run stopped after ${maxSteps} component executions: the canvas seems to loop without end`);
       // A conversation's next turn may start at an Answer's downstream that names no component.
       const missing = state.path.slice(state.cursor.position).find((id) => !canvas.nodes[id]);
       if (missing) return fail(step, missingComponentError(missing));
-      const to = startBatch(step);
+      const to = startBatchKept(step, snapshots);
       state.cursor.phase = { kind: 'batch', to };
       continue;
     }
@@ -190,12 +191,19 @@ function drive(step: Step, maxSteps: number): void {
   }
 }
 
-function result(step: Step): StepResult {
-  return { state: step.state, events: step.sink.events, calls: step.calls, status: step.state.status };
+function result(step: Step, snapshots?: BatchSnapshot[]): StepResult {
+  return { state: step.state, events: step.sink.events, calls: step.calls, status: step.state.status, ...(snapshots?.length ? { snapshots } : {}) };
 }
 
 export interface EngineOptions {
   maxSteps?: number;
+  snapshots?: boolean; // keep the state before each batch (./snapshots.ts)
+}
+
+function advance(step: Step, options: EngineOptions): StepResult {
+  const snapshots = options.snapshots ? [] : undefined;
+  drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS, snapshots);
+  return result(step, snapshots);
 }
 
 /** Starts a run: `workflow_started`, then as far as it gets without call results. */
@@ -204,8 +212,7 @@ export function startRun(canvas: CompiledCanvas, input: RunStartInput, now: numb
   const step = newStep(canvas, state, now);
   if (input.announced) state.events.lastSeq = 1;
   else step.sink.emit('workflow_started', { inputs: state.inputs.echo });
-  drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
-  return result(step);
+  return advance(step, options);
 }
 
 /** Advances a state built elsewhere (a parallel Iteration's item, parallelItems.ts) as far as it gets. */
@@ -220,8 +227,7 @@ export function resumeRun(canvas: CompiledCanvas, prev: RunState, results: CallR
   const state = clone(prev);
   const step = newStep(canvas, state, now);
   for (const r of results) receiveResult(step, r);
-  drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
-  return result(step);
+  return advance(step, options);
 }
 
 /** What a person submits to a paused run. */
@@ -255,8 +261,7 @@ export function submitInputs(
     state.history.push(['user', queryText(query)]);
     (state.globals['sys.history'] as unknown[]).push(`user: ${queryText(query)}`);
   }
-  drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
-  return result(step);
+  return advance(step, options);
 }
 
 /**
@@ -270,8 +275,7 @@ export function expirePause(canvas: CompiledCanvas, prev: RunState, waitedS: num
   state.form.expired = { waitedS };
   state.pause = null;
   state.status = 'running';
-  drive(step, options.maxSteps ?? DEFAULT_MAX_STEPS);
-  return result(step);
+  return advance(step, options);
 }
 
 export const CANCELED_MESSAGE = 'Task has been canceled';

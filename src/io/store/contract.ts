@@ -16,6 +16,7 @@ import type { SessionListFilter, SessionMessage, SessionRecord } from './session
 import type { TurnStarts } from './startTypes';
 import type { TenantsRepository } from './tenantTypes';
 import type { RunEvent } from '../../core/engine/runEvents';
+import type { TravelStore } from './travelTypes';
 import type { SessionState } from '../../core/engine/state';
 
 export type { Db, DbKind, ListOptions, Queryable, QueryResult } from './dbContract';
@@ -26,6 +27,7 @@ export type { CanvasListFilter, CanvasPatch, CanvasRecord, CanvasVersionRecord, 
 
 export type { SessionListFilter, SessionMessage, SessionRecord } from './sessionTypes';
 
+export type { JournalEntry, TravelRecord, TravelStore } from './travelTypes';
 export type { RunEnd, RunIndex, RunListFilter, RunRecord, RunRecordStatus, RunSummary } from './runTypes';
 
 export type { NewSessionFields, TurnRun, TurnStarts } from './startTypes';
@@ -206,6 +208,9 @@ export interface Store {
 
   /** Runs across rows: the runs page, the active-runs gauge. */
   runIndex: RunIndex;
+
+  /** Time travel: runs' batch snapshots, and where forked runs came from (travel.ts). */
+  travel: TravelStore;
 
   /** The rows a run or a session's turn starts with, each start in one statement (turnStarts.ts). */
   starts: TurnStarts;

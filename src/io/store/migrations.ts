@@ -10,6 +10,7 @@ import { PROVISIONED_KEYS_MIGRATION } from './provisionedKeysMigration';
 import { RELEASED_MIGRATIONS, type Migration } from './releasedMigrations';
 import { RUNS_LIST_MIGRATION } from './runsListMigration';
 import { STREAM_FENCE_MIGRATION } from './streamFenceMigration';
+import { TRAVEL_MIGRATION } from './travelMigration';
 
 export type { Migration };
 
@@ -24,6 +25,7 @@ export const MIGRATIONS: readonly Migration[] = [
   STREAM_FENCE_MIGRATION,
   PROVISIONED_KEYS_MIGRATION,
   MEMORY_MIGRATION,
+  TRAVEL_MIGRATION,
 ];
 
 /**

@@ -14,6 +14,7 @@ import { runsRepository } from './runs';
 import { sessionsRepository } from './sessions';
 import { attachDb } from './storeDb';
 import { tenantsRepository } from './tenants';
+import { travelRepository } from './travel';
 import { recordNewSessionTurn, recordRunStart, recordTurnStart } from './turnStarts';
 import type { Db, Store } from './contract';
 
@@ -41,6 +42,7 @@ export function createStore(db: Db, opts: { vector?: boolean; apiKeySecret?: str
     blobs: blobsRepository(db),
     files: runFilesRepository(db),
     runIndex: runIndexRepository(db),
+    travel: travelRepository(db),
     starts: {
       run: (p) => recordRunStart(db, p),
       turn: (p) => recordTurnStart(db, p),
