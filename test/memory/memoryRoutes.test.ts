@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startHarness, type Harness } from '../helpers/appHarness';
 import { startPostgres } from '../helpers/postgres';
+import { skipBecause } from '../helpers/skip';
 
 const postgres = await startPostgres();
 if ('skipped' in postgres) console.warn(`[test/memory] memory routes on PostgreSQL skipped: ${postgres.skipped}`);
@@ -46,7 +47,7 @@ describe.each(stores)('memory routes on $name', ({ databaseUrl, skipped }) => {
     (await api(h, 'POST', '/api/v1/memories', { body, ...(key ? { key } : {}) })).body as Envelope;
 
   it('creates, lists, reads, updates and deletes a memory with RAGFlow’s envelopes and messages', async (ctx) => {
-    if (skipped) return ctx.skip();
+    if (skipped) return skipBecause(ctx, skipped);
     const made = await create({ name: 'Team notes', memory_type: ['raw', 'semantic'], embd_id: EMBD, llm_id: 'glm-4@ZHIPU-AI' });
     expect(made).toMatchObject({
       code: 0,
@@ -114,7 +115,7 @@ describe.each(stores)('memory routes on $name', ({ databaseUrl, skipped }) => {
   });
 
   it('adds a turn, extracts semantic memory with the memory’s LLM, searches, disables, forgets; another tenant sees nothing', async (ctx) => {
-    if (skipped) return ctx.skip();
+    if (skipped) return skipBecause(ctx, skipped);
     const id = String((await create({ name: 'Pets', memory_type: ['raw', 'semantic'], embd_id: EMBD, llm_id: 'glm-4@ZHIPU-AI' })).data.id);
     const turn = {
       memory_id: [id],
@@ -201,7 +202,7 @@ describe.each(stores)('memory routes on $name', ({ databaseUrl, skipped }) => {
   });
 
   it('describes the memory routes in the OpenAPI document from their zod schemas', async (ctx) => {
-    if (skipped) return ctx.skip();
+    if (skipped) return skipBecause(ctx, skipped);
     const doc = (await api(h, 'GET', '/api/v1/openapi.json')).body as {
       paths: Record<string, Record<string, { parameters?: Array<{ name: string }>; requestBody?: unknown }>>;
     };
@@ -223,7 +224,7 @@ describe.each(stores)('memory routes on $name', ({ databaseUrl, skipped }) => {
   });
 
   it('forgets first-in first-out when a turn would pass the memory size', async (ctx) => {
-    if (skipped) return ctx.skip();
+    if (skipped) return skipBecause(ctx, skipped);
     const id = String((await create({ name: 'Small', memory_type: ['raw'], embd_id: EMBD, llm_id: 'x' })).data.id);
     // One raw message of the built-in 256-dimension embedding takes 49 + ~60 + 24 × 256 bytes: room for two.
     expect((await api(h, 'PUT', `/api/v1/memories/${id}`, { body: { memory_size: 14_000 } })).body).toMatchObject({ code: 0, data: { memory_size: 14000 } });
