@@ -18,6 +18,9 @@ import { createFileActivities } from './files';
 import { createBrowserActivities } from './browser';
 import { createSpeechActivities } from './speech';
 import { recordingCalls } from './callRecord';
+import { meteredLlm } from './meteredLlm';
+import { budgetsFromEnv } from '../src/io/llm/budgets';
+import { pricesFromEnv } from '../src/io/llm/prices';
 
 export interface ActivityDeps {
   store: Store;
@@ -36,8 +39,10 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const knowledge = knowledgeDeps(deps.store, deps.env ?? {}, deps.chunkIndex);
   const runs = createRunActivities({ store: deps.store, log: deps.log, onRunFinished: deps.onRunFinished });
+  const env = deps.env ?? {};
+  const ledger = { store: deps.store, prices: pricesFromEnv(env), budgets: budgetsFromEnv(env), log: deps.log };
   const all = {
-    ...createLlmActivities({ store: deps.store, settings: deps.llm, log: deps.log, heartbeatMs: deps.heartbeatMs }),
+    ...meteredLlm(createLlmActivities({ store: deps.store, settings: deps.llm, log: deps.log, heartbeatMs: deps.heartbeatMs }), ledger),
     ...runs,
     ...createToolActivities({ store: deps.store, log: deps.log, env: deps.env ?? {}, knowledge }),
     ...createKnowledgeActivities({ ...knowledge, log: deps.log }),

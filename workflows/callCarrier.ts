@@ -48,7 +48,7 @@ function failureMessage(err: unknown): { error: string; code?: string } {
 }
 
 /** Carries out one call of the run loop (src/core/engine/loop.ts bounds how many run at once), with its step's events when it carries them. */
-export async function carryCall(call: EngineCall, settings: RunSettings, record?: AppendRunEventsInput): Promise<CallResult> {
+export async function carryCall(call: EngineCall, settings: RunSettings, record?: AppendRunEventsInput, runId?: string): Promise<CallResult> {
   const p = call.policy;
   // A component's own `timeout` is its time budget (RAGFlow's per-invocation timeout): each attempt
   // gets it, and all attempts together get it once per allowed retry, so a provider that hangs
@@ -77,7 +77,10 @@ export async function carryCall(call: EngineCall, settings: RunSettings, record?
         executeWithOptions(o: ActivityOptions, args: [unknown, CallOptions]): Promise<unknown>;
       };
       // The step's events, when it left them to this call, are written by the activity first.
-      value = await act.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries, ...(record ? { record } : {}) }]);
+      // A model call says whose it is (run and node): the cost ledger records it and budgets gate it
+      // (activities/meteredLlm.ts). Arguments only, no new command: histories replay as before.
+      const ledger = runId && CALL_TRAITS[c.activity].usage === 'model' ? { ledger: { runId, nodeId: call.componentId } } : {};
+      value = await act.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries, ...(record ? { record } : {}), ...ledger }]);
     } else {
       const r = await CHILD_RUNS[c.activity as ChildCallName](c.request as never, call, settings);
       if ('error' in r) return { callId: call.callId, ok: false, error: r.error };

@@ -22,6 +22,7 @@ import type { Activities } from '../activities/activityTypes';
 import type { FinalizeRunInput } from '../activities/runs';
 import { cancelRun, checkPauseInputs, progressOf, type CompiledCanvas, type InputsSubmission, type StepResult } from '../src/core/engine';
 import { historyFull, runLoop, type PauseOutcome, type RunCarrier } from '../src/core/engine/loop';
+import type { CallResult } from '../src/core/engine/step';
 import { describeFieldProblems } from '../src/core/components/forms';
 import type { NestTarget } from '../src/core/engine/runEvents';
 import { upgradeState, type RunStatus } from '../src/core/engine/state';
@@ -66,6 +67,20 @@ export const FINALIZE_LOCAL_PATCH = 'finalize-run-local-activity';
  */
 export function finalizeRun(input: FinalizeRunInput, revision2 = false): Promise<void> {
   return revision2 || patched(FINALIZE_LOCAL_PATCH) ? localBookkeeping.finalizeRun(input) : bookkeeping.finalizeRun(input);
+}
+
+/**
+ * The patch under which a model call refused for a budget (BUDGET_EXCEEDED, activities/meteredLlm.ts)
+ * fails the run with `run_failed` naming the budget, instead of being a node error the node's
+ * exception handling may absorb. Asked only when such a refusal arrives, so other runs record no marker.
+ */
+export const BUDGET_STOP_PATCH = 'budget-exceeded-fails-run';
+
+/** The error a run fails with when one of `results` is a budget refusal (under {@link BUDGET_STOP_PATCH}), else null. */
+function budgetStop(results: CallResult[]): string | null {
+  const refused = results.find((r) => !r.ok && r.code === 'BUDGET_EXCEEDED');
+  if (!refused || refused.ok || !patched(BUDGET_STOP_PATCH)) return null;
+  return `BUDGET_EXCEEDED: ${refused.error}`;
 }
 
 export interface WorkflowRunOptions<R> {
@@ -143,7 +158,7 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
     now: () => Date.now(),
     record: (s) => recorder.record(s),
     carry: (call) =>
-      carryCall(call, settings, recorder.eventsFor(call)).then((result) => {
+      carryCall(call, settings, recorder.eventsFor(call), runId).then((result) => {
         recorder.settled(call, result.ok);
         return result;
       }),
@@ -172,6 +187,7 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
       await recorder.flush();
       return options.continueAsNew(checkpoint);
     },
+    stopAfter: budgetStop,
     observe: (s) => {
       step = s;
     },

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localEmbedding } from '../../src/io/text/localEmbedding';
-import { chunk, completion, roughTokens, sse, tokenize, type WireToolCall } from '../../src/io/llm/openaiWire';
+import { chunk, completion, roughTokens, sse, tokenize, type WireToolCall, type WireUsage } from '../../src/io/llm/openaiWire';
 
 export type Reply =
   /** A normal answer, streamed in pieces of `chunkWords` words `delayMs` apart. */
@@ -60,6 +60,8 @@ export class ScriptedLlm {
   private responders: Responder[] = [];
   private server: Server | null = null;
   private open = 0;
+  /** The usage this server reported, one entry per answer that carried it (what a ledger must add up to). */
+  readonly usageSent: Array<WireUsage & { model: string }> = [];
   /** Highest number of requests open at the same time. */
   maxConcurrent = 0;
   private abortWaiters: Array<() => void> = [];
@@ -213,6 +215,7 @@ export class ScriptedLlm {
         res
           .writeHead(200, { 'content-type': 'application/json' })
           .end(JSON.stringify(completion(id, model, created, reply.content ?? '', usage, {}, reply.toolCalls)));
+        this.usageSent.push({ ...usage, model });
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -228,6 +231,7 @@ export class ScriptedLlm {
       });
       res.write(sse(chunk(id, model, created, {}, 'tool_calls')));
       res.write(sse(chunk(id, model, created, {}, null, usage)));
+      this.usageSent.push({ ...usage, model });
       res.end(sse('[DONE]'));
       return;
     }
@@ -240,6 +244,7 @@ export class ScriptedLlm {
     if (!call.body.stream && !('hang' in reply)) {
       const extra = 'reasoning' in reply && reply.reasoning ? { reasoning_content: reply.reasoning } : {};
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(id, model, created, content, usage, extra)));
+      this.usageSent.push({ ...usage, model });
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -261,6 +266,7 @@ export class ScriptedLlm {
     }
     res.write(sse(chunk(id, model, created, {}, 'stop')));
     res.write(sse(chunk(id, model, created, {}, null, usage)));
+    this.usageSent.push({ ...usage, model });
     res.end(sse('[DONE]'));
   }
 }

@@ -4,6 +4,7 @@
  * time. Never edit a released migration: add a new one, in its own file, listed below.
  */
 import type { Db } from './contract';
+import { LEDGER_MIGRATION } from './ledgerMigration';
 import { PIPELINE_MIGRATION } from './pipelineMigration';
 import { PROVISIONED_KEYS_MIGRATION } from './provisionedKeysMigration';
 import { RELEASED_MIGRATIONS, type Migration } from './releasedMigrations';
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   RUNS_LIST_MIGRATION,
   STREAM_FENCE_MIGRATION,
   PROVISIONED_KEYS_MIGRATION,
+  LEDGER_MIGRATION,
 ];
 
 /**

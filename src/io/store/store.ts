@@ -5,6 +5,7 @@ import { chunksRepository, prepareVectorColumn } from './chunks';
 import { datasetsRepository, documentsRepository } from './datasets';
 import { openDb } from './db';
 import { eventsRepository } from './events';
+import { ledgerRepository } from './ledger';
 import { mcpServersRepository } from './mcpServers';
 import { migrate } from './migrations';
 import { runFilesRepository } from './runFiles';
@@ -46,6 +47,7 @@ export function createStore(db: Db, opts: { vector?: boolean; apiKeySecret?: str
       newSessionTurn: (p) => recordNewSessionTurn(db, p),
     },
     mcpServers: mcpServersRepository(db),
+    ledger: ledgerRepository(db),
     knowledge: {
       datasets: datasetsRepository(db),
       documents: documentsRepository(db),
