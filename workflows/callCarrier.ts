@@ -32,6 +32,7 @@ import {
 } from '../src/core/components/callContracts';
 import type { CanvasRunWorkflow, SubAgentRunWorkflow } from './children';
 import { canvasRunInput, type RunSettings } from './definitions';
+import { reportIfReused } from './ledgerSinks';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
@@ -81,6 +82,8 @@ export async function carryCall(call: EngineCall, settings: RunSettings, record?
       // (activities/meteredLlm.ts). Arguments only, no new command: histories replay as before.
       const ledger = runId && CALL_TRAITS[c.activity].usage === 'model' ? { ledger: { runId, nodeId: call.componentId } } : {};
       value = await act.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries, ...(record ? { record } : {}), ...ledger }]);
+      // A result taken from history on replay is a call durability saved (workflows/ledgerSinks.ts).
+      if (runId && 'ledger' in ledger) reportIfReused(runId, call.callId, call.componentId, value);
     } else {
       const r = await CHILD_RUNS[c.activity as ChildCallName](c.request as never, call, settings);
       if ('error' in r) return { callId: call.callId, ok: false, error: r.error };

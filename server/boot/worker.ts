@@ -2,6 +2,7 @@
 import type { VersioningBehavior, WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Worker, type LogLevel, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
+import { ledgerSinks } from '../../activities/reuseSink';
 import { workflowBundlerOptions, workflowsPath } from '../../src/io/temporal/bundle';
 import { activityMetricsInterceptor } from '../../src/io/metrics/activityRetries';
 import { installTemporalRuntime } from './telemetry';
@@ -96,6 +97,8 @@ export async function createWorker(opts: {
       : {}),
     activities: createActivities(opts.activities),
     interceptors: { activity: [activityMetricsInterceptor] },
+    // Model calls a replay reused instead of calling again, for the cost ledger.
+    sinks: ledgerSinks(opts.activities.store, opts.activities.log),
     // A cached workflow costs ~2 MB of worker memory (its own copy of the engine's modules);
     // bounding the cache bounds memory: a paused run that leaves it is replayed when it resumes.
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),

@@ -9,6 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { createActivities } from '../../activities';
+import { ledgerSinks } from '../../activities/reuseSink';
 import type { ChunkIndex } from '../../src/io/knowledge/chunkIndex';
 import { silentLogger } from '../../src/io/log';
 import { llmSettingsFromEnv } from '../../src/io/llm/providers';
@@ -71,6 +72,8 @@ export async function startWorker(opts: {
   bundle?: WorkflowBundleSettings;
   /** How long a shutdown lets running activities finish before it cancels them (the SDK's default otherwise). */
   shutdownGraceMs?: number;
+  /** Workflows kept in memory between tasks; 0 replays every run from its history at each task. */
+  maxCachedWorkflows?: number;
 }): Promise<RunningWorker> {
   const taskQueue = opts.taskQueue ?? `test-${randomUUID()}`;
   const worker = await Worker.create({
@@ -95,6 +98,8 @@ export async function startWorker(opts: {
     maxHeartbeatThrottleInterval: '500 milliseconds',
     defaultHeartbeatThrottleInterval: '500 milliseconds',
     ...(opts.shutdownGraceMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceMs } : {}),
+    ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
+    sinks: ledgerSinks(opts.store, silentLogger),
   });
   const running = worker.run();
   return {

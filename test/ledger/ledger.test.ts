@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, OTHER_TENANT, parseSse, startHarness, TENANT, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
+import { startWorker } from '../helpers/temporal';
+import { launchRun } from '../../api/services/runLauncher';
 
 let h: Harness;
 beforeAll(async () => {
@@ -100,6 +102,36 @@ describe('the cost ledger', () => {
     expect(res.status).toBe(400);
     expect(res.text).toContain('group_by');
   });
+});
+
+describe('what durability saved', () => {
+  it('counts a finished call a replay took from history instead of calling the model again, once, with its recorded tokens', async () => {
+    // A worker that keeps no workflow in memory replays each run from its history at every task:
+    // the first call's result is replayed (not made again) when the second call's result arrives.
+    const worker = await startWorker({ nativeConnection: h.temporal.nativeConnection, store: h.store, llmBaseUrl: h.llm.url, maxCachedWorkflows: 0 });
+    try {
+      h.llm.whenPromptIncludes('Ledger first.', { content: 'one', usage: { prompt_tokens: 120, completion_tokens: 30 } });
+      h.llm.whenPromptIncludes('Ledger second.', { content: 'two', usage: { prompt_tokens: 200, completion_tokens: 45 } });
+      const agentId = await createAgent('saved', { dsl: twoModels() });
+      const canvas = (await h.store.canvases.get(TENANT, agentId))!;
+      const callsBefore = h.llm.calls.length;
+      const run = await launchRun(
+        { store: h.store, client: h.temporal.client, taskQueue: worker.taskQueue, settings: h.deps.runSettings },
+        { tenantId: TENANT, canvas, sessionId: null, query: 'go', inputs: null, files: [], userId: 'u', session: null },
+      );
+      await h.temporal.client.workflow.getHandle(run.workflowId).result();
+      expect(h.llm.calls.length - callsBefore).toBe(2);
+      // The sink writes after the workflow task: give it a moment.
+      let saved = (await usage(`group_by=run&run_id=${run.runId}`)).saved;
+      for (let i = 0; i < 50 && saved.calls === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        saved = (await usage(`group_by=run&run_id=${run.runId}`)).saved;
+      }
+      expect(saved).toEqual({ calls: 1, prompt_tokens: 120, completion_tokens: 30 });
+    } finally {
+      await worker.stop();
+    }
+  }, 120_000);
 });
 
 describe('budgets', () => {
