@@ -35,6 +35,7 @@ import { sessionReleasePlugin } from './plugins/sessionRelease';
 import { tasksPlugin } from './plugins/tasks';
 import { uiPlugin } from './plugins/ui';
 import { usagePlugin } from './plugins/usage';
+import { schedulesPlugin } from './plugins/schedules';
 import { webhookPlugin } from './plugins/webhook';
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
@@ -88,6 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     webhookPlugin,
     apiKeysPlugin,
     usagePlugin,
+    schedulesPlugin,
     uiPlugin,
   ];
   for (const plugin of plugins) await app.register(async (scope) => plugin(scope, deps));

@@ -10,6 +10,8 @@ import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/wo
 import { inject } from 'vitest';
 import { createActivities } from '../../activities';
 import { ledgerSinks } from '../../activities/reuseSink';
+import { scheduleActivities } from '../../server/boot/scheduledRuns';
+import { DEFAULT_RUN_SETTINGS } from '../../src/core/runSettings';
 import type { ChunkIndex } from '../../src/io/knowledge/chunkIndex';
 import { silentLogger } from '../../src/io/log';
 import { llmSettingsFromEnv } from '../../src/io/llm/providers';
@@ -74,8 +76,13 @@ export async function startWorker(opts: {
   shutdownGraceMs?: number;
   /** Workflows kept in memory between tasks; 0 replays every run from its history at each task. */
   maxCachedWorkflows?: number;
+  /** Carry out agent schedules' actions, starting runs through this client (server/boot/scheduledRuns.ts). */
+  scheduleClient?: Client;
 }): Promise<RunningWorker> {
   const taskQueue = opts.taskQueue ?? `test-${randomUUID()}`;
+  const scheduling = opts.scheduleClient
+    ? scheduleActivities({ store: opts.store, client: opts.scheduleClient, taskQueue, settings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000 } })
+    : {};
   const worker = await Worker.create({
     connection: opts.nativeConnection,
     taskQueue,
@@ -92,7 +99,9 @@ export async function startWorker(opts: {
           env: opts.env ?? {},
           chunkIndex: opts.chunkIndex,
         }),
-      ).filter(([name]) => !opts.without?.includes(name)),
+      )
+        .concat(Object.entries(scheduling))
+        .filter(([name]) => !opts.without?.includes(name)),
     ),
     // Heartbeats must reach the server quickly for cancellation to land within a second or two.
     maxHeartbeatThrottleInterval: '500 milliseconds',
