@@ -21,6 +21,7 @@ import { recordingCalls } from './callRecord';
 import { meteredLlm } from './meteredLlm';
 import { budgetsFromEnv } from '../src/io/llm/budgets';
 import { pricesFromEnv } from '../src/io/llm/prices';
+import { providerLimitsFromEnv } from '../src/io/llm/providerLimits';
 
 export interface ActivityDeps {
   store: Store;
@@ -40,7 +41,14 @@ export function createActivities(deps: ActivityDeps) {
   const knowledge = knowledgeDeps(deps.store, deps.env ?? {}, deps.chunkIndex);
   const runs = createRunActivities({ store: deps.store, log: deps.log, onRunFinished: deps.onRunFinished });
   const env = deps.env ?? {};
-  const ledger = { store: deps.store, prices: pricesFromEnv(env), budgets: budgetsFromEnv(env), log: deps.log };
+  const ledger = {
+    store: deps.store,
+    prices: pricesFromEnv(env),
+    budgets: budgetsFromEnv(env),
+    log: deps.log,
+    limits: providerLimitsFromEnv(env),
+    defaultFactory: deps.llm.defaultFactory,
+  };
   const all = {
     ...meteredLlm(createLlmActivities({ store: deps.store, settings: deps.llm, log: deps.log, heartbeatMs: deps.heartbeatMs }), ledger),
     ...runs,

@@ -16,12 +16,17 @@ import { budgetStops, modelCalls, modelCallsUnpriced, modelCost, modelTokens } f
 import type { Store } from '../src/io/store/contract';
 import { utcDay } from '../src/io/store/time';
 import type { CallLedger, CallOptions } from './callRecord';
+import { waitForCapacity } from './providerCapacity';
+import { limitFor, type ProviderLimitTable } from '../src/io/llm/providerLimits';
 
 export interface LedgerDeps {
   store: Store;
   prices: PriceTable;
   budgets: Budgets;
   log: Logger;
+  /** PROVIDER_LIMITS, and the factory of bare model names (DEFAULT_LLM_FACTORY) to find a call's limit. */
+  limits?: ProviderLimitTable;
+  defaultFactory?: string;
 }
 
 interface RunScope {
@@ -92,6 +97,10 @@ export function meteredLlm<A extends { llmChat: LlmChat }>(activities: A, deps: 
         throw ApplicationFailure.create({ type: 'BUDGET_EXCEEDED', message: breach.message, details: [breach], nonRetryable: true });
       }
     }
+    // Room under the provider's limit, taken before the call (and waited for when there is none).
+    const limit = deps.limits ? limitFor(deps.limits, request.llmId, deps.defaultFactory ?? 'OpenAI') : null;
+    const floor = promptFloor(request);
+    const window = limit ? await waitForCapacity(deps.store.ledger.windows, limit, floor, ctx) : null;
     const entry = (model: string, prompt: number, completion: number, reported: boolean, outcome: 'ok' | 'failed') => {
       const price = priceOf(deps.prices, request.llmId, model);
       return {
@@ -124,6 +133,10 @@ export function meteredLlm<A extends { llmChat: LlmChat }>(activities: A, deps: 
     }
     // Usage the provider did not report is an estimate (usage.estimated): the ledger records 0 and flags it.
     const reported = result.usage.estimated !== true;
+    if (limit && window !== null)
+      await deps.store.ledger.windows
+        .addTokens(limit.key, window, result.usage.prompt_tokens - floor + result.usage.completion_tokens)
+        .catch((err: unknown) => deps.log.warn('could not count a call’s tokens against its provider limit', { error: String(err) }));
     await write(entry(result.model || request.llmId, reported ? result.usage.prompt_tokens : 0, reported ? result.usage.completion_tokens : 0, reported, 'ok'));
     return result;
   }

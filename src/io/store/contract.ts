@@ -34,6 +34,8 @@ export type { FileMeta, FileOrigin, FileStore, NewFile } from './fileTypes';
 
 export type { McpServerRecord, NewMcpServer } from './mcpTypes';
 
+export type { ProviderWindows } from './ledgerTypes';
+
 export type { Ledger, ModelCallEntry, ModelCallReuse, UsageGroup, UsageRow, UsageTotals, SavedTotals } from './ledgerTypes';
 
 /** Position in a run's event log; events sort by (seq, sub). */

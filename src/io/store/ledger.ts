@@ -49,6 +49,24 @@ function totalsOf(row: SumRow | undefined): UsageTotals {
 
 export function ledgerRepository(db: Queryable): Ledger {
   return {
+    windows: {
+      async take(key, minute, tokens, limits) {
+        // One statement: the first request of a window inserts it, later ones add to it only while
+        // both counts stay within the limits, so concurrent workers never take more than the limit.
+        const result = await db.query<{ requests: number }>(
+          `INSERT INTO provider_windows AS w (key, minute, requests, tokens) VALUES ($1, $2, 1, $3)
+           ON CONFLICT (key, minute) DO UPDATE SET requests = w.requests + 1, tokens = w.tokens + $3
+           WHERE ($4::int IS NULL OR w.requests + 1 <= $4::int) AND ($5::bigint IS NULL OR w.tokens = 0 OR w.tokens + $3 <= $5::bigint)
+           RETURNING w.requests`,
+          [key, minute, tokens, limits.requests, limits.tokens],
+        );
+        return result.rows.length > 0;
+      },
+      async addTokens(key, minute, tokens) {
+        if (tokens === 0) return;
+        await db.query('UPDATE provider_windows SET tokens = tokens + $3 WHERE key = $1 AND minute = $2', [key, minute, tokens]);
+      },
+    },
     async record(e) {
       await db.query(
         `INSERT INTO model_calls (id, tenant_id, run_id, root_run_id, session_id, canvas_id, node_id, model, prompt_tokens, completion_tokens,

@@ -3,12 +3,13 @@
  * reported them, the price applied, whether it was a retry), and one row per finished call whose
  * result a replay reused instead of calling the model again ("what durability saved").
  * `day` is the UTC day (YYYY-MM-DD) the call ended, so a tenant's daily budget is one indexed sum.
+ * And the provider windows PROVIDER_LIMITS are counted in, shared by every worker.
  */
 import type { Migration } from './releasedMigrations';
 
 export const LEDGER_MIGRATION: Migration = {
   version: 14,
-  name: 'Cost ledger: model calls with tokens, cost and attempt; calls a replay reused',
+  name: 'Cost ledger: model calls with tokens, cost and attempt; calls a replay reused; provider rate windows',
   statements: [
     `CREATE TABLE model_calls (
       id text PRIMARY KEY,
@@ -45,5 +46,13 @@ export const LEDGER_MIGRATION: Migration = {
       PRIMARY KEY (run_id, call_id)
     )`,
     'CREATE INDEX model_call_reuses_tenant_day ON model_call_reuses (tenant_id, day)',
+    // PROVIDER_LIMITS: requests and tokens taken per provider key and clock minute, by every worker.
+    `CREATE TABLE provider_windows (
+      key text NOT NULL,
+      minute bigint NOT NULL,
+      requests int NOT NULL,
+      tokens bigint NOT NULL,
+      PRIMARY KEY (key, minute)
+    )`,
   ],
 };

@@ -78,6 +78,17 @@ export interface UsageFilter {
   canvasId?: string;
 }
 
+/** Requests and tokens per provider key and clock minute, shared by every worker (PROVIDER_LIMITS). */
+export interface ProviderWindows {
+  /**
+   * Takes one request and `tokens` in the window `minute` (ms since epoch ÷ 60,000) of `key` when
+   * both still fit under the limits; false (nothing taken) when they do not.
+   */
+  take(key: string, minute: number, tokens: number, limits: { requests: number | null; tokens: number | null }): Promise<boolean>;
+  /** Adds tokens learned after the call (its completion, the prompt's true size) to a window. */
+  addTokens(key: string, minute: number, tokens: number): Promise<void>;
+}
+
 export interface Ledger {
   /** Records one attempt; recording the same attempt again changes nothing. */
   record(entry: ModelCallEntry): Promise<void>;
@@ -85,6 +96,8 @@ export interface Ledger {
   recordReuse(reuse: ModelCallReuse): Promise<boolean>;
   /** Tokens and cost spent by a run (with its sub-agent runs) and by its tenant on one UTC day. */
   spent(runRoot: string, tenantId: string, day: string): Promise<{ run: { tokens: number; cost: number }; tenantDay: { tokens: number; cost: number } }>;
+  /** Provider rate windows (PROVIDER_LIMITS). */
+  windows: ProviderWindows;
   /** The tenant's usage, summed per group. */
   usage(tenantId: string, filter: UsageFilter): Promise<{ rows: UsageRow[]; total: UsageTotals; saved: SavedTotals }>;
 }
