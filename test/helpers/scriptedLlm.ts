@@ -13,8 +13,8 @@ export type Reply =
   | { content: string; reasoning?: string; chunkWords?: number; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
   /** Tool calls (function calling). */
   | { toolCalls: WireToolCall[]; content?: string }
-  /** An HTTP error. */
-  | { status: number; message?: string }
+  /** An HTTP error (with a `Retry-After` of `retryAfter` seconds when given). */
+  | { status: number; message?: string; retryAfter?: number }
   /** Streams `content` then never finishes, until the client goes away. */
   | { hang: true; content?: string; chunkWords?: number; delayMs?: number }
   /**
@@ -204,7 +204,7 @@ export class ScriptedLlm {
     const created = Math.floor(Date.now() / 1000);
     if ('status' in reply) {
       res
-        .writeHead(reply.status, { 'content-type': 'application/json' })
+        .writeHead(reply.status, { 'content-type': 'application/json', ...(reply.retryAfter !== undefined ? { 'retry-after': String(reply.retryAfter) } : {}) })
         .end(JSON.stringify({ error: { message: reply.message ?? `scripted HTTP ${reply.status}`, type: 'scripted' } }));
       return;
     }

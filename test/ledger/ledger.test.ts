@@ -97,6 +97,41 @@ describe('the cost ledger', () => {
     expect((await usage(`group_by=run&run_id=${runId}`, h.otherKey)).total.calls).toBe(0);
   }, 120_000);
 
+  it('retries a 429 after its Retry-After, and records both attempts: the failed one and the retry', async () => {
+    let asked = 0;
+    h.llm.whenPromptIncludes('Rate limited.', () =>
+      ++asked === 1 ? { status: 429, retryAfter: 2 } : { content: 'ok', usage: { prompt_tokens: 7, completion_tokens: 3 } },
+    );
+    const agentId = await createAgent('retry-after', {
+      dsl: dsl({
+        begin: { name: 'Begin', downstream: ['LLM:a'] },
+        // delay_after_error alone would retry after 0.1 s.
+        'LLM:a': {
+          name: 'LLM',
+          params: { llm_id: 'priced-model@OpenAI', sys_prompt: 'Rate limited.', max_retries: 2, delay_after_error: 0.1 },
+          downstream: ['Message:m'],
+        },
+        'Message:m': { name: 'Message', params: { content: ['{LLM:a@content}'] } },
+      }),
+    });
+    const callsBefore = h.llm.calls.length;
+    const events = await run(agentId);
+    expect(events.at(-1)!.event).toBe('workflow_finished');
+    const calls = h.llm.calls.slice(callsBefore);
+    expect(calls).toHaveLength(2);
+    const waited = calls[1]!.startedAt - calls[0]!.startedAt;
+    process.stdout.write(`retry after a 429 with Retry-After: 2 came ${waited} ms later\n`);
+    expect(waited).toBeGreaterThanOrEqual(1900);
+    const runId = String(events[0]!.task_id);
+    expect((await usage(`group_by=run&run_id=${runId}`)).total).toMatchObject({
+      calls: 2,
+      retries: 1,
+      failed_calls: 1,
+      prompt_tokens: 7,
+      completion_tokens: 3,
+    });
+  }, 120_000);
+
   it('refuses a group_by it does not know, naming the parameter', async () => {
     const res = await api(h, 'GET', '/api/v1/usage?group_by=tenant');
     expect(res.status).toBe(400);
