@@ -93,6 +93,9 @@ describe('the cost ledger', () => {
     const byDay = await usage(`group_by=day&from=${today}&to=${today}`);
     expect(byDay.rows.map((r) => r.key)).toEqual([today]);
     expect(Number(byDay.rows[0]!.total_tokens)).toBeGreaterThanOrEqual(395);
+    // The run's workflow carries its tenant as fairness key on the task queue.
+    const described = await h.temporal.client.workflow.getHandle(String((await h.store.runs.get(TENANT, runId))!.workflow_id)).describe();
+    expect(described.raw.workflowExecutionInfo?.priority?.fairnessKey).toBe(TENANT);
     // Tenant-scoped: the other tenant sees none of it.
     expect((await usage(`group_by=run&run_id=${runId}`, h.otherKey)).total.calls).toBe(0);
   }, 120_000);
