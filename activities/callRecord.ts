@@ -11,12 +11,22 @@
 import { CALL_TRAITS, type ActivityCallName } from '../src/core/components/callContracts';
 import type { AppendRunEventsInput } from './runs';
 
+/** Who a model call is for, as the workflow passes it (CallOptions.ledger). */
+export interface CallLedger {
+  /** Our run id (the sub-agent's own run for a sub-agent's call). */
+  runId: string;
+  /** The node (component id) that made the call. */
+  nodeId: string;
+}
+
 /** What the workflow passes beside every call's request. */
 export interface CallOptions {
   /** Retries allowed for errors the call reports (RAGFlow's max_retries). */
   maxRetries: number;
   /** Events (and the status) of the step this call belongs to, not yet written. */
   record?: AppendRunEventsInput;
+  /** Who a model call is for (its run and node), for the cost ledger and budgets (activities/meteredLlm.ts). */
+  ledger?: CallLedger;
 }
 
 type CallActivity = (request: never, options: CallOptions) => Promise<unknown>;

@@ -20,6 +20,10 @@ import { createSpeechActivities } from './speech';
 import { createMemoryActivities } from './memory';
 import { recordingCalls } from './callRecord';
 import { createTravelActivities } from './travel';
+import { meteredLlm } from './meteredLlm';
+import { budgetsFromEnv } from '../src/io/llm/budgets';
+import { pricesFromEnv } from '../src/io/llm/prices';
+import { providerLimitsFromEnv } from '../src/io/llm/providerLimits';
 
 export interface ActivityDeps {
   store: Store;
@@ -38,8 +42,17 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const knowledge = knowledgeDeps(deps.store, deps.env ?? {}, deps.chunkIndex);
   const runs = createRunActivities({ store: deps.store, log: deps.log, onRunFinished: deps.onRunFinished });
+  const env = deps.env ?? {};
+  const ledger = {
+    store: deps.store,
+    prices: pricesFromEnv(env),
+    budgets: budgetsFromEnv(env),
+    log: deps.log,
+    limits: providerLimitsFromEnv(env),
+    defaultFactory: deps.llm.defaultFactory,
+  };
   const all = {
-    ...createLlmActivities({ store: deps.store, settings: deps.llm, log: deps.log, heartbeatMs: deps.heartbeatMs }),
+    ...meteredLlm(createLlmActivities({ store: deps.store, settings: deps.llm, log: deps.log, heartbeatMs: deps.heartbeatMs }), ledger),
     ...runs,
     ...createToolActivities({ store: deps.store, log: deps.log, env: deps.env ?? {}, knowledge }),
     ...createKnowledgeActivities({ ...knowledge, log: deps.log }),

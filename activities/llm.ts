@@ -43,7 +43,15 @@ function estimateTokens(text: string): number {
 export function toFailure(err: AppError, exhausted: boolean): ApplicationFailure {
   const details = [err.details];
   if (!err.retryable || exhausted) return ApplicationFailure.create({ type: err.code, message: err.message, details, nonRetryable: true });
-  return ApplicationFailure.create({ type: err.code, message: err.message, details, nonRetryable: false });
+  // A provider's Retry-After (a 429 that came in spite of PROVIDER_LIMITS) sets when the retry comes.
+  const retryAfterMs = err.details.retryAfterMs;
+  return ApplicationFailure.create({
+    type: err.code,
+    message: err.message,
+    details,
+    nonRetryable: false,
+    ...(typeof retryAfterMs === 'number' ? { nextRetryDelay: retryAfterMs } : {}),
+  });
 }
 
 /**

@@ -39,6 +39,8 @@ import { sessionsPlugin } from './plugins/sessions';
 import { sessionReleasePlugin } from './plugins/sessionRelease';
 import { tasksPlugin } from './plugins/tasks';
 import { uiPlugin } from './plugins/ui';
+import { usagePlugin } from './plugins/usage';
+import { schedulesPlugin } from './plugins/schedules';
 import { webhookPlugin } from './plugins/webhook';
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
@@ -97,6 +99,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     retrievalPlugin,
     webhookPlugin,
     apiKeysPlugin,
+    usagePlugin,
+    schedulesPlugin,
     uiPlugin,
   ];
   for (const plugin of plugins) await app.register(async (scope) => plugin(scope, deps));

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { ledgerSinks } from '../activities/reuseSink';
 import { launchRun, type LaunchDeps } from '../api/services/runLauncher';
 import { silentLogger } from '../src/io/log';
 import { llmSettingsFromEnv } from '../src/io/llm/providers';
@@ -91,6 +92,7 @@ export async function startBenchEnvironment(env: Record<string, string> = {}, op
     workflowsPath: workflowsPath(root),
     bundlerOptions: WORKFLOW_BUNDLER_OPTIONS,
     activities,
+    sinks: ledgerSinks(store, silentLogger),
     maxCachedWorkflows: 1000,
   });
   return {

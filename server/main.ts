@@ -95,6 +95,7 @@ async function main(): Promise<void> {
       taskQueue: config.taskQueue,
       projectRoot: root,
       activities: { store, llm, log, env: process.env, mcpPool, chunkIndex },
+      schedules: { settings: runSettings },
       maxCachedWorkflows: config.workerMaxCachedWorkflows,
       capacity: config.workerCapacity,
       stackTraces: config.workerStackTraces,

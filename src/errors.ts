@@ -67,6 +67,11 @@ export const ERROR_REGISTRY = {
   TOOL_UNAVAILABLE: { category: 'third-party', http: 502, ragflow: 100, retryable: true },
   /** A sub-agent's run failed. */
   SUB_AGENT_FAILED: { category: 'user', http: 502, ragflow: 100, retryable: false },
+  /**
+   * A run or tenant budget (max_cost, max_tokens) would be exceeded by the next model call: the
+   * call is not made and the run fails (src/io/llm/budgets.ts names the budget in the message).
+   */
+  BUDGET_EXCEEDED: { category: 'user', http: 402, ragflow: 100, retryable: false },
   /** The run was canceled. */
   RUN_CANCELED: { category: 'user', http: 409, ragflow: 102, retryable: false },
   /** The store (Postgres/PGlite) failed. */

@@ -32,6 +32,7 @@ import {
 } from '../src/core/components/callContracts';
 import type { CanvasRunWorkflow, SubAgentRunWorkflow } from './children';
 import { canvasRunInput, type RunSettings } from './definitions';
+import { reportIfReused } from './ledgerSinks';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
@@ -48,7 +49,7 @@ function failureMessage(err: unknown): { error: string; code?: string } {
 }
 
 /** Carries out one call of the run loop (src/core/engine/loop.ts bounds how many run at once), with its step's events when it carries them. */
-export async function carryCall(call: EngineCall, settings: RunSettings, record?: AppendRunEventsInput): Promise<CallResult> {
+export async function carryCall(call: EngineCall, settings: RunSettings, record?: AppendRunEventsInput, runId?: string): Promise<CallResult> {
   const p = call.policy;
   // A component's own `timeout` is its time budget (RAGFlow's per-invocation timeout): each attempt
   // gets it, and all attempts together get it once per allowed retry, so a provider that hangs
@@ -77,7 +78,12 @@ export async function carryCall(call: EngineCall, settings: RunSettings, record?
         executeWithOptions(o: ActivityOptions, args: [unknown, CallOptions]): Promise<unknown>;
       };
       // The step's events, when it left them to this call, are written by the activity first.
-      value = await act.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries, ...(record ? { record } : {}) }]);
+      // A model call says whose it is (run and node): the cost ledger records it and budgets gate it
+      // (activities/meteredLlm.ts). Arguments only, no new command: histories replay as before.
+      const ledger = runId && CALL_TRAITS[c.activity].usage === 'model' ? { ledger: { runId, nodeId: call.componentId } } : {};
+      value = await act.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries, ...(record ? { record } : {}), ...ledger }]);
+      // A result taken from history on replay is a call durability saved (workflows/ledgerSinks.ts).
+      if (runId && 'ledger' in ledger) reportIfReused(runId, call.callId, call.componentId, value);
     } else if (CALL_TRAITS[c.activity].carrier === 'engine') {
       // Carried by the run loop itself (src/core/engine/parallelItems.ts); never handed to this function.
       return { callId: call.callId, ok: false, error: `${c.activity} is carried by the run loop` };

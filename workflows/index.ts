@@ -13,3 +13,4 @@ import { subAgentRun } from './subAgentRun';
 // calls.ts starts these by the signatures in children.ts: a workflow that drifts from them fails here.
 canvasRun satisfies CanvasRunWorkflow;
 subAgentRun satisfies SubAgentRunWorkflow;
+export { scheduledRun } from './scheduledRun';

@@ -81,6 +81,20 @@ export function finalizeRun(input: FinalizeRunInput, revision2 = false): Promise
   return bookkeeping.finalizeRun(rest);
 }
 
+/**
+ * The patch under which a model call refused for a budget (BUDGET_EXCEEDED, activities/meteredLlm.ts)
+ * fails the run with `run_failed` naming the budget, instead of being a node error the node's
+ * exception handling may absorb. Asked only when such a refusal arrives, so other runs record no marker.
+ */
+export const BUDGET_STOP_PATCH = 'budget-exceeded-fails-run';
+
+/** The error a run fails with when one of `results` is a budget refusal (under {@link BUDGET_STOP_PATCH}), else null. */
+function budgetStop(results: CallResult[]): string | null {
+  const refused = results.find((r) => !r.ok && r.code === 'BUDGET_EXCEEDED');
+  if (!refused || refused.ok || !patched(BUDGET_STOP_PATCH)) return null;
+  return `BUDGET_EXCEEDED: ${refused.error}`;
+}
+
 export interface WorkflowRunOptions<R> {
   runId: string;
   settings: RunSettings;
@@ -162,7 +176,7 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
     carry: (call) =>
       // A frozen call writes nothing: events handed to it stay pending for the next write.
       options.frozen?.(call)?.then((result) => (recorder.settled(call, false), result)) ??
-      carryCall(call, settings, recorder.eventsFor(call)).then((result) => {
+      carryCall(call, settings, recorder.eventsFor(call), runId).then((result) => {
         recorder.settled(call, result.ok);
         return result;
       }),
@@ -191,6 +205,7 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
       await recorder.flush();
       return options.continueAsNew(checkpoint);
     },
+    stopAfter: budgetStop,
     observe: (s) => {
       step = s;
     },

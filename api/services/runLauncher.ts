@@ -127,6 +127,9 @@ export async function startRecordedRun(deps: LaunchDeps, req: LaunchRequest, ids
       args: [input],
       memo: { title: req.canvas.title, canvasVersionId: req.canvas.version_id },
       requestEagerStart: startsEagerly(deps.client),
+      // Per-tenant fairness on the task queue: a server with fairness on dispatches each tenant's
+      // tasks in turn (activities inherit the key); one without it ignores the key (docs/ARCHITECTURE.md).
+      priority: { fairnessKey: req.tenantId },
       typedSearchAttributes: [
         { key: CANVAS_ID_KEY, value: req.canvas.id },
         { key: TENANT_ID_KEY, value: req.tenantId },

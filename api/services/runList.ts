@@ -25,8 +25,11 @@ export interface RunListItem {
   duration_ms: number;
   /** Known once the run ended (its result); null before. */
   usage: Record<string, number> | null;
-  started_by: { kind: 'user' | 'run' | 'webhook' | 'document'; id: string };
+  started_by: { kind: 'user' | 'run' | 'webhook' | 'document' | 'schedule'; id: string };
 }
+
+/** The user a scheduled run acts as is `schedule:<id>` (server/boot/scheduledRuns.ts scheduleUser). */
+const SCHEDULE_USER_PREFIX = 'schedule:';
 
 /** An ingestion pipeline's run parses a document under its workflow id (workflows/indexDocument.ts indexWorkflowId). */
 const PARSE_WORKFLOW_PREFIX = 'index-document-';
@@ -34,11 +37,13 @@ const PARSE_WORKFLOW_PREFIX = 'index-document-';
 function itemOf(row: RunSummary, now: number): RunListItem {
   const startedBy: RunListItem['started_by'] = row.parent_run_id
     ? { kind: 'run', id: row.parent_run_id }
-    : row.session_user
-      ? { kind: 'user', id: row.session_user }
-      : row.workflow_id.startsWith(PARSE_WORKFLOW_PREFIX)
-        ? { kind: 'document', id: row.workflow_id.slice(PARSE_WORKFLOW_PREFIX.length) }
-        : { kind: 'webhook', id: '' };
+    : row.session_user?.startsWith(SCHEDULE_USER_PREFIX)
+      ? { kind: 'schedule', id: row.session_user.slice(SCHEDULE_USER_PREFIX.length) }
+      : row.session_user
+        ? { kind: 'user', id: row.session_user }
+        : row.workflow_id.startsWith(PARSE_WORKFLOW_PREFIX)
+          ? { kind: 'document', id: row.workflow_id.slice(PARSE_WORKFLOW_PREFIX.length) }
+          : { kind: 'webhook', id: '' };
   return {
     id: row.id,
     task_id: row.id,

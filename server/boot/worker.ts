@@ -2,6 +2,10 @@
 import type { VersioningBehavior, WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Worker, type LogLevel, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
+import { ledgerSinks } from '../../activities/reuseSink';
+import { Client } from '@temporalio/client';
+import type { RunSettings } from '../../src/core/runSettings';
+import { scheduleActivities } from './scheduledRuns';
 import { workflowBundlerOptions, workflowsPath } from '../../src/io/temporal/bundle';
 import { activityMetricsInterceptor } from '../../src/io/metrics/activityRetries';
 import { installTemporalRuntime } from './telemetry';
@@ -75,8 +79,19 @@ export async function createWorker(opts: {
   deployment?: { version: WorkerDeploymentVersion; defaultBehavior?: VersioningBehavior };
   /** A workflow bundle built beforehand (tests run other code as another version); default: bundle workflows/ now. */
   workflowBundlePath?: string;
+  /** Run settings of the runs agent schedules start (server/boot/scheduledRuns.ts); absent: the worker carries out no schedule. */
+  schedules?: { settings: RunSettings };
 }): Promise<{ worker: Worker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: opts.address });
+  // Scheduled runs start as the API starts runs, through a client on this worker's connection.
+  const scheduling = opts.schedules
+    ? scheduleActivities({
+        store: opts.activities.store,
+        client: new Client({ connection, namespace: opts.namespace }),
+        taskQueue: opts.taskQueue,
+        settings: opts.schedules.settings,
+      })
+    : {};
   const worker = await Worker.create({
     connection,
     namespace: opts.namespace,
@@ -94,8 +109,10 @@ export async function createWorker(opts: {
           },
         }
       : {}),
-    activities: createActivities(opts.activities),
+    activities: { ...createActivities(opts.activities), ...scheduling },
     interceptors: { activity: [activityMetricsInterceptor] },
+    // Model calls a replay reused instead of calling again, for the cost ledger.
+    sinks: ledgerSinks(opts.activities.store, opts.activities.log),
     // A cached workflow costs ~2 MB of worker memory (its own copy of the engine's modules);
     // bounding the cache bounds memory: a paused run that leaves it is replayed when it resumes.
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),

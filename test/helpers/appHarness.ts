@@ -54,6 +54,8 @@ export interface HarnessOptions {
   runInputLimits?: RunInputLimits;
   /** HTTP limits over the defaults (e.g. `authFailureLimit: 0` for a test that sends many bad keys on purpose). */
   httpLimits?: Partial<HttpLimits>;
+  /** The worker carries out agent schedules' actions (server/boot/scheduledRuns.ts). */
+  schedules?: boolean;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -71,7 +73,14 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...opts.env,
     ...(opts.scriptedEmbeddings ? { EMBEDDING_BASE_URL: llm.url, EMBEDDING_API_KEY: 'test', EMBEDDING_MODEL: 'scripted-embed' } : {}),
   };
-  const worker = await startWorker({ nativeConnection: temporal.nativeConnection, store, llmBaseUrl: llm.url, env, chunkIndex: opts.chunkIndex });
+  const worker = await startWorker({
+    nativeConnection: temporal.nativeConnection,
+    store,
+    llmBaseUrl: llm.url,
+    env,
+    chunkIndex: opts.chunkIndex,
+    ...(opts.schedules ? { scheduleClient: temporal.client } : {}),
+  });
   const deps: AppDeps = {
     store,
     temporal: temporal.client,

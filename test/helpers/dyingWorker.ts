@@ -8,6 +8,7 @@
  */
 import { NativeConnection, Runtime, DefaultLogger, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
+import { ledgerSinks } from '../../activities/reuseSink';
 import type { AppendRunEventsInput, FinalizeRunInput } from '../../activities/runs';
 import { silentLogger } from '../../src/io/log';
 import { llmSettingsFromEnv } from '../../src/io/llm/providers';
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
     connection,
     taskQueue: required('TASK_QUEUE'),
     workflowBundle: { codePath: required('WORKFLOW_BUNDLE') },
+    sinks: ledgerSinks(store, silentLogger),
     activities: {
       ...activities,
       async appendRunEvents(input: AppendRunEventsInput) {

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localEmbedding } from '../../src/io/text/localEmbedding';
-import { chunk, completion, roughTokens, sse, tokenize, type WireToolCall } from '../../src/io/llm/openaiWire';
+import { chunk, completion, roughTokens, sse, tokenize, type WireToolCall, type WireUsage } from '../../src/io/llm/openaiWire';
 import { answerTranscription, hasImage, type TranscriptionCall } from './scriptedMedia';
 
 export type Reply =
@@ -14,8 +14,8 @@ export type Reply =
   | { content: string; reasoning?: string; chunkWords?: number; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
   /** Tool calls (function calling). */
   | { toolCalls: WireToolCall[]; content?: string }
-  /** An HTTP error. */
-  | { status: number; message?: string }
+  /** An HTTP error (with a `Retry-After` of `retryAfter` seconds when given). */
+  | { status: number; message?: string; retryAfter?: number }
   /** Streams `content` then never finishes, until the client goes away. */
   | { hang: true; content?: string; chunkWords?: number; delayMs?: number }
   /**
@@ -67,6 +67,8 @@ export class ScriptedLlm {
   private responders: Responder[] = [];
   private server: Server | null = null;
   private open = 0;
+  /** The usage this server reported, one entry per answer that carried it (what a ledger must add up to). */
+  readonly usageSent: Array<WireUsage & { model: string }> = [];
   /** Highest number of requests open at the same time. */
   maxConcurrent = 0;
   private abortWaiters: Array<() => void> = [];
@@ -211,7 +213,7 @@ export class ScriptedLlm {
     const created = Math.floor(Date.now() / 1000);
     if ('status' in reply) {
       res
-        .writeHead(reply.status, { 'content-type': 'application/json' })
+        .writeHead(reply.status, { 'content-type': 'application/json', ...(reply.retryAfter !== undefined ? { 'retry-after': String(reply.retryAfter) } : {}) })
         .end(JSON.stringify({ error: { message: reply.message ?? `scripted HTTP ${reply.status}`, type: 'scripted' } }));
       return;
     }
@@ -222,6 +224,7 @@ export class ScriptedLlm {
         res
           .writeHead(200, { 'content-type': 'application/json' })
           .end(JSON.stringify(completion(id, model, created, reply.content ?? '', usage, {}, reply.toolCalls)));
+        this.usageSent.push({ ...usage, model });
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -237,6 +240,7 @@ export class ScriptedLlm {
       });
       res.write(sse(chunk(id, model, created, {}, 'tool_calls')));
       res.write(sse(chunk(id, model, created, {}, null, usage)));
+      this.usageSent.push({ ...usage, model });
       res.end(sse('[DONE]'));
       return;
     }
@@ -249,6 +253,7 @@ export class ScriptedLlm {
     if (!call.body.stream && !('hang' in reply)) {
       const extra = 'reasoning' in reply && reply.reasoning ? { reasoning_content: reply.reasoning } : {};
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(id, model, created, content, usage, extra)));
+      this.usageSent.push({ ...usage, model });
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -270,6 +275,7 @@ export class ScriptedLlm {
     }
     res.write(sse(chunk(id, model, created, {}, 'stop')));
     res.write(sse(chunk(id, model, created, {}, null, usage)));
+    this.usageSent.push({ ...usage, model });
     res.end(sse('[DONE]'));
   }
 }

@@ -9,6 +9,9 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { createActivities } from '../../activities';
+import { ledgerSinks } from '../../activities/reuseSink';
+import { scheduleActivities } from '../../server/boot/scheduledRuns';
+import { DEFAULT_RUN_SETTINGS } from '../../src/core/runSettings';
 import type { ChunkIndex } from '../../src/io/knowledge/chunkIndex';
 import { silentLogger } from '../../src/io/log';
 import { llmSettingsFromEnv } from '../../src/io/llm/providers';
@@ -71,8 +74,15 @@ export async function startWorker(opts: {
   bundle?: WorkflowBundleSettings;
   /** How long a shutdown lets running activities finish before it cancels them (the SDK's default otherwise). */
   shutdownGraceMs?: number;
+  /** Workflows kept in memory between tasks; 0 replays every run from its history at each task. */
+  maxCachedWorkflows?: number;
+  /** Carry out agent schedules' actions, starting runs through this client (server/boot/scheduledRuns.ts). */
+  scheduleClient?: Client;
 }): Promise<RunningWorker> {
   const taskQueue = opts.taskQueue ?? `test-${randomUUID()}`;
+  const scheduling = opts.scheduleClient
+    ? scheduleActivities({ store: opts.store, client: opts.scheduleClient, taskQueue, settings: { ...DEFAULT_RUN_SETTINGS, heartbeatTimeoutMs: 2000 } })
+    : {};
   const worker = await Worker.create({
     connection: opts.nativeConnection,
     taskQueue,
@@ -89,12 +99,16 @@ export async function startWorker(opts: {
           env: opts.env ?? {},
           chunkIndex: opts.chunkIndex,
         }),
-      ).filter(([name]) => !opts.without?.includes(name)),
+      )
+        .concat(Object.entries(scheduling))
+        .filter(([name]) => !opts.without?.includes(name)),
     ),
     // Heartbeats must reach the server quickly for cancellation to land within a second or two.
     maxHeartbeatThrottleInterval: '500 milliseconds',
     defaultHeartbeatThrottleInterval: '500 milliseconds',
     ...(opts.shutdownGraceMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceMs } : {}),
+    ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
+    sinks: ledgerSinks(opts.store, silentLogger),
   });
   const running = worker.run();
   return {

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
+import { IGNORED_LEDGER_SINKS } from '../../activities/reuseSink';
 
 /** One event of a history in its JSON form (only what the decode reads). */
 interface JsonEvent {
@@ -52,7 +53,7 @@ export async function replayStoredHistory(bundlePath: string, file: string): Pro
 async function replayError(bundlePath: string, history: JsonHistory): Promise<unknown> {
   try {
     // The original id: workflow code derives ids from it (a sub-agent's child workflow id).
-    await Worker.runReplayHistory({ workflowBundle: { codePath: bundlePath } }, history, workflowIdOf(history));
+    await Worker.runReplayHistory({ workflowBundle: { codePath: bundlePath }, sinks: IGNORED_LEDGER_SINKS }, history, workflowIdOf(history));
     return null;
   } catch (err) {
     return err;

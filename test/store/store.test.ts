@@ -19,6 +19,7 @@ import type { StoreContext } from './cases/context';
 import { dbCases } from './cases/dbCases';
 import { eventCases } from './cases/eventCases';
 import { knowledgeCases } from './cases/knowledgeCases';
+import { ledgerCases } from './cases/ledgerCases';
 import { runEndCases } from './cases/runEndCases';
 import { runFileCases, runIndexCases, storeSurfaceCases } from './cases/runRowCases';
 import { runCases, sessionCases } from './cases/sessionRunCases';
@@ -101,6 +102,7 @@ describe.each(backends)('store on %s', (_name, backend) => {
     describe('events', () => eventCases(ctx));
     describe('stream slots', () => streamSlotCases(ctx));
     describe('knowledge', () => knowledgeCases(ctx));
+    describe('cost ledger', () => ledgerCases(ctx));
     describe('run index', () => runIndexCases(ctx));
     describe('run files', () => runFileCases(ctx));
     describe('blobs, health and the database handle', () => storeSurfaceCases(ctx));

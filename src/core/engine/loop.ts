@@ -9,6 +9,7 @@
 import type { CompiledCanvas } from './compile';
 import { cancelRun, expirePause, resumeRun, submitInputs, type EngineOptions, type InputsSubmission, type StepResult } from './run';
 import type { RunState } from './state';
+import { failRun } from './stopRun';
 import type { CallResult, EngineCall } from './step';
 
 /** What ended a wait at a pause. */
@@ -52,6 +53,11 @@ export interface RunCarrier<H = never> {
   shouldHandOver(): boolean;
   /** Hands over (a workflow's continue-as-new); its result is the loop's result. */
   handOver(checkpoint: LoopCheckpoint): Promise<H>;
+  /**
+   * A call result the run cannot go on after (a budget exceeded): the error the run fails with,
+   * whatever the calling component's exception handling says; null (or absent) to go on.
+   */
+  stopAfter?(results: CallResult[]): string | null;
   /** Sees every step the loop moves to (progress queries, a cancel through Temporal). */
   observe?(step: StepResult): void;
 }
@@ -170,7 +176,9 @@ export async function runLoop<H>(canvas: CompiledCanvas, first: StepResult, carr
       continue;
     }
     const canceled = carrier.cancelReason();
+    const stop = canceled === null ? (carrier.stopAfter?.(results) ?? null) : null;
     if (canceled !== null) cancel(canceled);
+    else if (stop !== null) moveTo(failRun(canvas, step.state, stop, carrier.now()));
     else moveTo(resumeRun(canvas, step.state, results, carrier.now(), options));
   }
 }

@@ -10,6 +10,7 @@ import type { KnowledgeStore } from './knowledgeTypes';
 import type { MemoryStore } from './memoryTypes';
 import type { CanvasListFilter, CanvasPatch, CanvasRecord, CanvasVersionRecord, NewCanvas } from './canvasTypes';
 import type { FileStore } from './fileTypes';
+import type { Ledger } from './ledgerTypes';
 import type { McpServerRecord, NewMcpServer } from './mcpTypes';
 import type { RunEnd, RunIndex, RunRecord, RunRecordStatus } from './runTypes';
 import type { SessionListFilter, SessionMessage, SessionRecord } from './sessionTypes';
@@ -35,6 +36,10 @@ export type { NewSessionFields, TurnRun, TurnStarts } from './startTypes';
 export type { FileMeta, FileOrigin, FileStore, NewFile } from './fileTypes';
 
 export type { McpServerRecord, NewMcpServer } from './mcpTypes';
+
+export type { ProviderWindows } from './ledgerTypes';
+
+export type { Ledger, ModelCallEntry, ModelCallReuse, UsageGroup, UsageRow, UsageTotals, SavedTotals } from './ledgerTypes';
 
 /** Position in a run's event log; events sort by (seq, sub). */
 export interface EventCursor {
@@ -225,6 +230,9 @@ export interface Store {
 
   /** Datasets, documents and chunks (knowledge bases). */
   knowledge: KnowledgeStore;
+
+  /** The cost ledger: model calls with their tokens and cost, and the calls replays reused (ledger.ts). */
+  ledger: Ledger;
 
   /** Resolves once the database answers a trivial query (the health probe); rejects otherwise. */
   ping(): Promise<void>;

@@ -5,6 +5,7 @@
  */
 import type { Db } from './contract';
 import { MEMORY_MIGRATION } from './memoryMigration';
+import { LEDGER_MIGRATION } from './ledgerMigration';
 import { PIPELINE_MIGRATION } from './pipelineMigration';
 import { PROVISIONED_KEYS_MIGRATION } from './provisionedKeysMigration';
 import { RELEASED_MIGRATIONS, type Migration } from './releasedMigrations';
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   PROVISIONED_KEYS_MIGRATION,
   MEMORY_MIGRATION,
   TRAVEL_MIGRATION,
+  LEDGER_MIGRATION,
 ];
 
 /**

@@ -5,6 +5,7 @@ import { chunksRepository, prepareVectorColumn } from './chunks';
 import { datasetsRepository, documentsRepository } from './datasets';
 import { openDb } from './db';
 import { eventsRepository } from './events';
+import { ledgerRepository } from './ledger';
 import { mcpServersRepository } from './mcpServers';
 import { memoriesRepository } from './memories';
 import { migrate } from './migrations';
@@ -50,6 +51,7 @@ export function createStore(db: Db, opts: { vector?: boolean; apiKeySecret?: str
     },
     mcpServers: mcpServersRepository(db),
     memories: memoriesRepository(db),
+    ledger: ledgerRepository(db),
     knowledge: {
       datasets: datasetsRepository(db),
       documents: documentsRepository(db),

@@ -24,3 +24,8 @@ export function stampNow(ms: number = Date.now()): Stamp {
 export function newId(): string {
   return randomUUID().replace(/-/g, '');
 }
+
+/** `YYYY-MM-DD` of a moment, in UTC (the cost ledger's day). */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}

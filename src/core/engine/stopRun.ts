@@ -1,0 +1,36 @@
+/**
+ * Fails a run from outside its components: a call result the run cannot go on after, whatever
+ * exception handling the component that made the call has (a budget the next model call would
+ * exceed, BUDGET_EXCEEDED). The nodes in flight finish with the error, then `run_failed` names it.
+ */
+import { copyJson } from '../dsl/jsonCopy';
+import type { CompiledCanvas } from './compile';
+import type { StepResult } from './run';
+import { nodeFinishedData } from './runEvents';
+import type { RunState } from './state';
+import { newStep } from './step';
+
+export function failRun(canvas: CompiledCanvas, prev: RunState, message: string, now: number): StepResult {
+  const state = copyJson(prev);
+  const step = newStep(canvas, state, now);
+  if (state.status !== 'finished' && state.status !== 'failed' && state.status !== 'canceled') {
+    for (const id of state.path) {
+      const ns = state.nodes[id];
+      if (!ns || (ns.status !== 'running' && ns.status !== 'streaming')) continue;
+      ns.status = 'failed';
+      ns.error = message;
+      ns.finishedAt = now;
+      state.outputs[id] = { ...state.outputs[id], _ERROR: message };
+      step.sink.emit('node_finished', nodeFinishedData(canvas, state, id, now));
+    }
+    state.calls.pending = {};
+    state.calls.groups = {};
+    state.calls.deferred = {};
+    state.display.awaitingRender = [];
+    state.pause = null;
+    state.status = 'failed';
+    state.error = message;
+    step.sink.emit('run_failed', { error: message });
+  }
+  return { state, events: step.sink.events, calls: step.calls, status: state.status };
+}
