@@ -6,7 +6,7 @@
  * workflow id names the canvas and the run, so a start repeated after a lost answer finds the
  * same workflow. A row whose workflow never started (the API died in between) is failed by the
  * reconciler (runReconciler.ts) once its grace period is over: no client was told of it, since a
- * run's task id reaches its client only once Temporal accepted the start (completion.ts).
+ * run's task id reaches its client only once Temporal accepted the start (turns/turnEvents.ts).
  */
 import { InternalConnectionLikeSymbol, WorkflowExecutionAlreadyStartedError, type Client, type InternalConnectionLike } from '@temporalio/client';
 import type { SessionState } from '../../src/core/engine/state';
