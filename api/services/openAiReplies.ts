@@ -3,7 +3,7 @@ import { chunk as wireChunk, completion as wireCompletion } from '../../src/io/l
 import { isEvent } from '../../src/core/engine/runEvents';
 import { AppError } from '../../src/errors';
 import type { StoredEvent } from '../../src/io/store/contract';
-import type { Collected } from './replies';
+import type { Collected, ReplyFormat } from './replies';
 
 /** One OpenAI chunk for a run event, or null when the event has no OpenAI counterpart. */
 export function openAiChunkFor(e: StoredEvent, id: string, model: string): Record<string, unknown> | null {
@@ -43,4 +43,16 @@ export function openAiReply(c: Collected, id: string, model: string): Record<str
 function usageOf(c: Collected): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
   const u = c.usage;
   return { prompt_tokens: u?.prompt_tokens ?? 0, completion_tokens: u?.completion_tokens ?? 0, total_tokens: u?.total_tokens ?? 0 };
+}
+
+/** OpenAI's chat completion reply to the turn: `id` the session, `model` the canvas. */
+export function openAiFormat(turn: { sessionId: string; canvasId: string; runId: string }, req: { stream: boolean }): ReplyFormat {
+  return {
+    stream: req.stream,
+    dataPrefix: 'data: ',
+    withTrace: false,
+    frame: (e) => openAiChunkFor(e, turn.sessionId, turn.canvasId),
+    last: (collected) => openAiFinalChunk(collected, turn.sessionId, turn.canvasId),
+    answer: (collected) => openAiAnswer(collected, turn.sessionId, turn.canvasId, turn.runId),
+  };
 }

@@ -1,7 +1,7 @@
 /** A completion's reply in RAGFlow's format: its stream events and its non-stream answer. */
 import { isEvent } from '../../src/core/engine/runEvents';
 import type { StoredEvent } from '../../src/io/store/contract';
-import type { Collected } from './replies';
+import type { Collected, ReplyFormat } from './replies';
 
 /** One event of a RAGFlow completion stream; with `return_trace`, each node_finished carries the trace so far. */
 export function ragflowEvent(e: StoredEvent, sessionId: string, c: Collected, withTrace: boolean): Record<string, unknown> {
@@ -36,4 +36,16 @@ export function ragflowReply(c: Collected, sessionId: string, withTrace: boolean
   if (Object.keys(c.structured).length > 0) data.structured = c.structured;
   if (withTrace) data.trace = c.trace;
   return { ...event, session_id: sessionId, data };
+}
+
+/** RAGFlow's completion reply to the turn (run `runId` of session `sessionId`). */
+export function ragflowFormat(turn: { sessionId: string; runId: string }, req: { stream: boolean; returnTrace: boolean }): ReplyFormat {
+  return {
+    stream: req.stream,
+    dataPrefix: 'data:',
+    withTrace: req.returnTrace,
+    frame: (e, collected) => ragflowEvent(e, turn.sessionId, collected, req.returnTrace),
+    last: () => null,
+    answer: (collected) => ragflowAnswer(collected, turn.sessionId, turn.runId, req.returnTrace),
+  };
 }

@@ -18,6 +18,22 @@ export interface Collected {
   error: string | null;
 }
 
+/**
+ * How a completion delivers its turn (ragflowReplies.ts, openAiReplies.ts): streamed, each event
+ * as a frame (none when null) and a frame after the last; or one answer built from what was
+ * collected (it may throw the run's error).
+ */
+export interface ReplyFormat {
+  stream: boolean;
+  /** The SSE data prefix: RAGFlow's `data:`, OpenAI's `data: `. */
+  dataPrefix: string;
+  /** RAGFlow's `return_trace`: collect each node_finished into the trace. */
+  withTrace: boolean;
+  frame(e: StoredEvent, collected: Collected): unknown;
+  last(collected: Collected): unknown;
+  answer(collected: Collected): unknown;
+}
+
 export function newCollector(): Collected {
   return { content: '', reference: {}, usage: null, structured: {}, trace: [], final: null, last: null, error: null };
 }
