@@ -26,15 +26,15 @@ export async function startRunTurn(deps: AppDeps, tenantId: string, s: RunStart)
   if (s.sessionId && !session)
     throw new AppError('NOT_FOUND', `No session ${s.sessionId} of this canvas`, { problems: [{ path: '$.body.session_id', message: 'no such session' }] });
   // Refused before a session is made for it.
-  const launch = launchDeps(deps);
-  const startable = startableCanvas(canvas, { query: s.query, inputs: s.inputs, files: [] }, launch.limits);
+  const rows = { store: deps.store, limits: deps.runInputLimits };
+  const startable = startableCanvas(canvas, { query: s.query, inputs: s.inputs, files: [] }, rows.limits);
   checkBeginInputs(startable.compiled, { inputs: s.inputs, query: s.query, firstTurn: isFirstTurn(session) });
   const turnSession =
     session ??
-    (await createSession(launch, { tenantId, canvas, name: s.query.slice(0, 250), userId: s.userId, withPrologue: false, compiled: startable.compiled }));
+    (await createSession(rows, { tenantId, canvas, name: s.query.slice(0, 250), userId: s.userId, withPrologue: false, compiled: startable.compiled }));
   const turn = { tenantId, canvas, ...startable, session: turnSession, query: s.query, inputs: s.inputs, files: [], userId: s.userId };
-  const begun = await beginTurn(launch, turn);
-  return { ...(await startRecordedRun(launch, begun.start)), sessionId: turnSession.id };
+  const begun = await beginTurn(rows, turn);
+  return { ...(await startRecordedRun(launchDeps(deps), begun.start)), sessionId: turnSession.id };
 }
 
 /** Records the session's next turn and starts its workflow (the same steps, for callers holding the rows). */
