@@ -9,7 +9,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../src/errors';
 import type { AppDeps } from '../deps';
-import { runCompletion, type CompletionRequest } from '../services/completion';
+import type { ChatRequest } from '../services/turns/chatTurn';
+import { runAgentTurn } from '../services/turns/agentTurn';
+import { runOpenAiTurn } from '../services/turns/openaiTurn';
 
 function asRecord(v: unknown): Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
@@ -81,7 +83,7 @@ export async function completionsPlugin(app: FastifyInstance, deps: AppDeps): Pr
       const metadata = asRecord(body.metadata);
       const sessionId =
         [bodySessionId, optional(body, 'id', 'a string', isString), metadata.id].find((v): v is string => typeof v === 'string' && v !== '') ?? null;
-      const req: CompletionRequest = {
+      const req: ChatRequest = {
         agentId,
         query: lastUserMessage(messages),
         sessionId,
@@ -90,13 +92,12 @@ export async function completionsPlugin(app: FastifyInstance, deps: AppDeps): Pr
         userId,
         stream: truthy(body.stream),
         returnTrace: false,
-        format: 'openai',
       };
-      return runCompletion(deps, request, reply, req);
+      return runOpenAiTurn(deps, request, reply, req);
     }
     // RAGFlow passes a non-string query through untyped; here it is refused rather than stringified.
     const query = optional(body, 'query', 'a string', isString) ?? optional(body, 'question', 'a string', isString) ?? '';
-    const req: CompletionRequest = {
+    const req: ChatRequest = {
       agentId,
       query,
       sessionId: bodySessionId,
@@ -105,9 +106,8 @@ export async function completionsPlugin(app: FastifyInstance, deps: AppDeps): Pr
       userId,
       stream: truthy(body.stream),
       returnTrace: truthy(body.return_trace),
-      format: 'ragflow',
     };
-    return runCompletion(deps, request, reply, req);
+    return runAgentTurn(deps, request, reply, req);
   };
   const schema = { tags: ['completions'], summary: 'Run an agent turn: SSE events when stream is true, one JSON reply otherwise' };
   app.post('/api/v1/agents/chat/completions', { config: { ragflow: true }, schema }, handler(false));

@@ -21,7 +21,7 @@ import { z } from 'zod';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord } from '../../src/io/store/contract';
 import type { AppDeps } from '../deps';
-import { runCompletion } from '../services/completion';
+import { runOpenAiTurn } from '../services/turns/openaiTurn';
 import { lastUserMessage } from './completions';
 
 const MessageSchema = z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool', 'developer']), content: z.unknown() });
@@ -57,7 +57,7 @@ export async function openAiPlugin(app: FastifyInstance, deps: AppDeps): Promise
     async (request, reply) => {
       const body = request.body as z.infer<typeof Body>;
       if (!(await deps.store.canvases.get(request.tenantId, body.model))) throw modelNotFound(body.model);
-      return runCompletion(deps, request, reply, {
+      return runOpenAiTurn(deps, request, reply, {
         agentId: body.model,
         query: lastUserMessage(body.messages),
         sessionId: body.session_id ?? null,
@@ -66,7 +66,6 @@ export async function openAiPlugin(app: FastifyInstance, deps: AppDeps): Promise
         userId: body.user ?? null,
         stream: body.stream === true,
         returnTrace: false,
-        format: 'openai',
       });
     },
   );

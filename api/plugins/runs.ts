@@ -142,7 +142,7 @@ export async function runsPlugin(app: FastifyInstance, deps: AppDeps): Promise<v
         });
       }
       const sse = openSse(request, reply);
-      // A reader here keeps the run's session from being superseded (services/completion.ts).
+      // A reader here keeps the run's session from being superseded (services/turns/supersede.ts).
       const unfollow = followRun(run.id);
       sse.signal.addEventListener('abort', unfollow, { once: true });
       try {

@@ -11,10 +11,8 @@ import { AppError } from '../../src/errors';
 import type { RunRecordStatus } from '../../src/io/store/contract';
 import type { AppDeps } from '../deps';
 import { pageParams } from '../paging';
-import { launchDeps } from '../services/completion';
-import { checkLaunchSizes } from '../services/runLauncher';
 import { listRuns, RUN_STATUSES } from '../services/runList';
-import { checkBeginInputs, createSession, isFirstTurn, startTurn } from '../services/sessions';
+import { startRunTurn } from '../services/turns/runTurn';
 
 const ListQuery = z.object({
   page: z.string().optional(),
@@ -92,24 +90,14 @@ export async function runsIndexPlugin(app: FastifyInstance, deps: AppDeps): Prom
     },
     async (request, reply) => {
       const body = request.body as z.infer<typeof StartBody>;
-      const canvas = await store.canvases.get(request.tenantId, body.agent_id);
-      if (!canvas) throw new AppError('NOT_FOUND', `No canvas ${body.agent_id}`, { problems: [{ path: '$.body.agent_id', message: 'no such canvas' }] });
-      const inputs = body.inputs ?? null;
-      const query = body.query ?? '';
-      const launch = launchDeps(deps);
-      const userId = body.user_id ?? request.tenantId;
-      const session = body.session_id ? await store.sessions.get(request.tenantId, canvas.id, body.session_id) : null;
-      if (body.session_id && !session)
-        throw new AppError('NOT_FOUND', `No session ${body.session_id} of this canvas`, {
-          problems: [{ path: '$.body.session_id', message: 'no such session' }],
-        });
-      // Refused before a session is made for it.
-      checkLaunchSizes(launch, { query, inputs, files: [], canvas });
-      checkBeginInputs(canvas, { inputs, query, firstTurn: isFirstTurn(session) });
-      const turnSession =
-        session ?? (await createSession(launch, { tenantId: request.tenantId, canvas, name: query.slice(0, 250), userId, withPrologue: false }));
-      const run = await startTurn(launch, { tenantId: request.tenantId, canvas, session: turnSession, query, inputs, files: [], userId });
-      return reply.status(202).send({ id: run.runId, task_id: run.runId, session_id: turnSession.id, workflow_id: run.workflowId, status: 'running' });
+      const run = await startRunTurn(deps, request.tenantId, {
+        agentId: body.agent_id,
+        query: body.query ?? '',
+        inputs: body.inputs ?? null,
+        sessionId: body.session_id ?? null,
+        userId: body.user_id ?? request.tenantId,
+      });
+      return reply.status(202).send({ id: run.runId, task_id: run.runId, session_id: run.sessionId, workflow_id: run.workflowId, status: 'running' });
     },
   );
 }

@@ -7,7 +7,7 @@ import type { AppDeps } from '../deps';
 import { ragflowJson } from '../envelope';
 import { restApiPageParams } from '../paging';
 import { asBody } from '../ragflowArgs';
-import { launchDeps } from '../services/completion';
+import { launchDeps } from '../services/runLauncher';
 import { createSession, sessionView } from '../services/sessions';
 
 const ragflow = { ragflow: true } as const;

@@ -9,108 +9,23 @@
  * RAGFlow's: HTTP 400 with `{code: 400, message}`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { isEvent } from '../../src/core/engine/runEvents';
 import { AppError, ERROR_REGISTRY } from '../../src/errors';
 import type { CanvasRecord } from '../../src/io/store/contract';
 import type { AppDeps } from '../deps';
 import { toAppError } from '../errorHandler';
-import { launchDeps } from '../services/completion';
-import { followRunEvents } from '../services/eventStream';
-import { collect, newCollector } from '../services/replies';
-import { launchRun } from '../services/runLauncher';
-import { appendWebhookTrace, nowSeconds } from '../services/webhookTrace';
-import { cleanWebhookRequest, parseWebhookRequest } from '../services/webhookSchema';
-import { checkBodySize, checkWebhookSecurity, WEBHOOK_MAX_BODY, WebhookRateLimiter } from '../services/webhookSecurity';
+import { runWebhookTurn, type WebhookGate } from '../services/turns/webhookTurn';
+import { webhookConfigOf } from '../services/webhookConfig';
+import { checkWebhookSecurity, WEBHOOK_MAX_BODY, WebhookRateLimiter } from '../services/webhookSecurity';
 
 const METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 const DATAFLOW_CATEGORY = 'dataflow_canvas';
 
 const bad = (message: string) => new AppError('BAD_REQUEST', message);
 
-/** The webhook part of a Webhook-mode Begin's params (unknown keys are RAGFlow's, kept as they are). */
-const WebhookConfig = z.looseObject({
-  methods: z
-    .array(z.unknown())
-    .catch([])
-    .default([])
-    .transform((m) => m.map((x) => String(x).toUpperCase())),
-  security: z.unknown().optional(),
-  content_types: z
-    .union([z.string(), z.array(z.string())])
-    .optional()
-    .catch(undefined),
-  schema: z.unknown().optional(),
-  execution_mode: z.unknown().optional(),
-  response: z.unknown().optional(),
-});
-type WebhookConfig = z.infer<typeof WebhookConfig>;
-
-/** The params of the canvas's Begin when it is in Webhook mode (the mode in any case). */
-export function webhookConfigOf(dsl: Record<string, unknown>): WebhookConfig | null {
-  const components = (dsl.components ?? {}) as Record<string, { obj?: { component_name?: unknown; params?: Record<string, unknown> } }>;
-  for (const c of Object.values(components)) {
-    const obj = c?.obj;
-    if (String(obj?.component_name ?? '').toLowerCase() !== 'begin') continue;
-    if (String(obj?.params?.mode ?? '').toLowerCase() === 'webhook') return WebhookConfig.parse(obj!.params);
-  }
-  return null;
-}
-
-/** "Immediately" mode's answer: `response.status` (200-399) and `body_template` (JSON, else text). */
-function immediateAnswer(responseCfg: unknown): { status: number; type: string; body: string } {
-  const cfg = (responseCfg && typeof responseCfg === 'object' ? responseCfg : {}) as { status?: unknown; body_template?: unknown };
-  const raw = cfg.status ?? 200;
-  const status = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : typeof raw === 'number' ? Math.trunc(raw) : NaN;
-  if (!Number.isInteger(status)) throw bad(`Invalid response status code: ${String(raw)}`);
-  if (status < 200 || status > 399) throw bad(`Invalid response status code: ${status}, must be between 200 and 399`);
-  const tpl = cfg.body_template;
-  if (tpl === undefined || tpl === null || tpl === '') return { status, type: 'application/json', body: 'null' };
-  if (typeof tpl !== 'string') return { status, type: 'application/json', body: JSON.stringify(tpl) };
-  try {
-    return { status, type: 'application/json', body: JSON.stringify(JSON.parse(tpl)) };
-  } catch {
-    return { status, type: 'text/plain; charset=utf-8', body: tpl };
-  }
-}
-
-/** A Message's `status` param (RAGFlow's `message_end.status`) as an HTTP status. */
-function messageStatus(raw: unknown, fallback: number): number {
-  if (raw === undefined || raw === null || raw === '') return fallback;
-  const status = Number(raw);
-  if (!Number.isInteger(status) || status < 100 || status > 599) throw bad(`Invalid message status code: ${String(raw)}`);
-  return status;
-}
-
-interface Gate {
-  canvas: CanvasRecord;
-  config: WebhookConfig;
-  isTest: boolean;
-}
-
 export async function webhookPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { store } = deps;
-
-  /** A test call's run, traced for `/webhook/logs` as RAGFlow traces it (its events, then `finished`). */
-  const traceTestCall = async (agentId: string, runId: string, startTs: number) => {
-    let error: string | null = null;
-    try {
-      for await (const e of followRunEvents(store, runId, {
-        after: null,
-        signal: AbortSignal.timeout(600_000),
-        stopAfter: (ev) => ev.event === 'user_inputs',
-      })) {
-        appendWebhookTrace(agentId, startTs, { event: e.event, message_id: e.message_id, created_at: e.created_at, task_id: e.task_id, data: e.data });
-        if (isEvent(e, 'run_failed')) error = String(e.data.error ?? 'the run failed');
-      }
-    } catch (err) {
-      error = err instanceof Error ? err.message : String(err);
-    }
-    const finished = { event: 'finished', elapsed_time: nowSeconds() - startTs, success: error === null };
-    appendWebhookTrace(agentId, startTs, error === null ? finished : { ...finished, error });
-  };
   const limiter = new WebhookRateLimiter();
-  const gates = new WeakMap<FastifyRequest, Gate>();
+  const gates = new WeakMap<FastifyRequest, WebhookGate>();
 
   // Bodies stay bytes here: the webhook reads them by its configured content type, and a
   // mismatched type is RAGFlow's 400, not Fastify's 415. (Encapsulated: other routes keep JSON.)
@@ -153,51 +68,7 @@ export async function webhookPlugin(app: FastifyInstance, deps: AppDeps): Promis
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const g = gates.get(request);
     if (!g) throw new AppError('INTERNAL', 'webhook gate did not run');
-    const { canvas, config, isTest } = g;
-    const startTs = nowSeconds();
-    const body = Buffer.isBuffer(request.body) ? request.body : null;
-    // Content-Length may be absent (chunked): the size read counts too.
-    checkBodySize((config.security ?? {}) as Record<string, unknown>, body?.length ?? 0);
-    const parsed = parseWebhookRequest({ query: request.query, headers: request.headers, body }, config.content_types);
-    const webhook = cleanWebhookRequest(parsed, config.schema ?? {});
-    const immediately = (config.execution_mode ?? 'Immediately') === 'Immediately';
-    const answer = immediately ? immediateAnswer(config.response) : null;
-
-    const run = await launchRun(launchDeps(deps), {
-      tenantId: canvas.tenant_id,
-      canvas,
-      sessionId: null,
-      query: '',
-      inputs: null,
-      files: [],
-      userId: canvas.tenant_id,
-      session: null,
-      webhook,
-    });
-    reply.header('x-task-id', run.runId);
-    if (isTest) void traceTestCall(canvas.id, run.runId, startTs);
-    // The run is a durable workflow: it goes on after this answer.
-    if (answer) return reply.status(answer.status).type(answer.type).send(answer.body);
-
-    const gone = new AbortController();
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) gone.abort();
-    });
-    const collected = newCollector();
-    let status = 200;
-    for await (const e of followRunEvents(store, run.runId, { after: null, signal: gone.signal, stopAfter: (ev) => ev.event === 'user_inputs' })) {
-      collect(collected, e, false);
-      if (isEvent(e, 'message_end')) status = messageStatus(e.data.status, status);
-    }
-    if (gone.signal.aborted) return reply;
-    let error = collected.error;
-    if (!error && !collected.last) {
-      // A run that ended without a single event never started (its workflow could not run).
-      const stored = await store.runs.getById(run.runId);
-      if (stored?.status === 'failed') error = stored.error ?? 'the run failed';
-    }
-    if (error) return reply.status(400).send({ code: 400, message: error, success: false });
-    return reply.status(status).send({ message: collected.content, success: true, code: status });
+    return runWebhookTurn(deps, request, reply, g);
   };
 
   const route = (url: string, isTest: boolean) =>

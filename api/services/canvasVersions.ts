@@ -1,20 +1,21 @@
 /**
- * What a start derives from its canvas's DSL, once per canvas version: the compiled canvas (a
- * new session's greeting, Begin's form) and the DSL as the run's workflow gets it (slimmed,
- * credentials redacted). Compiling took a few ms of the main thread per start, which a burst of
- * starts paid 200 times over for the same canvas. Keyed by the canvas and its version id, which
- * every DSL edit renews, so an edited canvas is compiled anew; bounded, least recently used first.
+ * Canvas version resolution, an early step of every request that starts a run: the start's sizes
+ * checked, and what the start derives from the DSL, once per canvas version: the compiled canvas (a new session's greeting,
+ * Begin's form) and the DSL as the run's workflow gets it (slimmed, credentials redacted).
+ * Compiling took a few ms of the main thread per start, which a burst of starts paid 200 times
+ * over for the same canvas. Keyed by the canvas and its version id, which every DSL edit renews,
+ * so an edited canvas is compiled anew; bounded, least recently used first.
  */
 import { redactSecrets, slimForRun } from '../../src/core/dsl/secrets';
 import type { CanvasDsl } from '../../src/core/dsl/schema';
 import { compileCanvas, prepareCanvas, type PreparedCanvas } from '../../src/core/engine';
 import type { CanvasRecord } from '../../src/io/store/contract';
-import { sizeOf } from './runLimits';
+import { checkBytes, checkRunInputSizes, checkSize, DEFAULT_RUN_INPUT_LIMITS, sizeOf, type RunInputLimits } from './runLimits';
 
 /** Versions kept at once: the canvases a busy API serves, with room to spare. */
 const MAX_VERSIONS = 256;
 
-type Compiled = ReturnType<typeof compileCanvas>;
+export type Compiled = ReturnType<typeof compileCanvas>;
 
 /**
  * A prepared canvas repeats each component's params beside the DSL in the run's input; past this
@@ -77,4 +78,31 @@ export function runCanvasOf(canvas: Pick<CanvasRecord, 'id' | 'version_id' | 'ds
   const prepared = compiled.ok ? prepareCanvas(compiled.canvas) : null;
   derived.runCanvas = prepared && sizeOf(prepared.prepared) <= PREPARED_MAX_BYTES ? prepared : { dsl };
   return derived.runCanvas;
+}
+
+/** What a start carries besides its canvas (the webhook request of a webhook call). */
+export interface StartValues {
+  query: unknown;
+  inputs: unknown;
+  files: unknown;
+  webhook?: unknown;
+}
+
+/** A canvas version as a start uses it: compiled (Begin's form, a greeting) and as its workflow runs it. */
+export interface StartableCanvas {
+  compiled: Compiled;
+  runCanvas: RunCanvas;
+}
+
+/**
+ * Refuses a start whose values or DSL are over the limits, before anything is stored (the refusal
+ * names the field: query, inputs and files first, then the DSL, then a webhook request), then
+ * gives the canvas version as the start uses it.
+ */
+export function startableCanvas(canvas: CanvasRecord, values: StartValues, limits: RunInputLimits = DEFAULT_RUN_INPUT_LIMITS): StartableCanvas {
+  const dslBytes = dslBytesOf(canvas);
+  checkRunInputSizes(limits, values);
+  checkBytes('dsl', dslBytes, limits.dslBytes);
+  if (values.webhook) checkSize('webhook', values.webhook, limits.inputsBytes);
+  return { compiled: compiledCanvas(canvas), runCanvas: runCanvasOf(canvas) };
 }

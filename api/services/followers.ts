@@ -3,7 +3,7 @@
  * for or streaming its turn, or a reader of `/runs/{id}/events`). A session's next question uses
  * it to tell an abandoned turn (nobody is waiting for it: its client went away) from one a client
  * is still reading: the abandoned one is superseded, the followed one keeps the session (see
- * completion.ts).
+ * turns/supersede.ts).
  */
 const following = new Map<string, number>();
 
@@ -22,4 +22,9 @@ export function followRun(runId: string): () => void {
 
 export function isFollowed(runId: string): boolean {
   return following.has(runId);
+}
+
+/** The key a session is followed by, from before its turn's run id is known. */
+export function sessionKey(sessionId: string): string {
+  return `session:${sessionId}`;
 }

@@ -10,7 +10,7 @@ import type { KnowledgeDeps } from '../../src/io/knowledge/search';
 import type { DatasetRecord, DocumentRecord } from '../../src/io/store/knowledgeTypes';
 import { indexWorkflowId } from '../../workflows/indexDocument';
 import type { AppDeps } from '../deps';
-import { newId } from './runLauncher';
+import { newId } from '../../src/io/store/time';
 
 export function knowledgeOf(deps: AppDeps): KnowledgeDeps {
   return deps.knowledge ?? knowledgeDeps(deps.store, {});

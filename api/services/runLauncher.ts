@@ -1,23 +1,26 @@
 /**
- * Starts canvas runs: checks the sizes of what the run starts with, records the run, then starts
- * its workflow with the canvas title as memo and the search attributes operators filter by. The
+ * Starts canvas runs, the lowest step of every request that starts one: records the run (a run
+ * without a session; a session turn is recorded by sessions.ts), then starts its workflow with the
+ * canvas title as memo and the search attributes operators filter by. It calls nothing above it:
+ * the canvas version comes resolved (canvasVersions.ts) or is resolved here first. The
  * workflow id names the canvas and the run, so a start repeated after a lost answer finds the
  * same workflow. A row whose workflow never started (the API died in between) is failed by the
  * reconciler (runReconciler.ts) once its grace period is over: no client was told of it, since a
- * run's task id reaches its client only once Temporal accepted the start (completion.ts).
+ * run's task id reaches its client only once Temporal accepted the start (turns/turnEvents.ts).
  */
-import { randomUUID } from 'node:crypto';
 import { InternalConnectionLikeSymbol, WorkflowExecutionAlreadyStartedError, type Client, type InternalConnectionLike } from '@temporalio/client';
 import type { SessionState } from '../../src/core/engine/state';
 import { announcement } from '../../src/core/engine';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord, Store } from '../../src/io/store/contract';
 import { runsStarted } from '../../src/io/metrics/registry';
+import type { AppDeps } from '../deps';
 import { CANVAS_ID_KEY, RUN_STATUS_KEY, SESSION_ID_KEY, TENANT_ID_KEY } from '../../src/core/searchAttributes';
 import { canvasRunInput, RUN_REVISION, workflowIdFor, type RunSettings } from '../../workflows/definitions';
-import { checkBytes, checkRunInputSizes, checkSize, DEFAULT_RUN_INPUT_LIMITS, type RunInputLimits } from './runLimits';
+import type { RunInputLimits } from './runLimits';
 import { failStrandedRun } from './runReconciler';
-import { dslBytesOf, runCanvasOf } from './canvasVersions';
+import { startableCanvas, type RunCanvas } from './canvasVersions';
+import { newId } from '../../src/io/store/time';
 
 export interface LaunchDeps {
   store: Store;
@@ -44,23 +47,28 @@ export interface LaunchRequest {
   webhook?: Record<string, unknown>;
 }
 
+/** A recorded run about to start: its ids, and its canvas as the workflow runs it. */
+export interface RecordedStart extends LaunchRequest {
+  runId: string;
+  messageId: string;
+  runCanvas: RunCanvas;
+}
+
 export interface LaunchedRun {
   runId: string;
   messageId: string;
   workflowId: string;
 }
 
-/** RAGFlow-style ids: 32 hex characters. */
-export function newId(): string {
-  return randomUUID().replace(/-/g, '');
-}
-
-/** Refuses a start whose values are over the limits, before anything is stored. */
-export function checkLaunchSizes(deps: LaunchDeps, req: Pick<LaunchRequest, 'query' | 'inputs' | 'files' | 'canvas' | 'webhook'>): void {
-  const limits = deps.limits ?? DEFAULT_RUN_INPUT_LIMITS;
-  checkRunInputSizes(limits, { query: req.query, inputs: req.inputs, files: req.files });
-  checkBytes('dsl', dslBytesOf(req.canvas), limits.dslBytes);
-  if (req.webhook) checkSize('webhook', req.webhook, limits.inputsBytes);
+/** What the launcher needs of the app: the store, the Temporal client and the run settings. */
+export function launchDeps(deps: AppDeps): LaunchDeps {
+  return {
+    store: deps.store,
+    client: deps.temporal,
+    taskQueue: deps.taskQueue,
+    settings: deps.runSettings,
+    ...(deps.runInputLimits ? { limits: deps.runInputLimits } : {}),
+  };
 }
 
 /**
@@ -73,8 +81,9 @@ export function startsEagerly(client: Client): boolean {
   return (client.connection as InternalConnectionLike)[InternalConnectionLikeSymbol]?.supportsEagerStart === true;
 }
 
+/** Records a run without a session and starts its workflow (a webhook call, tests, benchmarks). */
 export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<LaunchedRun> {
-  checkLaunchSizes(deps, req);
+  const { runCanvas } = startableCanvas(req.canvas, req, deps.limits);
   const runId = req.runId ?? newId();
   const messageId = req.messageId ?? newId();
   // The row and the stream's first event (workflow_started) in one statement, before the start:
@@ -93,7 +102,7 @@ export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<L
     announcement: announcement({ runId, messageId, inputs: req.inputs }, now),
     now,
   });
-  return startRecordedRun(deps, req, { runId, messageId });
+  return startRecordedRun(deps, { ...req, runId, messageId, runCanvas });
 }
 
 /**
@@ -101,14 +110,14 @@ export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<L
  * fails the run (its readers get run_failed), withdraws its user message and releases its
  * session, then throws TEMPORAL_UNAVAILABLE.
  */
-export async function startRecordedRun(deps: LaunchDeps, req: LaunchRequest, ids: { runId: string; messageId: string }): Promise<LaunchedRun> {
-  const { runId, messageId } = ids;
+export async function startRecordedRun(deps: LaunchDeps, req: RecordedStart): Promise<LaunchedRun> {
+  const { runId, messageId } = req;
   const workflowId = workflowIdFor(req.canvas.id, runId);
   const input = canvasRunInput({
     runId,
     messageId,
     tenantId: req.tenantId,
-    canvas: { id: req.canvas.id, title: req.canvas.title, ...runCanvasOf(req.canvas) },
+    canvas: { id: req.canvas.id, title: req.canvas.title, ...req.runCanvas },
     sessionId: req.sessionId,
     query: req.query,
     inputs: req.inputs,

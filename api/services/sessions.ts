@@ -1,7 +1,9 @@
 /**
- * Sessions (RAGFlow's agent conversations): creating one with the prologue, and starting the
+ * Session rows (RAGFlow's agent conversations): creating one with the prologue, and recording the
  * next turn of one. A session runs one turn at a time; its conversation state (history, turn
- * counter, variables, memory) travels into each run and comes back when the run finishes.
+ * counter, variables, memory) travels into each run and comes back when the run finishes. Below
+ * the request services (turns/): given the canvas version they resolved, it writes rows and calls
+ * nothing above it; the turn's workflow is started by the service, with runLauncher.ts.
  */
 import { announcement, emptySession, sessionAfter, startRun, type SessionState } from '../../src/core/engine';
 import { checkBeginTurn, type BeginForm, type BeginTurn } from '../../src/core/components/beginInputs';
@@ -9,8 +11,10 @@ import { describeFieldProblems } from '../../src/core/components/forms';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord, SessionMessage, SessionRecord, StoredEvent } from '../../src/io/store/contract';
 import { workflowIdFor } from '../../workflows/definitions';
-import { compiledCanvas } from './canvasVersions';
-import { checkLaunchSizes, newId, startRecordedRun, type LaunchDeps, type LaunchedRun, type LaunchRequest } from './runLauncher';
+import { compiledCanvas, type Compiled, type RunCanvas } from './canvasVersions';
+import { newId } from '../../src/io/store/time';
+import type { LaunchDeps, RecordedStart } from './runLauncher';
+import { checkRunInputSizes, DEFAULT_RUN_INPUT_LIMITS } from './runLimits';
 
 /** RAGFlow's session dict (`_normalize_agent_session`). */
 export function sessionView(s: SessionRecord, canvas?: CanvasRecord): Record<string, unknown> {
@@ -34,8 +38,7 @@ export function sessionView(s: SessionRecord, canvas?: CanvasRecord): Record<str
  * first turn when the session was created so that its Answer showed the prologue and the next
  * turn continued behind it; that turn is pure (Begin + Answer), so the engine runs it here.
  */
-function greeting(canvas: CanvasRecord, withPrologue: boolean): { messages: SessionMessage[]; state: SessionState } {
-  const compiled = compiledCanvas(canvas);
+function greeting(compiled: Compiled, withPrologue: boolean): { messages: SessionMessage[]; state: SessionState } {
   if (!compiled.ok) throw new AppError('DSL_INVALID', 'The stored canvas no longer validates', { problems: compiled.problems });
   const prologue = compiled.canvas.view.prologue();
   const legacy = Object.values(compiled.canvas.nodes).some((n) => n.role === 'answer');
@@ -52,10 +55,10 @@ function greeting(canvas: CanvasRecord, withPrologue: boolean): { messages: Sess
  * a session a completion creates on the fly starts with the user's message, as in RAGFlow.
  */
 export async function createSession(
-  deps: LaunchDeps,
-  p: { tenantId: string; canvas: CanvasRecord; name: string; userId: string; source?: string; withPrologue?: boolean },
+  deps: Pick<LaunchDeps, 'store'>,
+  p: { tenantId: string; canvas: CanvasRecord; name: string; userId: string; source?: string; withPrologue?: boolean; compiled?: Compiled },
 ): Promise<SessionRecord> {
-  const { messages, state } = greeting(p.canvas, p.withPrologue ?? true);
+  const { messages, state } = greeting(p.compiled ?? compiledCanvas(p.canvas), p.withPrologue ?? true);
   return deps.store.sessions.create({
     id: newId(),
     tenantId: p.tenantId,
@@ -78,14 +81,19 @@ export interface TurnRequest {
   userId: string;
 }
 
+/** A turn with its canvas version resolved (canvasVersions.startableCanvas). */
+interface ResolvedTurn extends Omit<TurnRequest, 'session'> {
+  compiled: Compiled;
+  runCanvas: RunCanvas;
+}
+
 /**
  * Refuses a turn whose Begin inputs do not fit Begin's form (checkBeginTurn: required fields on a
  * session's first turn, types always), naming each field as `$.inputs.<name>`. Our routes answer
  * HTTP 400; RAGFlow's answer with their envelope (code 101, the fields in `data.errors`) and,
  * like a refused UserFillUp answer, HTTP 400.
  */
-export function checkBeginInputs(canvas: CanvasRecord, turn: BeginTurn): void {
-  const compiled = compiledCanvas(canvas);
+export function checkBeginInputs(compiled: Compiled, turn: BeginTurn): void {
   if (!compiled.ok) return; // the run reports an invalid canvas with every problem
   const check = checkBeginTurn((compiled.canvas.nodes.begin?.params ?? {}) as BeginForm, turn);
   if (!check.ok) {
@@ -101,27 +109,34 @@ export function isFirstTurn(session: Pick<SessionRecord, 'messages'> | null): bo
   return !session || !session.messages.some((m) => m.role === 'user');
 }
 
-/** A turn whose rows are stored (run, claim, user message, event 1) and whose workflow is not started yet. */
+/**
+ * A turn whose rows are stored (run, claim, user message, event 1) and whose workflow is not
+ * started yet: `start` is what runLauncher.startRecordedRun starts (a start Temporal refuses
+ * fails the run and its turn).
+ */
 export interface BegunTurn {
   runId: string;
   messageId: string;
   session: Pick<SessionRecord, 'id'>;
   /** Event 1 (`workflow_started`), as stored: a stream can show it before the workflow starts. */
   announcement: StoredEvent;
-  /** Starts the run's workflow; a start Temporal refuses fails the run and its turn (see startRecordedRun). */
-  start(): Promise<LaunchedRun>;
+  start: RecordedStart;
 }
 
-/** What a turn records, before anything is stored (throws on bad inputs or sizes). */
-function prepareTurn(deps: LaunchDeps, t: Omit<TurnRequest, 'session'>, sessionId: string, firstTurn: boolean) {
-  checkBeginInputs(t.canvas, { inputs: t.inputs, query: t.query, firstTurn });
-  checkLaunchSizes(deps, t);
+/**
+ * What a turn records, before anything is stored (throws on bad inputs or sizes). The sizes are
+ * checked again here: the files and inputs now hold `⟦file:<id>⟧` markers (runFiles.ts).
+ */
+function prepareTurn(deps: Pick<LaunchDeps, 'limits'>, t: ResolvedTurn, sessionId: string, firstTurn: boolean) {
+  checkBeginInputs(t.compiled, { inputs: t.inputs, query: t.query, firstTurn });
+  checkRunInputSizes(deps.limits ?? DEFAULT_RUN_INPUT_LIMITS, t);
   const runId = newId();
   const messageId = newId();
   const now = Date.now();
-  const launch: LaunchRequest = {
+  const start: RecordedStart = {
     runId,
     messageId,
+    runCanvas: t.runCanvas,
     tenantId: t.tenantId,
     canvas: t.canvas,
     sessionId,
@@ -136,21 +151,16 @@ function prepareTurn(deps: LaunchDeps, t: Omit<TurnRequest, 'session'>, sessionI
   const event = announcement({ runId, messageId, inputs: t.inputs }, now);
   const run = { id: runId, tenantId: t.tenantId, canvasId: t.canvas.id, workflowId: workflowIdFor(t.canvas.id, runId), canvasVersionId: t.canvas.version_id };
   const stored: StoredEvent = { ...event, data: event.data ?? {}, terminal: false };
-  return { launch, message, event, stored, run, now };
-}
-
-function begun(deps: LaunchDeps, launch: LaunchRequest, session: Pick<SessionRecord, 'id'>, announced: StoredEvent): BegunTurn {
-  const ids = { runId: launch.runId!, messageId: launch.messageId! };
-  return { ...ids, session, announcement: announced, start: () => startRecordedRun(deps, launch, ids) };
+  return { start, message, event, stored, run, now };
 }
 
 /**
  * Records the session's next turn as a run, in one statement (run row, claim, user message,
  * event 1; see turnStarts.ts); refuses while another run holds the session. Its workflow starts
- * with `start()`. A crash before that leaves a row the reconciler repairs (it fails the row,
- * takes the user message back and releases the session), never a lock without a run.
+ * with runLauncher.startRecordedRun. A crash before that leaves a row the reconciler repairs (it
+ * fails the row, takes the user message back and releases the session), never a lock without a run.
  */
-export async function beginTurn(deps: LaunchDeps, t: TurnRequest): Promise<BegunTurn> {
+export async function beginTurn(deps: Pick<LaunchDeps, 'store' | 'limits'>, t: ResolvedTurn & { session: SessionRecord }): Promise<BegunTurn> {
   const p = prepareTurn(deps, t, t.session.id, isFirstTurn(t.session));
   const claimed = await deps.store.starts.turn({ sessionId: t.session.id, run: p.run, message: p.message, announcement: p.event, now: p.now });
   if (!claimed) {
@@ -159,23 +169,18 @@ export async function beginTurn(deps: LaunchDeps, t: TurnRequest): Promise<Begun
       task_id: active?.id,
     });
   }
-  return begun(deps, { ...p.launch, session: claimed.state }, t.session, p.stored);
+  return { runId: p.start.runId, messageId: p.start.messageId, session: t.session, announcement: p.stored, start: { ...p.start, session: claimed.state } };
 }
 
 /** A first turn together with its session (a completion that names none), in one statement. */
 export async function beginTurnInNewSession(
-  deps: LaunchDeps,
-  t: Omit<TurnRequest, 'session'> & { name: string },
+  deps: Pick<LaunchDeps, 'store' | 'limits'>,
+  t: ResolvedTurn & { name: string },
 ): Promise<BegunTurn & { session: SessionRecord }> {
-  const { messages, state } = greeting(t.canvas, false);
+  const { messages, state } = greeting(t.compiled, false);
   const sessionId = newId();
   const p = prepareTurn(deps, t, sessionId, true);
   const fields = { id: sessionId, name: t.name, userId: t.userId, source: 'agent', messages, state };
   const session = await deps.store.starts.newSessionTurn({ session: fields, run: p.run, message: p.message, announcement: p.event, now: p.now });
-  return { ...begun(deps, { ...p.launch, session: state }, session, p.stored), session };
-}
-
-/** Starts the session's next turn as a run (beginTurn, then its workflow). */
-export async function startTurn(deps: LaunchDeps, t: TurnRequest): Promise<LaunchedRun> {
-  return (await beginTurn(deps, t)).start();
+  return { runId: p.start.runId, messageId: p.start.messageId, session, announcement: p.stored, start: { ...p.start, session: state } };
 }

@@ -11,6 +11,9 @@
  * and `finished` once its final event is among them.
  */
 import { createHmac } from 'node:crypto';
+import { isEvent } from '../../src/core/engine/runEvents';
+import type { Store } from '../../src/io/store/contract';
+import { followRunEvents } from './eventStream';
 
 const TTL_MS = 600_000;
 /** RAGFlow's constant key for webhook ids (they only need to be opaque, not secret). */
@@ -76,4 +79,23 @@ export function webhookTraceSince(agentId: string, sinceTs: number | null, webho
   const events = call.events.filter((e) => e.ts > sinceTs);
   const next = events.reduce((m, e) => Math.max(m, e.ts), sinceTs);
   return { webhook_id: webhookId, events, next_since_ts: next, finished: events.some((e) => e.event === 'finished') };
+}
+
+/** A test call's run, traced for `/webhook/logs` as RAGFlow traces it (its events, then `finished`). */
+export async function traceTestCall(store: Store, agentId: string, runId: string, startTs: number): Promise<void> {
+  let error: string | null = null;
+  try {
+    for await (const e of followRunEvents(store, runId, {
+      after: null,
+      signal: AbortSignal.timeout(600_000),
+      stopAfter: (ev) => ev.event === 'user_inputs',
+    })) {
+      appendWebhookTrace(agentId, startTs, { event: e.event, message_id: e.message_id, created_at: e.created_at, task_id: e.task_id, data: e.data });
+      if (isEvent(e, 'run_failed')) error = String(e.data.error ?? 'the run failed');
+    }
+  } catch (err) {
+    error = err instanceof Error ? err.message : String(err);
+  }
+  const finished = { event: 'finished', elapsed_time: nowSeconds() - startTs, success: error === null };
+  appendWebhookTrace(agentId, startTs, error === null ? finished : { ...finished, error });
 }

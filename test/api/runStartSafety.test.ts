@@ -5,10 +5,10 @@
  * reconciler (followers end, the session is free again); operators can release a session.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchDeps } from '../../api/services/completion';
 import { reconcileOnce } from '../../api/services/runReconciler';
-import { startTurn } from '../../api/services/sessions';
-import { launchRun, newId } from '../../api/services/runLauncher';
+import { startTurn } from '../../api/services/turns/runTurn';
+import { newId } from '../../src/io/store/time';
+import { launchDeps, launchRun } from '../../api/services/runLauncher';
 import { DEFAULT_RUN_INPUT_LIMITS } from '../../api/services/runLimits';
 import { silentLogger } from '../../src/io/log';
 import type { AppError } from '../../src/errors';

@@ -6,37 +6,16 @@
  * then failed (3 of 32 and 6 of 62 in the issue). Now a client is told only once Temporal took
  * the start: every run whose id a client received ends finished (or still runs), never failed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { parseSse } from '../helpers/appHarness';
-import { appEnv, freePort, startAppProcess, waitHealthy, type AppProcess } from '../helpers/appProcess';
+import { appProcessSuite } from '../helpers/appProcessSuite';
 import { dsl } from '../helpers/canvasKit';
-import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
 import { startRelay } from '../helpers/temporalRelay';
 
-const KEY = `announced-key-${randomUUID()}`;
 const BEFORE_FREEZE = 4;
 const IN_FLIGHT = 16;
 
-let llm: ScriptedLlm;
-let dataDir: string;
-let port: number;
-let child: AppProcess | null = null;
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-announced-'));
-  port = await freePort();
-});
-
-afterAll(async () => {
-  await child?.kill();
-  await llm?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const app = appProcessSuite('announced');
 
 /** Streams a completion and resolves with the first task id the stream carried (null: none before it ended). */
 async function taskIdOf(res: Response): Promise<string | null> {
@@ -64,14 +43,12 @@ describe('streamed turns starting while the API dies', () => {
     const temporalAddress = inject('temporalAddress');
     const relay = await startRelay(temporalAddress);
     const extra = { RUN_RECONCILE_GRACE_S: '5', RUN_RECONCILE_INTERVAL_S: '1' };
-    const env = appEnv({ port, dataDir, apiKey: KEY, llmUrl: llm.url, temporalAddress: relay.address, extra });
-    const base = `http://127.0.0.1:${port}`;
-    const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+    const env = app.env({ temporalAddress: relay.address, extra });
+    const { base, auth } = app;
     const post = (url: string, body: unknown, signal?: AbortSignal) =>
       fetch(`${base}${url}`, { method: 'POST', headers: auth, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
 
-    child = startAppProcess(env);
-    await waitHealthy(base, child, 300_000);
+    const child = await app.start(env, 300_000);
     const canvas = dsl({
       begin: { name: 'Begin', downstream: ['Message:m'] },
       'Message:m': { name: 'Message', params: { content: ['got {sys.query}'] } },
@@ -101,8 +78,7 @@ describe('streamed turns starting while the API dies', () => {
       `[announced starts] ${told.length} task ids received (${BEFORE_FREEZE} before the freeze), ${relay.seen(/announced-q\d+-/g)} starts held\n`,
     );
 
-    child = startAppProcess({ ...env, TEMPORAL_ADDRESS: temporalAddress });
-    await waitHealthy(base, child, 300_000);
+    await app.start({ ...env, TEMPORAL_ADDRESS: temporalAddress }, 300_000);
     const statuses: Record<string, string> = {};
     for (const runId of told) {
       const res = await fetch(`${base}/api/v1/runs/${runId}/events`, { headers: auth, signal: AbortSignal.timeout(90_000) });

@@ -3,45 +3,21 @@
  * streams. After a restart on the same data folder the run finishes, the model call that had
  * finished before the crash is not made again, and the status route reports the run finished.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseSse, streamSse, type SseMessage } from '../helpers/appHarness';
-import { appEnv, freePort, startAppProcess, waitHealthy, type AppProcess } from '../helpers/appProcess';
+import { appProcessSuite } from '../helpers/appProcessSuite';
 import { dsl } from '../helpers/canvasKit';
-import { startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm';
 
-const KEY = `crash-key-${randomUUID()}`;
-
-let llm: ScriptedLlm;
-let dataDir: string;
-let port: number;
-let child: AppProcess | null = null;
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-crash-'));
-  port = await freePort();
-});
-
-afterAll(async () => {
-  await child?.kill();
-  await llm?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const app = appProcessSuite('crash');
 
 describe('a crash of the API + worker process', () => {
   it('resumes the run after a restart without repeating the finished model call', async () => {
-    const env = appEnv({ port, dataDir, apiKey: KEY, llmUrl: llm.url, temporalAddress: inject('temporalAddress') });
-    const base = `http://127.0.0.1:${port}`;
-    const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+    const env = app.env();
+    const { base, auth, llm } = app;
     llm.whenPromptIncludes('First step.', { content: 'facts gathered' });
     llm.whenPromptIncludes('Second step.', { content: Array.from({ length: 60 }, (_, i) => `w${i}`).join(' '), delayMs: 60 });
 
-    child = startAppProcess(env);
-    await waitHealthy(base, child);
+    const child = await app.start(env);
     const canvas = dsl({
       begin: { name: 'Begin', downstream: ['LLM:first'] },
       'LLM:first': { name: 'LLM', params: { llm_id: 'm@OpenAI', sys_prompt: 'First step.' }, downstream: ['LLM:second'] },
@@ -61,8 +37,7 @@ describe('a crash of the API + worker process', () => {
     const runId = String(before.at(-1)!.json!.task_id);
     await child.kill();
 
-    child = startAppProcess(env);
-    await waitHealthy(base, child);
+    await app.start(env);
     const after: SseMessage[] = await streamSse(
       `${base}/api/v1/runs/${runId}/events`,
       { headers: { ...auth, 'last-event-id': before.at(-1)!.id! } },

@@ -5,36 +5,15 @@
  * except at most the one batch that was in flight (PIPELINE_ITEM_CONCURRENCY=1, 32 items a
  * batch): finished batches are stored results the workflow never asks for again.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { appEnv, freePort, startAppProcess, waitHealthy, type AppProcess } from '../../helpers/appProcess';
-import { startScriptedLlm, type ScriptedLlm } from '../../helpers/scriptedLlm';
+import { describe, expect, it } from 'vitest';
+import { appProcessSuite } from '../../helpers/appProcessSuite';
 import { chunkTextOf, template, type Envelope } from './pipelineKit';
 
-const KEY = `pipeline-crash-${randomUUID()}`;
 const BATCH = 32;
 const CHUNKS = 300;
 const MARKDOWN = Array.from({ length: CHUNKS }, (_, i) => `Paragraph ${i} tells how valve ${i} of the pump is checked.`).join('\n\n');
 
-let llm: ScriptedLlm;
-let dataDir: string;
-let port: number;
-let child: AppProcess | null = null;
-
-beforeAll(async () => {
-  llm = await startScriptedLlm();
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-pipeline-crash-'));
-  port = await freePort();
-});
-
-afterAll(async () => {
-  await child?.kill();
-  await llm?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const app = appProcessSuite('pipeline-crash');
 
 /** chunk_summary with a TokenChunker budget that makes one chunk per paragraph. */
 function pipelineDsl(): Record<string, unknown> {
@@ -47,16 +26,8 @@ function pipelineDsl(): Record<string, unknown> {
 
 describe('a crash during a pipeline Extractor over 300 chunks', () => {
   it('finishes the document after a restart, asking the model for each chunk once (at most one batch again)', { timeout: 600_000 }, async () => {
-    const env = appEnv({
-      port,
-      dataDir,
-      apiKey: KEY,
-      llmUrl: llm.url,
-      temporalAddress: inject('temporalAddress'),
-      extra: { PIPELINE_ITEM_BATCH: String(BATCH), PIPELINE_ITEM_CONCURRENCY: '1' },
-    });
-    const base = `http://127.0.0.1:${port}`;
-    const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+    const env = app.env({ extra: { PIPELINE_ITEM_BATCH: String(BATCH), PIPELINE_ITEM_CONCURRENCY: '1' } });
+    const { base, auth, llm } = app;
     const call = async <T>(method: string, route: string, body?: unknown): Promise<Envelope<T>> => {
       const res = await fetch(`${base}${route}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
       return (await res.json()) as Envelope<T>;
@@ -64,8 +35,7 @@ describe('a crash during a pipeline Extractor over 300 chunks', () => {
     // A little latency per call so the kill lands mid-Extractor on any machine.
     llm.when((c) => (/summarizer/i.test(String(c.body.messages[0]?.content)) ? { content: `S: ${chunkTextOf(c).slice(0, 40)}`, delayMs: 15 } : undefined));
 
-    child = startAppProcess(env);
-    await waitHealthy(base, child);
+    const child = await app.start(env);
     const pipeline = await call<{ id: string }>('POST', '/api/v1/agents', { title: 'crash pipeline', dsl: pipelineDsl(), canvas_category: 'dataflow_canvas' });
     expect(pipeline.code, JSON.stringify(pipeline)).toBe(0);
     const dataset = await call<{ id: string }>('POST', '/api/v1/datasets', { name: 'crash ds', parse_type: 2, pipeline_id: pipeline.data.id });
@@ -83,8 +53,7 @@ describe('a crash during a pipeline Extractor over 300 chunks', () => {
     const atKill = llm.calls.length;
     expect(atKill).toBeLessThan(CHUNKS); // the kill landed mid-Extractor
 
-    child = startAppProcess(env);
-    await waitHealthy(base, child);
+    await app.start(env);
     const until = Date.now() + 400_000;
     let doc: { run: string; chunk_count: number; progress_msg: string } | undefined;
     while (Date.now() < until) {
