@@ -11,8 +11,8 @@ import { TENANT_ID_KEY } from '../../src/core/searchAttributes';
 import { AppError, type Problem } from '../../src/errors';
 import type { EvalRunsInput } from '../../workflows/evalRuns';
 import type { AppDeps } from '../deps';
-import { launchDeps } from '../services/completion';
-import { newId } from '../services/runLauncher';
+import { launchDeps } from '../services/runLauncher';
+import { newId } from '../../src/io/store/time';
 import { prepareReplay } from '../services/travelReplay';
 
 const EvalBody = z.object({

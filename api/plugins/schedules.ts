@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../../src/errors';
 import type { AppDeps } from '../deps';
+import { startableCanvas } from '../services/canvasVersions';
 import { checkBeginInputs } from '../services/sessions';
 import {
   actOnSchedule,
@@ -73,7 +74,8 @@ export async function schedulesPlugin(app: FastifyInstance, deps: AppDeps): Prom
     const session = b.session_id ? await deps.store.sessions.get(tenantId, agentId, b.session_id) : null;
     if (b.session_id && !session)
       throw new AppError('NOT_FOUND', `No session ${b.session_id} of this agent`, { problems: [{ path: '$.body.session_id', message: 'no such session' }] });
-    checkBeginInputs(canvas, { inputs: b.inputs, query: b.query, firstTurn: session ? session.messages.every((m) => m.role !== 'user') : true });
+    const { compiled } = startableCanvas(canvas, { query: b.query, inputs: b.inputs, files: [] }, deps.runInputLimits);
+    checkBeginInputs(compiled, { inputs: b.inputs, query: b.query, firstTurn: session ? session.messages.every((m) => m.role !== 'user') : true });
     return { ...b, cron: typeof b.cron === 'string' ? [b.cron] : b.cron };
   }
 

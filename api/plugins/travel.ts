@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppDeps } from '../deps';
-import { launchDeps } from '../services/completion';
+import { launchDeps } from '../services/runLauncher';
 import { forkRun, rerunFailed } from '../services/travel';
 import { replayRun } from '../services/travelReplay';
 

@@ -9,7 +9,7 @@
 import { isGrpcServiceError, ScheduleNotFoundError, type Client, type ScheduleDescription, type ScheduleOverlapPolicy } from '@temporalio/client';
 import { AppError } from '../../src/errors';
 import type { ScheduledRunInput } from '../../workflows/scheduledRun';
-import { newId } from './runLauncher';
+import { newId } from '../../src/io/store/time';
 
 export const OVERLAP_POLICIES = { skip: 'SKIP', buffer_one: 'BUFFER_ONE', buffer_all: 'BUFFER_ALL', allow_all: 'ALLOW_ALL' } as const;
 export type Overlap = keyof typeof OVERLAP_POLICIES;

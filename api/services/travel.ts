@@ -14,7 +14,8 @@ import { AppError, describeProblems, type Problem } from '../../src/errors';
 import type { CanvasRecord, RunRecord, Store } from '../../src/io/store/contract';
 import { canvasRunInput, RUN_REVISION, workflowIdFor } from '../../workflows/definitions';
 import { acceptCanvas } from '../canvasInput';
-import { newId, startsEagerly, type LaunchDeps } from './runLauncher';
+import { newId } from '../../src/io/store/time';
+import { startsEagerly, type LaunchDeps } from './runLauncher';
 
 export interface ForkRequest {
   /** The component the new run starts from. */

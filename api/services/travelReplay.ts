@@ -17,7 +17,8 @@ import { CANVAS_ID_KEY, RUN_STATUS_KEY, TENANT_ID_KEY } from '../../src/core/sea
 import { AppError, type Problem } from '../../src/errors';
 import type { JournalEntry, Store } from '../../src/io/store/contract';
 import { RUN_REVISION, workflowIdFor, type CanvasRunInput } from '../../workflows/definitions';
-import { newId, startsEagerly, type LaunchDeps } from './runLauncher';
+import { newId } from '../../src/io/store/time';
+import { startsEagerly, type LaunchDeps } from './runLauncher';
 import { editedCanvas } from './travel';
 
 export interface ReplayRequest {

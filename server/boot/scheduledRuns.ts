@@ -10,7 +10,8 @@
 import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { LaunchDeps } from '../../api/services/runLauncher';
+import { startableCanvas } from '../../api/services/canvasVersions';
+import { startRecordedRun, type LaunchDeps } from '../../api/services/runLauncher';
 import { beginTurn, beginTurnInNewSession } from '../../api/services/sessions';
 import { AppError } from '../../src/errors';
 import type { ScheduleActivities, ScheduledRunInput } from '../../workflows/scheduledRun';
@@ -38,15 +39,16 @@ export function scheduleActivities(deps: LaunchDeps): ScheduleActivities {
           files: [],
           userId: scheduleUser(input.scheduleId),
         };
+        const startable = startableCanvas(canvas, turn, deps.limits);
         if (input.sessionId) {
           const session = await deps.store.sessions.get(input.tenantId, canvas.id, input.sessionId);
           if (!session) throw new AppError('NOT_FOUND', `The session ${input.sessionId} of schedule ${input.scheduleId} no longer exists`);
-          const run = await (await beginTurn(deps, { ...turn, session })).start();
+          const run = await startRecordedRun(deps, (await beginTurn(deps, { ...turn, ...startable, session })).start);
           return { runId: run.runId, sessionId: session.id, workflowId: run.workflowId };
         }
         const name = `${input.scheduleId} ${createHash('sha1').update(actionId).digest('hex').slice(0, 8)}`;
-        const begun = await beginTurnInNewSession(deps, { ...turn, name });
-        const run = await begun.start();
+        const begun = await beginTurnInNewSession(deps, { ...turn, ...startable, name });
+        const run = await startRecordedRun(deps, begun.start);
         return { runId: run.runId, sessionId: begun.session.id, workflowId: run.workflowId };
       } catch (err) {
         throw failure(err);
