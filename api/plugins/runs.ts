@@ -114,7 +114,10 @@ export async function runsPlugin(app: FastifyInstance, deps: AppDeps): Promise<v
       }
       const queued = progress && !isTerminal(run) ? await queuedActivities(deps.temporal, run.workflow_id, Object.keys(progress.nodes), Date.now()) : [];
       // A fork's forked_from, reused_from and savings (api/services/travel.ts).
-      return { ...runView(run, progress, await store.runs.children(run.id), await workflowStarted(deps, run, progress), queued), ...(await travelView(store, run)) };
+      return {
+        ...runView(run, progress, await store.runs.children(run.id), await workflowStarted(deps, run, progress), queued),
+        ...(await travelView(store, run)),
+      };
     },
   );
 
