@@ -9,7 +9,8 @@ import type { RunSettings } from '../src/core/runSettings';
 import type { NestTarget } from '../src/core/engine/runEvents';
 import type { EngineCall } from '../src/core/engine/step';
 import type { PreparedCanvas } from '../src/core/engine/prepared';
-import type { RunState, RunStateV1, RunStatus, RunUsage, SessionState } from '../src/core/engine/state';
+import type { RunState, RunStatus, RunUsage, SessionState } from '../src/core/engine/state';
+import type { RunStateV1 } from '../src/core/engine/stateUpgrade';
 
 export type { RunProgress };
 

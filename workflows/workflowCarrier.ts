@@ -34,7 +34,8 @@ import { historyFull, runLoop, type PauseOutcome, type RunCarrier } from '../src
 import { carryingItems } from '../src/core/engine/parallelItems';
 import { describeFieldProblems } from '../src/core/components/forms';
 import type { NestTarget } from '../src/core/engine/runEvents';
-import { upgradeState, type RunStatus } from '../src/core/engine/state';
+import type { RunStatus } from '../src/core/engine/state';
+import { upgradeState } from '../src/core/engine/stateUpgrade';
 import { RUN_STATUS_KEY } from '../src/core/searchAttributes';
 import { carryCall } from './callCarrier';
 import { StepRecorder } from './stepRecorder';

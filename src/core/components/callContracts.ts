@@ -5,8 +5,10 @@
  */
 import type { PathSegment } from '../dsl/jsonPath';
 import type { MemoryExtractRequest, MemoryExtractResult, MemorySaveRequest, MemorySaveResult } from './memoryContracts';
+import type { SpeakRequest, SpeakResult } from './speechContracts';
 
 export type { MemoryExtractRequest, MemoryExtractResult, MemorySaveRequest, MemorySaveResult } from './memoryContracts';
+export { SPEAK_MAX_CHARS, type SpeakRequest, type SpeakResult } from './speechContracts';
 
 /** A tool call as the model wrote it (arguments are the model's raw JSON text). */
 export interface ToolCallRequest {
@@ -216,24 +218,6 @@ export interface BrowserObservation {
   /** What went wrong with the action (a refused navigation, an unknown index); the session goes on. */
   error?: string;
 }
-
-/** Speech for a Message with `auto_play` (RAGFlow's TTS): the audio goes straight into the run's log at `slot`. */
-export interface SpeakRequest {
-  /** The Message's text, cut to {@link SPEAK_MAX_CHARS} characters. */
-  text: string;
-  /** Where the `message` event with the audio is written: (seq, 1) of the run's log. */
-  slot: { runId: string; messageId: string; seq: number; createdAt: number };
-}
-
-export interface SpeakResult {
-  /** Bytes of audio written into the slot (0: none). */
-  bytes: number;
-  /** Why no audio was made (no speech endpoint configured). */
-  note?: string;
-}
-
-/** The longest text sent for speech: audio travels as hex in one event, so it stays a few MB at most. */
-export const SPEAK_MAX_CHARS = 4000;
 
 /** One item of a parallel Iteration: its body runs as a nested run of the engine (parallelItems.ts). */
 export interface IterationItemRequest {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../../test/helpers/canvasKit';
 import { startRun } from './run';
-import { upgradeState, type RunState, type RunStateV1 } from './state';
+import type { RunState } from './state';
+import { upgradeState, type RunStateV1 } from './stateUpgrade';
 
 /** A v2 state written the v1 way, as continue-as-new checkpoints in older histories hold it. */
 function asV1(s: RunState): RunStateV1 {
