@@ -1,7 +1,6 @@
 /**
- * A scripted OpenAI-compatible model server: a real HTTP peer the product talks to through the
- * `openai` package. Each test programs what the model answers (text, errors, a request that
- * hangs), and reads back what it was sent, how many calls it got, and whether the client hung up.
+ * A scripted OpenAI-compatible model server, a real HTTP peer reached through the `openai` package:
+ * a test programs the answers (text, errors, a hang) and reads what was sent, calls and hang-ups.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
