@@ -117,7 +117,7 @@ export async function runPage(main, runId) {
         model.status === 'failed' ? rerunButton(runId, outcome) : null,
         temporalLink(config, run.workflow_id),
       ),
-      ENDED.has(model.status) ? replayBox() : null,
+      model.status === 'finished' || model.status === 'failed' ? replayBox() : null,
     );
   }
 
