@@ -167,6 +167,6 @@ export function legend() {
   return h(
     'div',
     { class: 'legend' },
-    ...['waiting', 'queued', 'running', 'done', 'failed', 'paused', 'skipped', 'canceled'].map((st) => h('span', { class: `chip st-${st}` }, st)),
+    ...['waiting', 'queued', 'running', 'done', 'failed', 'paused', 'skipped', 'canceled', 'reused'].map((st) => h('span', { class: `chip st-${st}` }, st)),
   );
 }

@@ -53,15 +53,16 @@ function toolCallsView(calls) {
 
 /**
  * `n`: the node in the run model (may be absent: not reached yet); `progress`: its state from
- * the run's status query (calls made), if known.
+ * the run's status query (calls made), if known; `extras`: time travel's marks and forms, shown under the title.
  */
-export function nodePanel(id, n, state, progress) {
+export function nodePanel(id, n, state, progress, extras = []) {
   const execs = n?.execs ?? [];
   const calls = progress?.calls;
   return h(
     'section',
     { class: 'node-panel', 'data-panel-node': id },
     h('h3', {}, n?.name && n.name !== id ? `${n.name} ` : '', h('code', {}, id), ' ', badge(state)),
+    ...extras,
     h(
       'dl',
       { class: 'facts' },
@@ -80,7 +81,7 @@ export function nodePanel(id, n, state, progress) {
       progress?.usage?.total_tokens ? h('dt', {}, 'Tokens') : null,
       progress?.usage?.total_tokens ? h('dd', {}, String(progress.usage.total_tokens)) : null,
     ),
-    execs.length === 0 ? h('p', { class: 'muted' }, state === 'skipped' ? 'This node did not run.' : 'Not started yet.') : null,
+    execs.length === 0 && state !== 'reused' ? h('p', { class: 'muted' }, state === 'skipped' ? 'This node did not run.' : 'Not started yet.') : null,
     ...execs.map((x, i) => execView(x, i, execs.length)),
     n?.text ? h('div', {}, h('h4', {}, 'Streamed text'), h('div', { class: 'stream', 'data-role': 'node-text' }, n.text)) : null,
     n?.toolCalls?.length ? toolCallsView(n.toolCalls) : null,

@@ -11,6 +11,7 @@ import { nodePanel } from './nodePanel.js';
 import { applyEvent, newRunModel, shownNodeState } from './runState.js';
 import { EVENT } from './runEvents.js';
 import { uiConfig } from './config.js';
+import { forkForm, renderDiff, replayForm, rerunButton, reusedMark, travelFacts } from './travel.js';
 
 const ENDED = new Set(['finished', 'failed', 'canceled']);
 
@@ -52,6 +53,7 @@ export async function runPage(main, runId) {
   const formBox = h('div', { class: 'form-box', 'data-role': 'pause-form' });
   const reply = h('div', { class: 'stream', 'data-role': 'reply' });
   const outcome = h('div', { class: 'outcome' });
+  const diffBox = h('div', { 'data-role': 'diff-box' });
   const conn = h('span', { class: 'conn', 'data-role': 'connection' }, 'connecting…');
   replace(
     main,
@@ -59,7 +61,9 @@ export async function runPage(main, runId) {
     h('div', { class: 'run-body' }, h('div', { class: 'graph-col' }, graphBox, legend()), side),
     formBox,
     h('section', {}, h('h3', {}, 'Reply'), reply, outcome),
+    diffBox,
   );
+  renderDiff(diffBox, run);
 
   let graph = null;
   const drawn = () => {
@@ -105,7 +109,15 @@ export async function runPage(main, runId) {
         ),
         conn,
       ),
-      h('div', { class: 'actions' }, ENDED.has(model.status) ? null : cancel, temporalLink(config, run.workflow_id)),
+      travelFacts(run),
+      h(
+        'div',
+        { class: 'actions' },
+        ENDED.has(model.status) ? null : cancel,
+        model.status === 'failed' ? rerunButton(runId, outcome) : null,
+        temporalLink(config, run.workflow_id),
+      ),
+      model.status === 'finished' || model.status === 'failed' ? replayBox() : null,
     );
   }
 
@@ -149,19 +161,31 @@ export async function runPage(main, runId) {
     replace(formBox, el);
   }
 
+  // Built once: what is typed in them survives the stream's re-renders.
+  let replay;
+  const replayBox = () => (replay === undefined ? (replay = replayForm(runId, canvas.dsl)) : replay);
+  const forks = new Map();
+  const travelExtras = (id) => {
+    const forkable = (ENDED.has(model.status) || model.status === 'paused') && canvas.dsl?.components?.[id];
+    if (forkable && !forks.has(id)) forks.set(id, forkForm(runId, id, canvas.dsl.components[id].obj?.params));
+    return [reusedMark(run, id), forkable ? forks.get(id) : null];
+  };
+
   let panelShows = null;
   function render() {
     renderHead();
-    const stateOf = (id) => shownNodeState(model, id, progress);
+    // A node a fork took from its source ran in no event of this run: it shows as reused.
+    const reused = (id) => run.reused_from?.components?.includes(id) && !model.nodes[id]?.execs.length;
+    const stateOf = (id) => (reused(id) ? 'reused' : shownNodeState(model, id, progress));
     graph?.paint(stateOf, selected);
     // Redrawn only when what it shows changed: opened sections and selections survive the stream.
     const n = model.nodes[selected];
     const shown = [selected, stateOf(selected), n?.execs.length, n?.execs.filter((x) => x.finished).length, n?.text.length, n?.toolCalls.length]
-      .concat([n?.children.length, n?.retries, JSON.stringify(progress[selected] ?? null)])
+      .concat([n?.children.length, n?.retries, JSON.stringify(progress[selected] ?? null), model.status])
       .join('|');
     if (shown !== panelShows) {
       panelShows = shown;
-      if (selected) replace(side, nodePanel(selected, n, stateOf(selected), progress[selected]));
+      if (selected) replace(side, nodePanel(selected, n, stateOf(selected), progress[selected], travelExtras(selected)));
       else replace(side, h('p', { class: 'muted' }, 'Click a node to see its inputs, outputs, tool calls and timing.'));
     }
     renderForm();
@@ -187,6 +211,7 @@ export async function runPage(main, runId) {
       if (!fresh) return;
       progress = fresh.nodes ?? progress;
       run.children = fresh.children ?? run.children;
+      if (fresh.diff && !run.diff) renderDiff(diffBox, Object.assign(run, { diff: fresh.diff }));
       if (model.status === 'paused') model.pausedIds = fresh.pending_inputs?.component_ids ?? [];
       schedule();
     }, 300);
