@@ -129,10 +129,11 @@ export default defineConfig({
     hookTimeout: 120_000,
     projects: [
       { extends: true, test: { name: 'pure', include: tiers.pure } },
-      { extends: true, test: { name: 'services', include: tiers.services } },
+      // Both integration tiers make the PGlite template their empty stores start from (test/storeTemplateSetup.ts).
+      { extends: true, test: { name: 'services', include: tiers.services, globalSetup: ['test/storeTemplateSetup.ts'] } },
       // Only this project boots the shared dev server and builds the workflow bundle; vitest runs
       // a project's global setup only when some of its files are selected.
-      { extends: true, test: { name: 'temporal', include: tiers.temporal, globalSetup: ['test/globalSetup.ts'] } },
+      { extends: true, test: { name: 'temporal', include: tiers.temporal, globalSetup: ['test/storeTemplateSetup.ts', 'test/globalSetup.ts'] } },
     ],
   },
 });
