@@ -30,9 +30,7 @@ async function schemaOf(store: Store): Promise<{ migrations: unknown[]; columns:
   const db = storeDb(store);
   const migrations = (await db.query('SELECT version, name FROM schema_migrations ORDER BY version')).rows;
   const columns = (
-    await db.query(
-      `SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, column_name`,
-    )
+    await db.query(`SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, column_name`)
   ).rows;
   const tenants = (await store.tenants.list()).length;
   return { migrations, columns, tenants };

@@ -1,5 +1,6 @@
 // PGlite on a thread of its own, serving the Db of src/io/store/pgliteThread.ts over messages.
 // Plain JavaScript: a worker thread does not inherit the parent's TypeScript loader.
+import { Blob } from 'node:buffer';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
