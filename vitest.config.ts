@@ -123,8 +123,11 @@ const tiers = sortTests(path.dirname(fileURLToPath(import.meta.url)));
 export default defineConfig({
   test: {
     pool: 'forks',
-    // Integration tests share one Temporal dev server and one PostgreSQL; two cores.
-    maxWorkers: 2,
+    // Integration tests share one Temporal dev server and one PostgreSQL. Three test files at once
+    // on two cores: most of a file's time is spent waiting (on the dev server, a child process, a
+    // timer), and with the shared PGlite template and workflow bundle a file's own CPU is small
+    // (docs/BENCHMARKS.md, "Test suite"). AGENT_CANVAS_TEST_WORKERS overrides it.
+    maxWorkers: Number(process.env.AGENT_CANVAS_TEST_WORKERS ?? 3),
     testTimeout: 60_000,
     hookTimeout: 120_000,
     projects: [
