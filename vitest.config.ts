@@ -119,7 +119,7 @@ function resolveModule(from: string, specifier: string): string | undefined {
 const tiers = sortTests(path.dirname(fileURLToPath(import.meta.url)));
 
 // `npx vitest run --project pure` runs the tests that boot nothing, without the Temporal dev
-// server; `npm test` runs all three (scripts/run.mjs: pure first, then the other two together).
+// server; `npm test` runs all three (scripts/run.mjs: pure beside the checks, then the other two together).
 export default defineConfig({
   test: {
     pool: 'forks',
