@@ -1,6 +1,7 @@
 /**
- * PostgreSQL stopped for OUTAGE_S (15 s; POSTGRES_OUTAGE_S=30 for the figure in docs/BENCHMARKS.md) in the middle of runs (`pg_ctl stop -m fast`, then started again on
- * the same port and data), under a worker process and an API process:
+ * PostgreSQL stopped for OUTAGE_S (15 s; POSTGRES_OUTAGE_S=30 for the figure in
+ * docs/BENCHMARKS.md) in the middle of runs (`pg_ctl stop -m fast`, then started again on the
+ * same port and data), under a worker process and an API process:
  * - the model calls streaming into the log wait for the store and go on (no run fails, no model
  *   call is made again), event writes retry with backoff;
  * - the API answers 503 with a message that says the database is unavailable (not 500), on our
