@@ -119,20 +119,24 @@ function resolveModule(from: string, specifier: string): string | undefined {
 const tiers = sortTests(path.dirname(fileURLToPath(import.meta.url)));
 
 // `npx vitest run --project pure` runs the tests that boot nothing, without the Temporal dev
-// server; `npm test` runs all three (scripts/run.mjs: pure first, then the other two together).
+// server; `npm test` runs all three (scripts/run.mjs: pure beside the checks, then the other two together).
 export default defineConfig({
   test: {
     pool: 'forks',
-    // Integration tests share one Temporal dev server and one PostgreSQL; two cores.
-    maxWorkers: 2,
+    // Integration tests share one Temporal dev server and one PostgreSQL. Three test files at once
+    // on two cores: most of a file's time is spent waiting (on the dev server, a child process, a
+    // timer), and with the shared PGlite template and workflow bundle a file's own CPU is small
+    // (docs/BENCHMARKS.md, "Test suite"). AGENT_CANVAS_TEST_WORKERS overrides it.
+    maxWorkers: Number(process.env.AGENT_CANVAS_TEST_WORKERS ?? 3),
     testTimeout: 60_000,
     hookTimeout: 120_000,
     projects: [
       { extends: true, test: { name: 'pure', include: tiers.pure } },
-      { extends: true, test: { name: 'services', include: tiers.services } },
+      // Both integration tiers make the PGlite template their empty stores start from (test/storeTemplateSetup.ts).
+      { extends: true, test: { name: 'services', include: tiers.services, globalSetup: ['test/storeTemplateSetup.ts'] } },
       // Only this project boots the shared dev server and builds the workflow bundle; vitest runs
       // a project's global setup only when some of its files are selected.
-      { extends: true, test: { name: 'temporal', include: tiers.temporal, globalSetup: ['test/globalSetup.ts'] } },
+      { extends: true, test: { name: 'temporal', include: tiers.temporal, globalSetup: ['test/storeTemplateSetup.ts', 'test/globalSetup.ts'] } },
     ],
   },
 });

@@ -45,6 +45,8 @@ export interface HttpLimits {
   /** Failed API-key attempts one address may make per window before it gets 429 (0: no throttle). */
   authFailureLimit: number;
   authFailureWindowMs: number;
+  /** How long a form answer waits for a worker of its run to take it before a 503 with Retry-After (api/services/inputs.ts). */
+  formAnswerWaitMs: number;
 }
 
 /** Descriptors kept for everything but client sockets: at least 256, or a fifth of the limit. */
@@ -69,6 +71,7 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   listenBacklog: 4096,
   authFailureLimit: 20,
   authFailureWindowMs: 60_000,
+  formAnswerWaitMs: 30_000,
 };
 
 const ENV: Record<Exclude<keyof HttpLimits, 'trustProxy'>, string> = {
@@ -80,6 +83,7 @@ const ENV: Record<Exclude<keyof HttpLimits, 'trustProxy'>, string> = {
   listenBacklog: 'HTTP_LISTEN_BACKLOG',
   authFailureLimit: 'AUTH_FAILURE_LIMIT',
   authFailureWindowMs: 'AUTH_FAILURE_WINDOW_MS',
+  formAnswerWaitMs: 'FORM_ANSWER_WAIT_MS',
 };
 
 /** HTTP_TRUST_PROXY: empty/false, true, or comma-separated addresses/CIDRs of the proxies. */
@@ -99,7 +103,7 @@ export function httpLimitsFromEnv(env: Record<string, string | undefined>): Http
     if (!/^\d+$/.test(raw)) throw new Error(`${ENV[key]} must be a whole number ≥ 0, got ${JSON.stringify(raw)}`);
     limits[key] = Number(raw);
   }
-  for (const key of ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'listenBacklog', 'authFailureWindowMs'] as const)
+  for (const key of ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'listenBacklog', 'authFailureWindowMs', 'formAnswerWaitMs'] as const)
     if (limits[key] === 0) throw new Error(`${ENV[key]} must be above 0 (an unbounded wait is what it prevents)`);
   if (limits.headersTimeoutMs > limits.requestTimeoutMs)
     throw new Error(`${ENV.headersTimeoutMs} (${limits.headersTimeoutMs}) must not exceed ${ENV.requestTimeoutMs} (${limits.requestTimeoutMs})`);

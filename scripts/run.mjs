@@ -107,43 +107,64 @@ function runStart(mainArgs) {
   });
 }
 
-/** typecheck → lint → layers → tests, stopping at the first failure; resolves to that step's exit code. */
+/**
+ * The checks, then the tests, in stages: the steps of a stage run side by side (the checks and the
+ * pure tests are single-threaded and short; on two cores together they take about half as long as
+ * one after another), each one's output printed whole when it ends; a stage with a failure stops
+ * the run. Resolves to the first failing step's exit code.
+ */
 async function runTests(vitestArgs) {
   const skipLint = process.env.AGENT_CANVAS_SKIP_LINT === '1';
-  const steps = [
-    ...(skipLint
-      ? []
-      : [
-          { name: 'typecheck', bin: ['typescript', 'tsc'], args: ['--noEmit', '-p', '.'] },
-          { name: 'lint', bin: ['eslint', 'eslint'], args: ['.'] },
-          // One formatting (prettier.config.mjs); `npm run format` fixes what this reports.
-          { name: 'format', bin: ['prettier', 'prettier'], args: ['--check', '--log-level', 'warn', '.'] },
-          // Layers and import cycles (rules in .dependency-cruiser.mjs).
-          { name: 'layers', bin: ['dependency-cruiser', 'depcruise'], args: [...LAYER_CHECKED, '--config', '.dependency-cruiser.mjs'] },
-        ]),
-    // Without arguments, the tests that boot nothing run first and alone (seconds, no Temporal
-    // dev server: a broken core fails fast), then the integration tiers together (vitest.config.ts).
-    // With arguments (files, `--project pure` for the fast tier alone, ...), one vitest run with those.
-    ...(vitestArgs.length === 0
+  const checks = skipLint
+    ? []
+    : [
+        { name: 'typecheck', bin: ['typescript', 'tsc'], args: ['--noEmit', '-p', '.'] },
+        { name: 'lint', bin: ['eslint', 'eslint'], args: ['.'] },
+        // One formatting (prettier.config.mjs); `npm run format` fixes what this reports.
+        { name: 'format', bin: ['prettier', 'prettier'], args: ['--check', '--log-level', 'warn', '.'] },
+        // Layers and import cycles (rules in .dependency-cruiser.mjs).
+        { name: 'layers', bin: ['dependency-cruiser', 'depcruise'], args: [...LAYER_CHECKED, '--config', '.dependency-cruiser.mjs'] },
+      ];
+  // Without arguments, the tests that boot nothing run with the checks (seconds, no Temporal dev
+  // server: a broken core fails before the integration tiers start), then the integration tiers
+  // together (vitest.config.ts). With arguments (files, `--project pure` for the fast tier alone,
+  // ...), the checks, then one vitest run with those.
+  const stages =
+    vitestArgs.length === 0
       ? [
-          { name: 'pure tests', bin: ['vitest', 'vitest'], args: ['run', '--project', 'pure'] },
-          { name: 'integration tests', bin: ['vitest', 'vitest'], args: ['run', '--project', 'services', '--project', 'temporal'] },
+          [...checks, { name: 'pure tests', bin: ['vitest', 'vitest'], args: ['run', '--project', 'pure'] }],
+          [{ name: 'integration tests', bin: ['vitest', 'vitest'], args: ['run', '--project', 'services', '--project', 'temporal'] }],
         ]
-      : [{ name: 'tests', bin: ['vitest', 'vitest'], args: ['run', ...vitestArgs] }]),
-  ];
+      : [checks, [{ name: 'tests', bin: ['vitest', 'vitest'], args: ['run', ...vitestArgs] }]];
   if (skipLint) console.log('== typecheck and lint skipped (AGENT_CANVAS_SKIP_LINT=1)');
   const timings = [];
   let code = 0;
-  for (const step of steps) {
-    console.log(`== ${step.name}`);
-    const started = Date.now();
-    // Node + the package's bin script directly: no npx startup cost, no npm noise.
-    const child = spawn(process.execPath, [binScript(...step.bin), ...step.args], { cwd: root, stdio: 'inherit' });
-    code = await exitCodeOf(child);
-    timings.push(`${step.name} ${((Date.now() - started) / 1000).toFixed(1)}s${code === 0 ? '' : ` (failed, exit ${code})`}`);
+  for (const stage of stages.filter((steps) => steps.length > 0)) {
+    const codes = await Promise.all(stage.map((step) => runStep(step, stage.length === 1, timings)));
+    code = codes.find((c) => c !== 0) ?? 0;
     if (code !== 0) break;
   }
   console.log(`== ${code === 0 ? 'passed' : 'FAILED'}: ${timings.join(', ')}`);
+  return code;
+}
+
+/** Runs one step; alone, its output streams; beside others, it is printed whole when it ends. */
+async function runStep(step, alone, timings) {
+  const started = Date.now();
+  if (alone) console.log(`== ${step.name}`);
+  // Node + the package's bin script directly: no npx startup cost, no npm noise.
+  const child = spawn(process.execPath, [binScript(...step.bin), ...step.args], {
+    cwd: root,
+    stdio: alone ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+    env: alone ? process.env : { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' },
+  });
+  const output = [];
+  child.stdout?.on('data', (d) => output.push(d));
+  child.stderr?.on('data', (d) => output.push(d));
+  const code = await exitCodeOf(child);
+  const took = `${((Date.now() - started) / 1000).toFixed(1)}s`;
+  if (!alone) process.stdout.write(`== ${step.name} (${took})\n${Buffer.concat(output).toString()}`);
+  timings.push(`${step.name} ${took}${code === 0 ? '' : ` (failed, exit ${code})`}`);
   return code;
 }
 

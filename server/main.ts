@@ -99,6 +99,7 @@ async function main(): Promise<void> {
       maxCachedWorkflows: config.workerMaxCachedWorkflows,
       capacity: config.workerCapacity,
       stackTraces: config.workerStackTraces,
+      ...(config.workerWorkflowBundle ? { workflowBundlePath: config.workerWorkflowBundle } : {}),
       shutdownGraceMs,
       ...(deploymentVersion ? { deployment: { version: deploymentVersion } } : {}),
     }));

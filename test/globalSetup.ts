@@ -53,7 +53,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   log(`Temporal dev server at ${address}; workflow bundle built in ${Date.now() - started} ms`);
   project.provide('temporalAddress', address);
   project.provide('workflowBundlePath', bundlePath);
+  // For the server processes tests start through appEnv (test/helpers/appProcess.ts): WORKER_WORKFLOW_BUNDLE.
+  process.env.AGENT_CANVAS_TEST_WORKFLOW_BUNDLE = bundlePath;
   return async () => {
+    delete process.env.AGENT_CANVAS_TEST_WORKFLOW_BUNDLE;
     await env.teardown();
     rmSync(dir, { recursive: true, force: true });
   };

@@ -6,7 +6,8 @@
  * answers. The update id names the pause, so an answer sent again (by the client, or by this
  * loop after a workflow task that took it was lost with its worker) is applied once: Temporal
  * answers a repeat with the first one's outcome. Nothing waits unbounded: when no worker of the
- * run takes the answer within ANSWER_WAIT_MS the request ends in a 503 with Retry-After.
+ * run takes the answer within FORM_ANSWER_WAIT_MS (api/httpLimits.ts, default 30 s) the request
+ * ends in a 503 with Retry-After.
  */
 import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import type { FieldProblem } from '../../src/core/components/forms';
@@ -15,6 +16,7 @@ import { AppError } from '../../src/errors';
 import type { RunRecord } from '../../src/io/store/contract';
 import { FORM_INVALID, INPUTS_NOT_WAITING, progressQuery, submitInputsUpdate } from '../../workflows/definitions';
 import type { AppDeps } from '../deps';
+import { DEFAULT_HTTP_LIMITS } from '../httpLimits';
 import { workerPolls } from './runWorkers';
 
 /** Where the continuation of a resumed run starts in its event log (exclusive). */
@@ -22,8 +24,6 @@ export interface Resumed {
   after: { seq: number; sub: number };
 }
 
-/** How long an answer waits for a worker of its run to take it (retried within, then 503). */
-export const ANSWER_WAIT_MS = 30_000;
 /** One update call's bound: a repeat re-sends it (a workflow task that took it may have died with its worker). */
 const UPDATE_CALL_MS = 10_000;
 /** How long the progress query may take (it needs a worker too). */
@@ -98,7 +98,9 @@ export async function submitRunInputs(deps: AppDeps, run: RunRecord, submission:
   const pause = await currentPause(deps, run);
   const handle = deps.temporal.workflow.getHandle(run.workflow_id);
   const options = { args: [{ ...submission, pauseSeq: pause.seq }] as [typeof submission & { pauseSeq: number }], updateId: `inputs-${run.id}-${pause.seq}` };
-  const deadline = Date.now() + ANSWER_WAIT_MS;
+  // How long the answer waits for a worker of its run to take it (retried within, then 503).
+  const waitMs = (deps.httpLimits ?? DEFAULT_HTTP_LIMITS).formAnswerWaitMs;
+  const deadline = Date.now() + waitMs;
   for (;;) {
     try {
       const accepted = await deps.temporal.connection.withDeadline(Math.min(deadline, Date.now() + UPDATE_CALL_MS), () =>
@@ -117,10 +119,7 @@ export async function submitRunInputs(deps: AppDeps, run: RunRecord, submission:
       // Not taken yet: its worker is busy, gone, or died with the task that took it. The same id
       // again either re-admits the answer or returns the outcome it already had.
       if (Date.now() >= deadline)
-        throw unavailable(
-          run,
-          `No worker of the run took the answer within ${ANSWER_WAIT_MS / 1000} s; repeat the request (an answer repeated is applied once).`,
-        );
+        throw unavailable(run, `No worker of the run took the answer within ${waitMs / 1000} s; repeat the request (an answer repeated is applied once).`);
     }
   }
 }

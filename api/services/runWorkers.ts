@@ -7,7 +7,7 @@
  * version's pollers on the queue, each with its deployment options (dev server 1.29.1, checked):
  * when all fresh pollers name a version and none is the run's, no worker can take its answer.
  * A poller that names no version leaves it open ('unknown'): the answer's bounded wait (inputs.ts,
- * ANSWER_WAIT_MS) decides then. A worker stopped a moment ago still counts until its last poll is
+ * FORM_ANSWER_WAIT_MS) decides then. A worker stopped a moment ago still counts until its last poll is
  * POLLER_FRESH_MS old; the bounded wait covers that minute too.
  */
 import { WorkflowNotFoundError } from '@temporalio/client';

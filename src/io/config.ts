@@ -41,6 +41,9 @@ const EnvSchema = z.object({
   WORKER_MAX_LOCAL_ACTIVITIES: z.coerce.number().int().min(1).max(100_000).optional(),
   // Workflow stack traces (Temporal UI's Stack Trace tab): off, they cost a third of the time a run's activations take (workflows/preloadWithoutStacks.ts).
   WORKER_STACK_TRACES: z.enum(['true', 'false', '1', '0']).default('false'),
+  // A workflow bundle built beforehand (bundleWorkflowCode's code, written to a file): the worker
+  // loads it instead of bundling workflows/ at every start (seconds of CPU). Unset: bundle now.
+  WORKER_WORKFLOW_BUNDLE: z.string().min(1).optional(),
   // Worker Deployment versioning (src/io/temporal/deployment.ts); `npm start` turns it on. The build
   // id defaults to package version + git commit; `manual` leaves promotion to the operator.
   WORKER_VERSIONING: z.enum(['true', 'false', '1', '0']).default('false'),
@@ -125,6 +128,8 @@ export interface AppConfig {
   workerCapacity: { activities?: number; workflowTasks?: number; localActivities?: number };
   /** The worker's workflows answer the stack-trace query and raise errors with frames. */
   workerStackTraces: boolean;
+  /** A prebuilt workflow bundle's path; undefined: bundle workflows/ at start. */
+  workerWorkflowBundle: string | undefined;
   /** The worker polls as a Worker Deployment version; null: unversioned. `auto`: it makes itself current unless a newer version is. */
   workerVersioning: { deploymentName: string; buildId: string | undefined; promote: 'auto' | 'manual' } | null;
   /** Bound on a graceful shutdown (drain, then close), ms. */
@@ -171,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): AppConf
     workerMaxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
     workerCapacity: { activities: e.WORKER_MAX_ACTIVITIES, workflowTasks: e.WORKER_MAX_WORKFLOW_TASKS, localActivities: e.WORKER_MAX_LOCAL_ACTIVITIES },
     workerStackTraces: e.WORKER_STACK_TRACES === 'true' || e.WORKER_STACK_TRACES === '1',
+    workerWorkflowBundle: e.WORKER_WORKFLOW_BUNDLE,
     workerVersioning:
       e.WORKER_VERSIONING === 'true' || e.WORKER_VERSIONING === '1'
         ? { deploymentName: e.WORKER_DEPLOYMENT_NAME, buildId: e.WORKER_BUILD_ID, promote: e.WORKER_PROMOTE }

@@ -219,6 +219,8 @@ describe('settings', () => {
     });
     expect(() => httpLimitsFromEnv({ HTTP_REQUEST_TIMEOUT_MS: '10s' })).toThrow('HTTP_REQUEST_TIMEOUT_MS must be a whole number ≥ 0, got "10s"');
     expect(() => httpLimitsFromEnv({ HTTP_HEADERS_TIMEOUT_MS: '0' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS must be above 0/);
+    expect(httpLimitsFromEnv({ FORM_ANSWER_WAIT_MS: '5000' }).formAnswerWaitMs).toBe(5000);
+    expect(() => httpLimitsFromEnv({ FORM_ANSWER_WAIT_MS: '0' })).toThrow(/FORM_ANSWER_WAIT_MS must be above 0/);
     expect(httpLimitsFromEnv({ HTTP_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toBe('10.0.0.0/8, 127.0.0.1');
     expect(httpLimitsFromEnv({}).trustProxy).toBe(false);
   });

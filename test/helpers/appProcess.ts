@@ -81,6 +81,8 @@ export function appEnv(opts: {
     ACTIVITY_HEARTBEAT_TIMEOUT_MS: '2000',
     LOAD_EXAMPLES: 'false',
     LOG_LEVEL: 'warn',
+    // The bundle the suite's global setup built (test/globalSetup.ts), instead of one per start.
+    ...(process.env.AGENT_CANVAS_TEST_WORKFLOW_BUNDLE ? { WORKER_WORKFLOW_BUNDLE: process.env.AGENT_CANVAS_TEST_WORKFLOW_BUNDLE } : {}),
     ...opts.extra,
   };
 }

@@ -40,8 +40,15 @@ function testServerLauncher(): string {
   const dir = path.join(root, '.tools/temporal-test-server', TEST_SERVER_VERSION);
   const launcher = path.join(dir, 'test-server');
   const classpathFile = path.join(dir, 'classpath.txt');
-  const cached = existsSync(launcher) && existsSync(classpathFile) && readFileSync(classpathFile, 'utf8').split(path.delimiter).every(existsSync);
-  if (cached) return launcher;
+  // The classpath file is found next to the script, not by an absolute path: a .tools folder
+  // shared between checkouts (or moved) keeps a working launcher.
+  const script = `#!/bin/sh\nexec java -cp "$(cat "$(dirname "$0")/classpath.txt")" io.temporal.testserver.TestServer "$@"\n`;
+  const resolved = existsSync(classpathFile) && readFileSync(classpathFile, 'utf8').split(path.delimiter).every(existsSync);
+  if (resolved) {
+    if (!existsSync(launcher) || readFileSync(launcher, 'utf8') !== script) writeFileSync(launcher, script);
+    chmodSync(launcher, 0o755);
+    return launcher;
+  }
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     path.join(dir, 'pom.xml'),
@@ -61,7 +68,7 @@ function testServerLauncher(): string {
   });
   if (built.status !== 0)
     throw new Error(`mvn could not resolve io.temporal:temporal-test-server:${TEST_SERVER_VERSION}:\n${(built.stdout + built.stderr).slice(-4000)}`);
-  writeFileSync(launcher, `#!/bin/sh\nexec java -cp "$(cat '${classpathFile}')" io.temporal.testserver.TestServer "$@"\n`);
+  writeFileSync(launcher, script);
   chmodSync(launcher, 0o755);
   return launcher;
 }

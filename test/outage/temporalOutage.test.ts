@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { skipBecause } from '../helpers/skip';
 import { launchRun, type LaunchDeps } from '../../api/services/runLauncher';
 import { obtainTemporalCli } from '../../src/io/temporal/cli';
@@ -104,8 +104,11 @@ async function streamsThroughOutage(heartbeatTimeoutMs: number, name: string): P
   }
 }
 
-describe('a Temporal outage while model answers stream', () => {
+// The two cases run side by side (each has its own dev server, database file and prompt): their
+// outages overlap instead of adding up.
+describe.concurrent('a Temporal outage while model answers stream', () => {
   it(`does not call the model again for a ${OUTAGE_S} s outage with the default heartbeat timeout`, async (t) => {
+    const { expect } = t;
     if (!cliPath) skipBecause(t, 'no Temporal CLI to start a persisted dev server with');
     const { calls, results } = await streamsThroughOutage(DEFAULT_RUN_SETTINGS.heartbeatTimeoutMs, 'default');
     console.log(
@@ -116,6 +119,7 @@ describe('a Temporal outage while model answers stream', () => {
   }, 180_000);
 
   it(`calls each in-flight model again when the heartbeat timeout is shorter than the outage (10 s, the old default)`, async (t) => {
+    const { expect } = t;
     if (!cliPath) skipBecause(t, 'no Temporal CLI to start a persisted dev server with');
     const { calls, results } = await streamsThroughOutage(10_000, 'short');
     console.log(`[temporal outage] heartbeat timeout 10000 ms, ${OUTAGE_S} s outage: model calls per run ${calls.join(', ')}`);

@@ -18,7 +18,8 @@ import { portIsFree, processTree, stillRunning, type ProcessInfo } from './proce
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const KEY = 'launcher-stop-test-key';
-const SHUTDOWN_TIMEOUT_MS = 10_000;
+/** Short: a stop waits half of it for the sandboxed activity (which sleeps on), so every case pays it. */
+const SHUTDOWN_TIMEOUT_MS = 4_000;
 /** Beyond the shutdown bound: process exits and the dev server's own stop, on a loaded 2-core machine. */
 const SLACK_MS = 15_000;
 

@@ -13,6 +13,8 @@ export interface OpenDbOptions {
   dataDir?: string;
   /** Where warnings go (missing pgvector, lost LISTEN connection...). Defaults to console.warn. */
   log?: (msg: string) => void;
+  /** An empty PGlite database starts from this dumped data folder (OpenStoreOptions.pgliteTemplate). */
+  pgliteTemplate?: string;
 }
 
 /** A Db plus what was found while opening it. */
@@ -28,7 +30,7 @@ export interface OpenedDb extends Db {
  */
 export async function openDb(opts: OpenDbOptions): Promise<OpenedDb> {
   const log = opts.log ?? ((msg: string) => console.warn(msg));
-  const db = opts.databaseUrl ? await createPgDb(opts.databaseUrl, log) : await createPgliteThreadDb(opts.dataDir);
+  const db = opts.databaseUrl ? await createPgDb(opts.databaseUrl, log) : await createPgliteThreadDb(opts.dataDir, opts.pgliteTemplate);
   let hasVector = true;
   try {
     await db.query('CREATE EXTENSION IF NOT EXISTS vector');

@@ -40,12 +40,13 @@ function rebuild(error: Reply['error']): Error {
 }
 
 /**
- * Opens PGlite persisted in `dataDir`, or in memory when none is given, on a thread of its own.
+ * Opens PGlite persisted in `dataDir`, or in memory when none is given, on a thread of its own;
+ * an empty one starts from `template` (a dumped data folder) when given.
  * @throws AppError STORE_UNAVAILABLE when it cannot be opened.
  */
-export async function createPgliteThreadDb(dataDir?: string): Promise<Db> {
+export async function createPgliteThreadDb(dataDir?: string, template?: string): Promise<Db> {
   // Plain JavaScript: none of the process's flags (its TypeScript loader, `--input-type`…) apply.
-  const worker = new Worker(new URL('./pgliteWorker.mjs', import.meta.url), { workerData: { dataDir }, execArgv: [] });
+  const worker = new Worker(new URL('./pgliteWorker.mjs', import.meta.url), { workerData: { dataDir, template }, execArgv: [] });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
   const listeners = new Map<number, (payload: string) => void>();
   let nextId = 1;

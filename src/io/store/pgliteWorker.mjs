@@ -1,6 +1,7 @@
 // PGlite on a thread of its own, serving the Db of src/io/store/pgliteThread.ts over messages.
 // Plain JavaScript: a worker thread does not inherit the parent's TypeScript loader.
-import { mkdir } from 'node:fs/promises';
+import { Blob } from 'node:buffer';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
@@ -19,7 +20,10 @@ let nextId = 1;
 
 const opened = (async () => {
   if (workerData.dataDir) await mkdir(workerData.dataDir, { recursive: true });
-  return PGlite.create(workerData.dataDir, { extensions: { vector } });
+  // An empty database starts from the template (a dumped, migrated data folder) when there is one.
+  const empty = !workerData.dataDir || (await readdir(workerData.dataDir)).length === 0;
+  const loadDataDir = workerData.template && empty ? new Blob([await readFile(workerData.template)]) : undefined;
+  return PGlite.create(workerData.dataDir, { extensions: { vector }, ...(loadDataDir ? { loadDataDir } : {}) });
 })();
 // Reported to every request (the first is `open`); not an unhandled rejection meanwhile.
 opened.catch(() => undefined);

@@ -28,6 +28,12 @@ export interface OpenStoreOptions {
   log?: (msg: string) => void;
   /** Keys the stored API key hashes (HMAC); key operations fail without it. Never stored. */
   apiKeySecret?: string;
+  /**
+   * A migrated PGlite data folder as PGlite's `dumpDataDir` writes it (a tarball): an empty PGlite
+   * store starts from it instead of running initdb and every migration (seconds of CPU each time;
+   * the test suite opens a hundred). Migrations newer than it still run. Default: PGLITE_TEMPLATE.
+   */
+  pgliteTemplate?: string;
 }
 
 /** Repositories over an already migrated `db`; `close()` closes the db. */
@@ -70,7 +76,7 @@ export function createStore(db: Db, opts: { vector?: boolean; apiKeySecret?: str
  * @throws AppError STORE_UNAVAILABLE when the database cannot be opened.
  */
 export async function openStore(opts: OpenStoreOptions): Promise<Store> {
-  const db = await openDb(opts);
+  const db = await openDb({ ...opts, pgliteTemplate: opts.pgliteTemplate ?? (process.env.PGLITE_TEMPLATE || undefined) });
   try {
     await migrate(db);
     if (db.hasVector) await prepareVectorColumn(db);
