@@ -63,7 +63,7 @@ describe('references to components that do not exist, as RAGFlow runs them', () 
     );
     if (!r.ok) throw new Error(`expected the canvas to compile: ${JSON.stringify(r.problems)}`);
     expect(r.warnings.map((w) => w.path)).toContain('$.components["LLM:a"].obj.params.sys_prompt');
-    const run = await driver({ 'LLM:a': [{ content: 'never asked' }] }).run(r.canvas, { query: 'hi' });
+    const run = await driver({ 'LLM:a': ['never asked'] }).run(r.canvas, { query: 'hi' });
     expect(run.state.nodes['LLM:a']?.status).toBe('failed');
     expect(run.state.status).toBe('failed');
     expect(run.state.error).toMatch(/Can't find variable: 'Ghost:2@content'/);
