@@ -11,7 +11,7 @@ export interface AcceptedCanvas {
   dsl: Record<string, unknown>;
   compiled: CompiledCanvas;
   meta: ReturnType<typeof readCanvasInput>['meta'];
-  /** Saved anyway, as RAGFlow does: components no path from begin reaches (they never run). */
+  /** Saved anyway, as RAGFlow does: unreachable components, and names of missing components in a downstream, branch, exception_goto or reference. */
   warnings: Problem[];
 }
 

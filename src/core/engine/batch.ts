@@ -5,7 +5,7 @@
  * the others by asking for calls. A model answer that will stream into a Message is only
  * planned here; its call happens when the Message renders.
  */
-import { makeContext } from './context';
+import { makeContext, missingComponentMessage } from './context';
 import { nodeStartedData } from './runEvents';
 import { applyOutcome, failNode, startNode, type Step } from './step';
 
@@ -15,7 +15,10 @@ function inputsReady(step: Step, id: string, position: number): boolean {
   const before = new Set(step.state.path.slice(0, position));
   for (const r of step.state.ranBefore) before.add(r);
   for (const ref of node.def.inputRefs(node.params)) {
-    if (ref.kind === 'component' && ref.componentId !== id && !before.has(ref.componentId)) return false;
+    // A reference to no component can never become ready: the component runs and fails reading
+    // it, as in RAGFlow, rather than being deferred for ever (never run, never reported).
+    if (ref.kind !== 'component' || ref.componentId === id || !step.canvas.view.has(ref.componentId)) continue;
+    if (!before.has(ref.componentId)) return false;
   }
   return true;
 }
@@ -29,11 +32,29 @@ function thoughts(step: Step, id: string, position: number): string {
   }
 }
 
+/**
+ * The first input naming no component. RAGFlow's dependency check reads every input's value and
+ * raises "Can't find variable" on such a one, so the component fails before it runs — also one
+ * (a Message) whose rendering would otherwise read it as "".
+ */
+function missingInput(step: Step, id: string): string | null {
+  const node = step.canvas.nodes[id]!;
+  for (const ref of node.def.inputRefs(node.params)) {
+    if (ref.kind === 'component' && !step.canvas.view.has(ref.componentId)) return missingComponentMessage(ref.expr, ref.componentId);
+  }
+  return null;
+}
+
 /** Runs one component of the batch. */
 function invoke(step: Step, id: string, position: number): void {
   const { canvas, state } = step;
   const node = canvas.nodes[id]!;
   startNode(step, id);
+  const missing = missingInput(step, id);
+  if (missing) {
+    failNode(step, id, missing);
+    return;
+  }
   const ctx = makeContext(canvas, state, id, position);
   let outcome;
   try {

@@ -21,7 +21,8 @@ export type { CompiledCanvas, CompiledNode } from './compiled';
 /**
  * What the engine runs, as RAGFlow does, but is surely a mistake. `warnings`: components no path
  * reaches (they never run; RAGFlow's editor saves them too), and downstream, branch and
- * exception_goto entries naming no component (a run that goes there fails). `referenceProblems`: `{sys.*}` names
+ * exception_goto entries naming no component (a run that goes there fails), and variable references
+ * to no component (the component that reads one fails). `referenceProblems`: `{sys.*}` names
  * that do not exist and outputs a component never declares (they read as ""); the API refuses to
  * save those (api/canvasInput.ts), while stored canvases and workflow histories keep compiling.
  */
@@ -125,10 +126,12 @@ function checkComponents(dsl: CanvasDsl, base: PathSegment[], root: string): Che
       const key = `${r.path.join('/')}|${r.ref.expr}`;
       if (seen.has(key)) continue;
       seen.add(key);
+      // RAGFlow loads such a canvas (neither engine checks references at load); reading the
+      // reference fails (Python: "Can't find variable", Go: "unresolved reference"). So: a warning.
       if (r.ref.kind === 'component' && !ids.has(r.ref.componentId)) {
-        problems.push({
+        dangling.push({
           path: at(id, 'obj', 'params', ...toRaw(r.path)),
-          message: `reference {${r.ref.expr}} points to component "${r.ref.componentId}", which does not exist`,
+          message: `reference {${r.ref.expr}} points to component "${r.ref.componentId}", which does not exist: "${id}" fails when it reads it`,
         });
       }
     }

@@ -11,12 +11,15 @@ import type { ToolMeta } from '../components/definition';
 import type { CompiledCanvas } from './compile';
 import type { RunState } from './state';
 
+/** Reading a reference to no component: RAGFlow's `get_variable_value` message, naming it. */
+export function missingComponentMessage(expr: string, componentId: string): string {
+  return `Can't find variable: '${expr}' (no component "${componentId}")`;
+}
+
 /** The current value of a reference, RAGFlow's `get_variable_value`. */
 export function resolveRef(canvas: CompiledCanvas, state: RunState, ref: VariableRef): unknown {
   if (ref.kind === 'global') return state.globals[ref.name];
-  if (!canvas.view.has(ref.componentId)) {
-    throw new AppError('VARIABLE_NOT_FOUND', `Can't find variable: '${ref.expr}' (no component "${ref.componentId}")`);
-  }
+  if (!canvas.view.has(ref.componentId)) throw new AppError('VARIABLE_NOT_FOUND', missingComponentMessage(ref.expr, ref.componentId));
   const outputs = state.outputs[ref.componentId] ?? {};
   // RAGFlow answers "" for an output that was never set and the stored value (maybe None) otherwise.
   const root = Object.prototype.hasOwnProperty.call(outputs, ref.output) ? outputs[ref.output] : '';
