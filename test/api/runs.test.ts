@@ -192,10 +192,13 @@ describe('completion stream', () => {
 });
 
 describe('canvas validation over HTTP', () => {
+  // A downstream naming no component is only a warning (RAGFlow loads it); a parent that does not
+  // exist is refused, as RAGFlow's compiler refuses it.
   const bad = dsl({
-    begin: { name: 'Begin', downstream: ['Nope:1'] },
+    begin: { name: 'Begin', downstream: ['LLM:a'] },
     'LLM:a': { name: 'LLM', params: { ...model, temperature: 3 } },
     'Mystery:b': { name: 'Mystery' },
+    'Message:c': { name: 'Message', params: { content: ['x'] }, parent_id: 'Nope:1' },
   });
 
   it('rejects a bad DSL on RAGFlow’s route with code 101 listing every bad path', async () => {
@@ -205,9 +208,9 @@ describe('canvas validation over HTTP', () => {
     expect(body.code).toBe(101);
     const paths = body.data.errors.map((e) => e.path);
     expect(paths).toEqual([
-      '$.dsl.components.begin.downstream[0]',
       '$.dsl.components["LLM:a"].obj.params.temperature',
       '$.dsl.components["Mystery:b"].obj.component_name',
+      '$.dsl.components["Message:c"].parent_id',
     ]);
     for (const p of paths) expect(body.message).toContain(p);
   });
