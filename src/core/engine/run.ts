@@ -16,6 +16,7 @@ import { describeFieldProblems } from '../components/forms';
 import type { RunStartInput } from './runInput';
 import { newStep, receiveResult, type CallResult, type EngineCall, type Step } from './step';
 import { pauseKept, startBatchKept, type BatchSnapshot } from './snapshots';
+import { endInFlight } from './inFlight';
 
 /** Guard against canvases that loop without end (component executions per run). */
 export const DEFAULT_MAX_STEPS = 10_000;
@@ -256,20 +257,7 @@ export function cancelRun(canvas: CompiledCanvas, prev: RunState, reason: string
   const state = clone(prev);
   const step = newStep(canvas, state, now);
   if (state.status === 'finished' || state.status === 'failed' || state.status === 'canceled') return result(step);
-  for (const id of state.path) {
-    const ns = state.nodes[id];
-    if (!ns || (ns.status !== 'running' && ns.status !== 'streaming')) continue;
-    ns.status = 'canceled';
-    ns.error = CANCELED_MESSAGE;
-    ns.finishedAt = now;
-    state.outputs[id] = { ...state.outputs[id], _ERROR: CANCELED_MESSAGE };
-    step.sink.emit('node_finished', nodeFinishedData(canvas, state, id, now));
-  }
-  state.calls.pending = {};
-  state.calls.groups = {};
-  state.calls.deferred = {};
-  state.display.awaitingRender = [];
-  state.pause = null;
+  endInFlight(canvas, state, step, 'canceled', CANCELED_MESSAGE, now);
   step.sink.emit('run_canceled', { reason });
   step.sink.emit('workflow_finished', {
     inputs: state.inputs.echo,

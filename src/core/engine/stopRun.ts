@@ -6,7 +6,7 @@
 import { copyJson } from '../dsl/jsonCopy';
 import type { CompiledCanvas } from './compile';
 import type { StepResult } from './run';
-import { nodeFinishedData } from './runEvents';
+import { endInFlight } from './inFlight';
 import type { RunState } from './state';
 import { newStep } from './step';
 
@@ -14,20 +14,7 @@ export function failRun(canvas: CompiledCanvas, prev: RunState, message: string,
   const state = copyJson(prev);
   const step = newStep(canvas, state, now);
   if (state.status !== 'finished' && state.status !== 'failed' && state.status !== 'canceled') {
-    for (const id of state.path) {
-      const ns = state.nodes[id];
-      if (!ns || (ns.status !== 'running' && ns.status !== 'streaming')) continue;
-      ns.status = 'failed';
-      ns.error = message;
-      ns.finishedAt = now;
-      state.outputs[id] = { ...state.outputs[id], _ERROR: message };
-      step.sink.emit('node_finished', nodeFinishedData(canvas, state, id, now));
-    }
-    state.calls.pending = {};
-    state.calls.groups = {};
-    state.calls.deferred = {};
-    state.display.awaitingRender = [];
-    state.pause = null;
+    endInFlight(canvas, state, step, 'failed', message, now);
     state.status = 'failed';
     state.error = message;
     step.sink.emit('run_failed', { error: message });
