@@ -47,17 +47,23 @@ export function createMemoryActivities(deps: MemoryActivityDeps) {
     return run;
   }
 
+  /** The turn a save or an extraction is about: its run's agent and session, the user's words and the answer. */
+  async function turnOf(request: { runId: string; userId: string; userInput: string; agentResponse: string }) {
+    const run = await runOf(request.runId);
+    const turn = {
+      userId: request.userId,
+      agentId: run.canvas_id,
+      sessionId: run.session_id ?? run.id,
+      userInput: request.userInput,
+      agentResponse: request.agentResponse,
+    };
+    return { run, turn };
+  }
+
   return {
     async memorySave(request: MemorySaveRequest, options: LlmCallOptions): Promise<MemorySaveResult> {
       try {
-        const run = await runOf(request.runId);
-        const turn = {
-          userId: request.userId,
-          agentId: run.canvas_id,
-          sessionId: run.session_id ?? run.id,
-          userInput: request.userInput,
-          agentResponse: request.agentResponse,
-        };
+        const { run, turn } = await turnOf(request);
         const results = await saveTurn(deps, run.tenant_id, request.memoryIds, turn, request.key, Context.current().cancellationSignal);
         return {
           saved: results.flatMap((r) => (r.messageId === null ? [] : [{ memoryId: r.memoryId, messageId: r.messageId, isNew: r.saved, extract: r.extract }])),
@@ -70,14 +76,7 @@ export function createMemoryActivities(deps: MemoryActivityDeps) {
 
     async memoryExtract(request: MemoryExtractRequest, options: LlmCallOptions): Promise<MemoryExtractResult> {
       try {
-        const run = await runOf(request.runId);
-        const turn = {
-          userId: request.userId,
-          agentId: run.canvas_id,
-          sessionId: run.session_id ?? run.id,
-          userInput: request.userInput,
-          agentResponse: request.agentResponse,
-        };
+        const { run, turn } = await turnOf(request);
         return await extractInto(deps, run.tenant_id, request.memoryId, request.sourceId, turn, Context.current().cancellationSignal);
       } catch (err) {
         throw failure(err, 'memory extraction', options.maxRetries);

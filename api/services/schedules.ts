@@ -64,9 +64,9 @@ function refused(err: unknown): never {
   throw err;
 }
 
-export async function createSchedule(deps: ScheduleDeps, tenantId: string, agentId: string, req: ScheduleRequest): Promise<string> {
-  const id = newId();
-  const input: ActionInput = {
+/** What each action of schedule `id` starts with (workflows/scheduledRun.ts), from the request. */
+function actionInput(tenantId: string, agentId: string, id: string, req: ScheduleRequest): ActionInput {
+  return {
     tenantId,
     agentId,
     scheduleId: id,
@@ -76,6 +76,11 @@ export async function createSchedule(deps: ScheduleDeps, tenantId: string, agent
     timing: { cron: req.cron, interval_seconds: req.interval_seconds, offset_seconds: req.offset_seconds, time_zone: req.time_zone },
     overlap: req.overlap,
   };
+}
+
+export async function createSchedule(deps: ScheduleDeps, tenantId: string, agentId: string, req: ScheduleRequest): Promise<string> {
+  const id = newId();
+  const input = actionInput(tenantId, agentId, id, req);
   await deps.client.schedule
     .create({
       scheduleId: id,
@@ -145,16 +150,7 @@ export async function listSchedules(deps: ScheduleDeps, tenantId: string, agentI
 
 export async function updateSchedule(deps: ScheduleDeps, tenantId: string, agentId: string, id: string, req: ScheduleRequest): Promise<void> {
   await owned(deps, tenantId, agentId, id);
-  const input: ActionInput = {
-    tenantId,
-    agentId,
-    scheduleId: id,
-    query: req.query,
-    inputs: req.inputs,
-    sessionId: req.session_id,
-    timing: { cron: req.cron, interval_seconds: req.interval_seconds, offset_seconds: req.offset_seconds, time_zone: req.time_zone },
-    overlap: req.overlap,
-  };
+  const input = actionInput(tenantId, agentId, id, req);
   await deps.client.schedule
     .getHandle(id)
     .update((prev) => ({
