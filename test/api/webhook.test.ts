@@ -251,7 +251,9 @@ describe('webhook authentication hardening', () => {
     const cases: Array<[string, string]> = [
       [`${head}.${payload}.${signature.slice(0, 10)}*!${signature.slice(10)}`, 'The signature is not valid base64url'],
       [`${head}.${payload}.${signature}=`, 'The signature is not valid base64url'],
-      [`${head}.${payload}.${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`, 'Signature verification failed'],
+      // A different last character that is still canonical base64url (a 32-byte signature's last
+      // character carries 4 bits; 'A' and 'E' have the 2 unused bits clear): a wrong signature, not a malformed one.
+      [`${head}.${payload}.${signature.slice(0, -1)}${signature.endsWith('A') ? 'E' : 'A'}`, 'Signature verification failed'],
       [`${head}.${payload.slice(0, 4)}~${payload.slice(4)}.${signature}`, 'The payload is not valid base64url'],
       [`${head}$.${payload}.${signature}`, 'The header is not valid base64url'],
     ];
