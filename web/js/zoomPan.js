@@ -70,7 +70,7 @@ export function zoomPan(svg, content, bounds) {
   home();
   // The box's size is known once it is on the page (and changes with the window): until the
   // user moves the view, the first view follows it.
-  if (typeof ResizeObserver === 'function') new ResizeObserver(() => moved || home()).observe(svg);
+  if (typeof window !== 'undefined' && window.ResizeObserver) new window.ResizeObserver(() => moved || home()).observe(svg);
 
   svg.addEventListener(
     'wheel',
