@@ -34,15 +34,22 @@ interface ScreenBox {
 }
 
 /** Each node's box as drawn on screen, by node id. */
-const screenBoxes = (page: Page) =>
-  page.evaluate(() =>
-    Object.fromEntries(
-      [...document.querySelectorAll('svg.graph g.node')].map((g) => {
+const screenBoxes = async (page: Page): Promise<Record<string, ScreenBox>> =>
+  Object.fromEntries(
+    await page.locator('svg.graph g.node').evaluateAll((gs) =>
+      gs.map((g) => {
         const r = g.querySelector('rect')!.getBoundingClientRect();
-        return [g.getAttribute('data-node')!, { x: r.x, y: r.y, w: r.width, h: r.height }];
+        return [g.getAttribute('data-node')!, { x: r.x, y: r.y, w: r.width, h: r.height }] as const;
       }),
     ),
-  ) as Promise<Record<string, ScreenBox>>;
+  );
+
+// In the page (its DOM types are not the test's): each matched text's font size times the zoom, on screen.
+const screenFontSizes = (page: Page, selector: string) =>
+  page.evaluate(
+    `[...document.querySelectorAll(${JSON.stringify(selector)})].map((t) => t.getScreenCTM().a * parseFloat(getComputedStyle(t).fontSize))`,
+  ) as Promise<number[]>;
+const fillOf = (page: Page, selector: string) => page.evaluate(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).fill`) as Promise<string>;
 
 const overlap = (a: ScreenBox, b: ScreenBox) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 const transform = (page: Page) => page.locator('svg.graph g.viewport').getAttribute('transform');
@@ -102,9 +109,7 @@ describe('run view graph', () => {
     const { page, errors } = await openRun(runId);
     await waitNode(page, 'Message:m', 'done');
     // Labels at the first view are at least 11 px on screen; the long one ends in an ellipsis, its full text in the tooltip.
-    const sizes = await page
-      .locator('svg.graph text.label, svg.graph text.type')
-      .evaluateAll((ts) => ts.map((t) => (t as SVGGraphicsElement).getScreenCTM()!.a * parseFloat(getComputedStyle(t).fontSize)));
+    const sizes = await screenFontSizes(page, 'svg.graph text.label, svg.graph text.type');
     expect(Math.min(...sizes)).toBeGreaterThanOrEqual(11);
     const label = page.locator('svg.graph [data-node="Message:m"] text.label');
     expect(await label.textContent()).toMatch(/^A very long.*…$/);
@@ -170,7 +175,7 @@ describe('run view graph', () => {
     expect(await agent.getAttribute('data-state')).toBe('done');
     expect(await agent.getAttribute('data-warning')).toBe('all');
     expect(await agent.locator('text.warn').isVisible()).toBe(true);
-    const fill = (id: string) => page.locator(`svg.graph [data-node="${id}"] > rect`).evaluate((r) => getComputedStyle(r).fill);
+    const fill = (id: string) => fillOf(page, `svg.graph [data-node="${id}"] > rect`);
     expect(await fill('Agent:lead')).not.toBe(await fill('begin'));
     const tool = page.locator('svg.graph [data-tool="Agent:lead::tool:0"]');
     expect(await tool.getAttribute('data-state')).toBe('failed');
