@@ -200,6 +200,11 @@ describe('run view graph', () => {
     expect(((await api(h, 'DELETE', `/api/v1/agents/${agentId}`)).body as { code: number }).code).toBe(0);
     expect(((await api(h, 'GET', `/api/v1/agents/${agentId}`)).body as { code: number }).code).not.toBe(0);
 
+    // The run keeps its own copy, for its tenant only.
+    const own = (await api(h, 'GET', `/api/v1/runs/${runId}/dsl`)).body as { dsl: { components: Record<string, unknown> } };
+    expect(Object.keys(own.dsl.components).sort()).toEqual(['Message:first', 'Message:second', 'begin']);
+    expect((await api(h, 'GET', `/api/v1/runs/${runId}/dsl`, { key: h.otherKey })).status).toBe(404);
+
     const { page, errors } = await openRun(runId);
     await waitNode(page, 'Message:second', 'done');
     const boxes = await screenBoxes(page);

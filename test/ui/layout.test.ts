@@ -172,6 +172,13 @@ describe('canvas layout', () => {
     for (const outside of ['begin', 'Message:after']) expect(overlaps(frame, l.pos[outside]!)).toBe(false);
   });
 
+  it('draws a DSL whose parents form a cycle as plain nodes instead of losing them', async () => {
+    const { layoutCanvas } = await load<GraphModule>('graph.js');
+    const l = layoutCanvas({ components: { a: c('LLM', [], { parent_id: 'b' }), b: c('LLM', [], { parent_id: 'a' }) } });
+    expect(l.nodes.map((n) => n.parent)).toEqual([null, null]);
+    expect(Object.keys(l.pos).sort()).toEqual(['a', 'b']);
+  });
+
   it('draws an Agent’s tools as small nodes under it, inside its block', async () => {
     const { layoutCanvas } = await load<GraphModule>('graph.js');
     const l = layoutCanvas({

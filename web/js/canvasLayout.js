@@ -98,6 +98,20 @@ function layoutLevel(parent, nodes, edges, childrenOf, parentOf) {
   return { pos, routes, width: out.width, height: out.height };
 }
 
+/** The nodes with each `parent` that closes a cycle of parents (a malformed DSL) dropped. */
+export function acyclicParents(nodes) {
+  const parentOf = new Map(nodes.map((n) => [n.id, n.parent ?? null]));
+  const cyclic = (id) => {
+    const seen = new Set([id]);
+    for (let p = parentOf.get(id); p; p = parentOf.get(p)) {
+      if (seen.has(p)) return true;
+      seen.add(p);
+    }
+    return false;
+  };
+  return nodes.map((n) => (n.parent && cyclic(n.id) ? { ...n, parent: null } : n));
+}
+
 /** The layered layout of the whole canvas, groups as frames. */
 export function layeredCanvas(nodes, edges) {
   const { parentOf } = ancestry(nodes);
@@ -171,7 +185,8 @@ export function segmentHitsBox(p, q, b) {
  * The canvas's boxes and edge routes: `{pos, routes, layout: 'editor' | 'layered', reason}`, the
  * editor's positions (`editorPos`, top-left per id, may be empty) when sane, else layered.
  */
-export function placeCanvas(nodes, edges, editorPos) {
+export function placeCanvas(given, edges, editorPos) {
+  const nodes = acyclicParents(given);
   const hasEditor = Object.keys(editorPos ?? {}).length > 0;
   const blocks = hasEditor ? framedEditorBlocks(nodes, editorPos) : {};
   const reason = hasEditor ? insaneBecause(nodes, edges, blocks) : 'the canvas has no editor positions';

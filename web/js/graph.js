@@ -5,7 +5,7 @@
  * editor's graph. Boxes go where canvasLayout.js puts them: the editor's positions when sane,
  * else a layered layout. Drawing is graphDraw.js.
  */
-import { placeCanvas } from './canvasLayout.js';
+import { acyclicParents, placeCanvas } from './canvasLayout.js';
 
 export { drawGraph, legend } from './graphDraw.js';
 
@@ -48,14 +48,16 @@ export function layoutCanvas(dsl) {
   const comps = dsl?.components ?? {};
   const graphNodes = (dsl?.graph?.nodes ?? []).filter((n) => n && typeof n.id === 'string' && n.type !== 'noteNode');
   const byId = new Map(graphNodes.map((g) => [g.id, g]));
-  const nodes = Object.entries(comps).map(([id, c]) => ({
-    id,
-    label: String(byId.get(id)?.data?.name ?? id),
-    type: String(c?.obj?.component_name ?? ''),
-    kind: 'component',
-    parent: typeof c?.parent_id === 'string' && c.parent_id in comps ? c.parent_id : null,
-    tools: toolsOf(id, c),
-  }));
+  const nodes = acyclicParents(
+    Object.entries(comps).map(([id, c]) => ({
+      id,
+      label: String(byId.get(id)?.data?.name ?? id),
+      type: String(c?.obj?.component_name ?? ''),
+      kind: 'component',
+      parent: typeof c?.parent_id === 'string' && c.parent_id in comps ? c.parent_id : null,
+      tools: toolsOf(id, c),
+    })),
+  );
   const ids = new Set(nodes.map((n) => n.id));
   const seen = new Set();
   const edges = [];
