@@ -39,22 +39,23 @@ function edgeElement(layout, a, b) {
 
 function nodeElement(n, p, isGroup, onSelect) {
   const w = isGroup ? p.w : W;
-  const title = `${n.label}\n${n.id} (${n.type})`;
+  const title = n.label === n.id ? `${n.id} (${n.type})` : `${n.label} (${n.type}, ${n.id})`;
   const g = s(
     'g',
     { class: `node kind-component${isGroup ? ' group' : ''}`, transform: `translate(${p.x},${p.y})`, tabindex: 0, role: 'button', dataset: { node: n.id } },
     s('title', {}, title),
     s('rect', { width: w, height: isGroup ? p.h : H, rx: 8 }),
     isGroup ? s('line', { class: 'group-rule', x1: 0, x2: w, y1: HEADER, y2: HEADER }) : null,
-    s('text', { x: 10, y: isGroup ? 20 : 21, class: 'label' }, clip(n.label, fits(isGroup ? w - 110 : w - 20, LABEL_CHAR))),
+    // Named by its <title> (full label, type, id, state: the tooltip too), not by these clipped texts.
+    s('text', { x: 10, y: isGroup ? 20 : 21, class: 'label', 'aria-hidden': 'true' }, clip(n.label, fits(isGroup ? w - 110 : w - 20, LABEL_CHAR))),
     s(
       'text',
-      isGroup ? { x: w - 10, y: 20, class: 'type', 'text-anchor': 'end' } : { x: 10, y: 40, class: 'type' },
+      { ...(isGroup ? { x: w - 10, y: 20, 'text-anchor': 'end' } : { x: 10, y: 40 }), class: 'type', 'aria-hidden': 'true' },
       clip(n.type, fits(isGroup ? 90 : w - 34, TYPE_CHAR)),
     ),
     s('text', { x: w - 8, y: isGroup ? HEADER + 16 : H - 8, class: 'warn', 'text-anchor': 'end', 'aria-hidden': 'true' }, '⚠'),
   );
-  g.setAttribute('aria-label', `${n.label} (${n.type})`);
+  g.dataset.name = title;
   g.addEventListener('click', () => onSelect?.(n.id));
   g.addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter' || ev.key === ' ') {
@@ -143,6 +144,8 @@ export function drawGraph(layout, onSelect) {
         const warning = extras.warningOf?.(id) ?? null;
         if (warning) g.dataset.warning = warning;
         else delete g.dataset.warning;
+        const failedCalls = warning === 'all' ? ', every tool call failed' : warning ? ', some tool calls failed' : '';
+        g.querySelector('title').textContent = `${g.dataset.name}: ${st}${failedCalls}`;
       }
       for (const { t, chip } of chips.values()) {
         const st = extras.toolState?.(t) ?? 'tool';

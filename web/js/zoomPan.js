@@ -70,7 +70,14 @@ export function zoomPan(svg, content, bounds) {
   home();
   // The box's size is known once it is on the page (and changes with the window): until the
   // user moves the view, the first view follows it.
-  if (typeof window !== 'undefined' && window.ResizeObserver) new window.ResizeObserver(() => moved || home()).observe(svg);
+  if (typeof window !== 'undefined' && window.ResizeObserver) {
+    const watch = new window.ResizeObserver(() => {
+      // A graph redrawn (a new canvas, the nodes of a deleted one arriving) is replaced: let it go.
+      if (!svg.isConnected) watch.disconnect();
+      else if (!moved) home();
+    });
+    watch.observe(svg);
+  }
 
   svg.addEventListener(
     'wheel',
