@@ -40,6 +40,10 @@ interface Canvas {
 interface GraphModule {
   layoutCanvas(dsl: unknown): Canvas;
 }
+interface ZoomModule {
+  defaultZoom(bounds: { w: number; h: number }, width: number, height: number): number;
+  READABLE_ZOOM: number;
+}
 interface RunStateModule {
   newRunModel(): object;
   applyEvent(model: object, e: { event: string; data: Record<string, unknown> }): unknown;
@@ -203,6 +207,16 @@ describe('canvas layout', () => {
       expect(t.pos.y).toBeGreaterThan(agent.y + 52);
       expect(t.pos.y + t.pos.h).toBeLessThanOrEqual(agent.y + agent.h);
     }
+  });
+});
+
+describe('first view', () => {
+  it('fits the graph to its box but never shrinks 12 px text below 11 px, nor blows a small graph up past 1.25', async () => {
+    const { defaultZoom, READABLE_ZOOM } = await load<ZoomModule>('zoomPan.js');
+    expect(READABLE_ZOOM * 12).toBeCloseTo(11, 5);
+    expect(defaultZoom({ w: 2000, h: 300 }, 800, 400)).toBe(READABLE_ZOOM);
+    expect(defaultZoom({ w: 850, h: 300 }, 800, 400)).toBeCloseTo(800 / 850, 5);
+    expect(defaultZoom({ w: 200, h: 100 }, 800, 400)).toBe(1.25);
   });
 });
 
