@@ -181,6 +181,9 @@ describe('run view graph', () => {
     expect(await tool.getAttribute('data-state')).toBe('failed');
     expect(await tool.textContent()).toContain('Researcher');
     expect(await page.locator('svg.graph [data-node="Message:m"]').getAttribute('data-warning')).toBeNull();
+    // The tool opens its Agent's panel, where its failed calls are listed.
+    await tool.click();
+    await expect.poll(() => page.locator('[data-panel-node="Agent:lead"] .tool-call.has-error').count()).toBe(2);
     await screenshot(page, 'graph-failed-tools');
     expect(errors).toEqual([]);
   });

@@ -118,6 +118,8 @@ export function drawGraph(layout, onSelect) {
   const chips = new Map();
   for (const t of tools) {
     const chip = toolElement(t, pos[t.owner]);
+    // A tool's calls are listed in its Agent's panel.
+    chip.addEventListener('click', () => onSelect?.(t.owner));
     chips.set(t.id, { t, chip });
     content.append(chip);
   }
