@@ -33,6 +33,7 @@ export const PURE_TESTS = [
   'test/security/codeExecSeccomp.test.ts',
   'test/security/netGuard.test.ts',
   'test/tools/toolCatalog.test.ts',
+  'test/ui/layout.test.ts',
   'test/ui/runModel.test.ts',
   'test/versioning/buildId.test.ts',
   'test/tiers.test.ts',

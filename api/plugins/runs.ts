@@ -15,6 +15,7 @@ import { submitRunInputs } from '../services/inputs';
 import { queuedActivities, type QueuedActivity } from '../services/queuedActivities';
 import { eventId, followRunEvents, parseEventId } from '../services/eventStream';
 import { travelView } from '../services/travelView';
+import { runDsl } from '../services/runDsl';
 
 const TaskParams = z.object({ task_id: z.string().min(1) });
 
@@ -172,6 +173,15 @@ export async function runsPlugin(app: FastifyInstance, deps: AppDeps): Promise<v
       }
       if (!sse.signal.aborted) sse.done();
       return reply;
+    },
+  );
+
+  app.get(
+    '/api/v1/runs/:task_id/dsl',
+    { schema: { tags: ['runs'], summary: 'The canvas DSL the run was started with (secrets redacted), from its workflow history', params: TaskParams } },
+    async (request) => {
+      const { task_id } = request.params as z.infer<typeof TaskParams>;
+      return runDsl(deps.temporal, await findRun(request.tenantId, task_id));
     },
   );
 

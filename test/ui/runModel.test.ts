@@ -41,7 +41,7 @@ describe('graph layout', () => {
     expect(layout.edges).toContainEqual(['generate:0', 'answer:0']);
   });
 
-  it('places a child of a group (an Iteration’s body) relative to its parent, and draws editor-only tool nodes greyed', async () => {
+  it('places a child of a group (an Iteration’s body) relative to its parent; editor-only nodes (notes, tool panels) are not drawn', async () => {
     const { layoutCanvas } = await load<GraphModule>('graph.js');
     const c = (name: string, downstream: string[] = [], parent_id?: string) => ({
       obj: { component_name: name, params: {} },
@@ -63,7 +63,7 @@ describe('graph layout', () => {
       },
     });
     expect(layout.pos['IterationItem:s']).toMatchObject({ x: 320, y: 140 });
-    expect(layout.nodes.map((n) => `${n.id}:${n.kind}`)).toEqual(['begin:component', 'Iteration:i:component', 'IterationItem:s:component', 'Tool:t:tool']);
+    expect(layout.nodes.map((n) => `${n.id}:${n.kind}`)).toEqual(['begin:component', 'Iteration:i:component', 'IterationItem:s:component']);
   });
 });
 

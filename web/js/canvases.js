@@ -105,7 +105,7 @@ export async function canvasPage(main, id, versionId) {
     graph.paint(() => 'waiting', nodeId);
   });
   graph.paint(() => 'waiting', null);
-  replace(graphBox, graph.svg);
+  replace(graphBox, graph.el);
   const verdict = h('div', { 'data-role': 'validation' }, 'Checking…');
   validate(dsl)
     .then((v) =>

@@ -132,3 +132,25 @@ export function nodeState(model, id) {
   if (last.error === CANCELED) return 'canceled';
   return last.error ? 'failed' : 'done';
 }
+
+/** The calls an Agent made of one of its tools (`{name, index}` as graph.js lists them). */
+export function callsOfTool(model, agentId, tool) {
+  // The model calls tool `index` of the Agent's list by the function `<name>_<index>` (catalog.ts).
+  const same = (a, b) => String(a ?? '').toLowerCase() === String(b ?? '').toLowerCase();
+  return (model.nodes[agentId]?.toolCalls ?? []).filter((c) => same(c.tool_name, tool.name) && String(c.function ?? '').endsWith(`_${tool.index}`));
+}
+
+/** A tool's state: failed when every call of it failed, done when one succeeded, else skipped or waiting. */
+export function toolState(model, agentId, tool) {
+  const calls = callsOfTool(model, agentId, tool);
+  if (calls.length === 0) return ENDED.has(model.status) || nodeState(model, agentId) === 'done' ? 'skipped' : 'waiting';
+  return calls.every((c) => c.error) ? 'failed' : 'done';
+}
+
+/** A node's warning: `all` when every tool call it made failed, `some` when some did, else null. */
+export function toolWarning(model, id) {
+  const calls = model.nodes[id]?.toolCalls ?? [];
+  const failed = calls.filter((c) => c.error).length;
+  if (failed === 0) return null;
+  return failed === calls.length ? 'all' : 'some';
+}

@@ -8,7 +8,7 @@ import { badge, duration, h, pre, replace, tokens, when } from './dom.js';
 import { buildForm } from './form.js';
 import { drawGraph, layoutCanvas, legend } from './graph.js';
 import { nodePanel } from './nodePanel.js';
-import { applyEvent, newRunModel, shownNodeState } from './runState.js';
+import { applyEvent, newRunModel, shownNodeState, toolState, toolWarning } from './runState.js';
 import { EVENT } from './runEvents.js';
 import { uiConfig } from './config.js';
 import { forkForm, renderDiff, replayForm, rerunButton, reusedMark, travelFacts } from './travel.js';
@@ -25,8 +25,10 @@ async function canvasOf(run) {
     }
     return { title: agent.title, dsl };
   } catch {
-    // The canvas was deleted: the graph is drawn from the nodes the events name.
-    return { title: null, dsl: null };
+    // The canvas was deleted (its versions with it): the run's own copy, from its workflow's start.
+    const own = await get(`/api/v1/runs/${encodeURIComponent(run.id)}/dsl`).catch(() => null);
+    // With no history either, the graph is drawn from the nodes the events name.
+    return { title: null, dsl: own?.dsl ?? null, deleted: true };
   }
 }
 
@@ -74,7 +76,7 @@ export async function runPage(main, runId) {
       selected = id;
       render();
     });
-    replace(graphBox, graph.svg);
+    replace(graphBox, graph.el);
   };
   drawn();
 
@@ -177,7 +179,7 @@ export async function runPage(main, runId) {
     // A node a fork took from its source ran in no event of this run: it shows as reused.
     const reused = (id) => run.reused_from?.components?.includes(id) && !model.nodes[id]?.execs.length;
     const stateOf = (id) => (reused(id) ? 'reused' : shownNodeState(model, id, progress));
-    graph?.paint(stateOf, selected);
+    graph?.paint(stateOf, selected, { toolState: (t) => toolState(model, t.owner, t), warningOf: (id) => toolWarning(model, id) });
     // Redrawn only when what it shows changed: opened sections and selections survive the stream.
     const n = model.nodes[selected];
     const shown = [selected, stateOf(selected), n?.execs.length, n?.execs.filter((x) => x.finished).length, n?.text.length, n?.toolCalls.length]
