@@ -146,7 +146,8 @@ export function createLlmActivities(deps: LlmActivityDeps) {
           const delta = choice.delta as { content?: string | null; reasoning_content?: string | null; tool_calls?: ToolCallDelta[] };
           for (const tc of delta.tool_calls ?? []) toolCalls.add(tc);
           // Time to first token, for the call's trace (activities/callTraceRecord.ts).
-          if (probe && probe.firstTokenAt === undefined && (delta.content || delta.reasoning_content || delta.tool_calls?.length)) probe.firstTokenAt = Date.now();
+          if (probe && probe.firstTokenAt === undefined && (delta.content || delta.reasoning_content || delta.tool_calls?.length))
+            probe.firstTokenAt = Date.now();
           const pieces = [...splitter.reasoningDelta(delta.reasoning_content ?? ''), ...(delta.content ? splitter.contentDelta(delta.content) : [])];
           writer?.write(pieces);
         }

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../../src/errors';
 import type { CallTrace, RunRecord, StoredEvent } from '../../src/io/store/contract';
+import { progressQuery } from '../../workflows/definitions';
 import type { AppDeps } from '../deps';
 import { activityWaits } from '../services/activityWaits';
 import { timelineOf } from '../services/runTimeline';
@@ -27,7 +28,11 @@ const Attempt = z.object({
   capacity_wait_ms: z.number().describe('Time waited for room under PROVIDER_LIMITS'),
   first_token_ms: z.number().nullable().describe('From the request to the first streamed token or tool call'),
   duration_ms: z.number().describe('From the request to the end of the answer or the error'),
-  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), reported: z.boolean().describe('false: the provider reported none (0, never an estimate)') }),
+  usage: z.object({
+    prompt_tokens: z.number(),
+    completion_tokens: z.number(),
+    reported: z.boolean().describe('false: the provider reported none (0, never an estimate)'),
+  }),
   cost: z.number(),
   priced: z.boolean(),
   request: z.object({
@@ -156,7 +161,8 @@ export async function runCallsPlugin(app: FastifyInstance, deps: AppDeps): Promi
     {
       schema: {
         tags: ['runs'],
-        summary: 'The run as a Gantt: one bar per node execution, with queue waits, provider capacity waits, model call attempts, retries and time waiting for a person',
+        summary:
+          'The run as a Gantt: one bar per node execution, with queue waits, provider capacity waits, model call attempts, retries and time waiting for a person',
         params: TaskParams,
         response: { 200: TimelineResponse },
       },
@@ -168,7 +174,19 @@ export async function runCallsPlugin(app: FastifyInstance, deps: AppDeps): Promi
       const [events, traces] = await Promise.all([allEvents(deps, run.id), deps.store.callTraces.list(request.tenantId, run.id)]);
       const nodeIds = [...new Set(events.flatMap((e) => (e.event === 'node_started' ? [e.data.component_id] : [])))];
       const waits = nodeIds.length > 0 ? await activityWaits(deps.temporal, run.workflow_id, nodeIds) : [];
-      const executions = timelineOf(events, traces, waits, now);
+      // A pause still open: which form(s) it waits at, from the workflow.
+      const paused =
+        run.status === 'paused'
+          ? await deps.temporal.workflow
+              .getHandle(run.workflow_id)
+              .query(progressQuery)
+              .then((p) => {
+                const ids = p.pendingInputs?.component_ids;
+                return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+              })
+              .catch((): string[] => [])
+          : [];
+      const executions = timelineOf(events, traces, waits, now, paused);
       const ended = run.status === 'finished' || run.status === 'failed' || run.status === 'canceled';
       const end = ended ? Math.max(run.finish_time ?? run.update_time, ...executions.map((x) => x.end ?? 0)) : now;
       return { task_id: run.id, status: run.status, start: run.create_time, end, executions };

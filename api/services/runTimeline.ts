@@ -39,47 +39,71 @@ export interface ActivityWait {
   attempt: number;
 }
 
-const PERSON_TYPES = new Set(['UserFillUp']);
-
-/** The bars: executions in start order, each with its segments in time order. */
-export function timelineOf(events: readonly StoredEvent[], traces: readonly CallTrace[], waits: readonly ActivityWait[], now: number): Execution[] {
+/**
+ * The bars: executions in start order, each with its segments in time order. A pause (RAGFlow's
+ * `user_inputs`, written before the form's node runs) lasts from the end of what ran before it to
+ * the start of the node that runs once the person answered: drawn as that node's `person` segment,
+ * its bar starting with the pause. A pause still open is a bar of the node(s) `pausedIds` names.
+ */
+export function timelineOf(
+  events: readonly StoredEvent[],
+  traces: readonly CallTrace[],
+  waits: readonly ActivityWait[],
+  now: number,
+  pausedIds: readonly string[] = [],
+): Execution[] {
   const execs: Execution[] = [];
   const open = new Map<string, Execution>();
+  /** When the run last moved (a node finished, or it started): where a pause begins. */
+  let lastMoved = events[0] ? events[0].created_at * 1000 : now;
+  let pausedSince: number | null = null;
+  const add = (id: string, name: string, type: string, start: number): Execution => {
+    const index = execs.filter((o) => o.node_id === id).length;
+    const x: Execution = { node_id: id, name, type, index, start, end: null, status: 'running', error: null, segments: [] };
+    if (pausedSince !== null) {
+      x.segments.push({ kind: 'person', start: pausedSince, end: Math.max(pausedSince, start) });
+      x.start = pausedSince;
+      pausedSince = null;
+    }
+    execs.push(x);
+    return x;
+  };
   for (const e of events) {
-    if (e.event === 'node_started') {
+    if (e.event === 'user_inputs') pausedSince = lastMoved;
+    else if (e.event === 'node_started') {
       const d = e.data;
-      const x: Execution = {
-        node_id: d.component_id,
-        name: d.component_name,
-        type: d.component_type,
-        index: execs.filter((o) => o.node_id === d.component_id).length,
-        start: d.created_at * 1000,
-        end: null,
-        status: PERSON_TYPES.has(d.component_type) ? 'waiting_for_person' : 'running',
-        error: null,
-        segments: [],
-      };
-      execs.push(x);
-      open.set(d.component_id, x);
+      open.set(d.component_id, add(d.component_id, d.component_name, d.component_type, d.created_at * 1000));
     } else if (e.event === 'node_finished') {
       const d = e.data;
-      let x = open.get(d.component_id);
-      if (!x) {
-        // A node that finished without a start event (reused by a fork, or a pipeline's step).
-        x = { node_id: d.component_id, name: d.component_name, type: d.component_type, index: 0, start: d.created_at * 1000, end: null, status: 'running', error: null, segments: [] };
-        x.index = execs.filter((o) => o.node_id === d.component_id).length;
-        execs.push(x);
-      }
+      // node_finished carries the exact start (node_started's is rounded down to the second).
+      const exact = d.created_at * 1000;
+      const x = open.get(d.component_id) ?? add(d.component_id, d.component_name, d.component_type, exact);
       open.delete(d.component_id);
-      // node_finished carries the exact start (node_started's is rounded to the second).
-      x.start = d.created_at * 1000;
-      x.end = x.start + d.elapsed_time * 1000;
+      const person = x.segments.find((g) => g.kind === 'person');
+      if (person) person.end = Math.max(person.start, exact);
+      x.start = person ? person.start : exact;
+      x.end = exact + d.elapsed_time * 1000;
       x.error = d.error;
       x.status = d.error ? 'failed' : 'done';
+      lastMoved = Math.max(lastMoved, x.end);
     }
   }
-  for (const x of execs) {
-    if (PERSON_TYPES.has(x.type)) x.segments.push({ kind: 'person', start: x.start, end: x.end ?? now });
+  if (pausedSince !== null) {
+    const since = pausedSince;
+    for (const id of pausedIds.length > 0 ? pausedIds : ['(form)']) {
+      const index = execs.filter((o) => o.node_id === id).length;
+      execs.push({
+        node_id: id,
+        name: id,
+        type: 'UserFillUp',
+        index,
+        start: since,
+        end: null,
+        status: 'waiting_for_person',
+        error: null,
+        segments: [{ kind: 'person', start: since, end: now }],
+      });
+    }
   }
   addCallSegments(execs, traces, now);
   for (const w of waits) {

@@ -51,7 +51,9 @@ describe('GET /api/v1/runs/{id}/calls', () => {
     const prompt = `Traced call. Authorization: Bearer ${BEARER} and {"password": "${FIELD_SECRET}"} and the key ${CONFIGURED_KEY}.`;
     let answered = 0;
     h.llm.whenPromptIncludes('Traced call.', () =>
-      ++answered === 1 ? { status: 503, message: 'overloaded, try later' } : { content: 'Traced answer.', usage: { prompt_tokens: 120, completion_tokens: 30 } },
+      ++answered === 1
+        ? { status: 503, message: 'overloaded, try later' }
+        : { content: 'Traced answer.', usage: { prompt_tokens: 120, completion_tokens: 30 } },
     );
     const agentId = await createAgent(
       h,

@@ -18,7 +18,12 @@ function text(content, foldedChars, role) {
   const note = foldedChars ? h('div', { class: 'muted' }, `stored folded: the first ${content.length} of ${foldedChars} characters`) : null;
   if (content.length <= SHOWN_CHARS) return [h('div', { class: 'msg-text', 'data-role': role }, content), note];
   return [
-    h('details', { class: 'fold' }, h('summary', {}, `${content.slice(0, 200)}… (${content.length} characters)`), h('div', { class: 'msg-text', 'data-role': role }, content)),
+    h(
+      'details',
+      { class: 'fold' },
+      h('summary', {}, `${content.slice(0, 200)}… (${content.length} characters)`),
+      h('div', { class: 'msg-text', 'data-role': role }, content),
+    ),
     note,
   ];
 }
@@ -29,7 +34,9 @@ function messageView(m) {
     { class: `msg role-${m.role}`, 'data-message-role': m.role },
     h('div', { class: 'msg-role' }, m.role, m.tool_call_id ? ` · answers ${m.tool_call_id}` : ''),
     ...text(m.content, m.folded_chars, 'message-content'),
-    ...(m.tool_calls ?? []).map((c) => h('div', { class: 'msg-tool-call' }, h('code', {}, c.name), ' ', c.arguments, h('span', { class: 'muted' }, ` (${c.id})`))),
+    ...(m.tool_calls ?? []).map((c) =>
+      h('div', { class: 'msg-tool-call' }, h('code', {}, c.name), ' ', c.arguments, h('span', { class: 'muted' }, ` (${c.id})`)),
+    ),
   );
 }
 
@@ -53,7 +60,11 @@ function attemptView(a) {
   return h(
     'div',
     { class: `attempt${a.outcome === 'failed' ? ' has-error' : ''}`, 'data-attempt': a.attempt },
-    h('div', { class: 'round-title' }, `Attempt ${a.attempt} · ${a.outcome === 'ok' ? 'answered' : 'failed'} · started ${new Date(a.started_at).toLocaleTimeString()}`),
+    h(
+      'div',
+      { class: 'round-title' },
+      `Attempt ${a.attempt} · ${a.outcome === 'ok' ? 'answered' : 'failed'} · started ${new Date(a.started_at).toLocaleTimeString()}`,
+    ),
     a.error ? h('div', { class: 'error-box', 'data-role': 'call-error' }, a.error) : null,
     h('dl', { class: 'facts' }, ...facts.flatMap(([k, v, role]) => [h('dt', {}, k), h('dd', { 'data-role': role }, v)])),
     h('details', { class: 'messages', open: true }, h('summary', {}, `Messages sent (${a.request.messages.length})`), ...a.request.messages.map(messageView)),
@@ -64,7 +75,9 @@ function attemptView(a) {
           h('h5', {}, `Answer${a.response.finish_reason ? ` (finish: ${a.response.finish_reason})` : ''}`),
           ...text(a.response.content, a.response.folded_chars, 'response-content'),
           a.response.reasoning_chars ? h('div', { class: 'muted' }, `and ${a.response.reasoning_chars} characters of reasoning`) : null,
-          ...a.response.tool_calls.map((c) => h('div', { class: 'msg-tool-call', 'data-role': 'requested-tool' }, 'calls ', h('code', {}, c.name), ' ', c.arguments)),
+          ...a.response.tool_calls.map((c) =>
+            h('div', { class: 'msg-tool-call', 'data-role': 'requested-tool' }, 'calls ', h('code', {}, c.name), ' ', c.arguments),
+          ),
         )
       : null,
   );

@@ -36,7 +36,12 @@ function gantt(t) {
   const span = Math.max(1, t.end - start);
   const x = (ms) => LABEL + ((ms - start) / span) * (WIDTH - LABEL - 8);
   const height = AXIS + t.executions.length * ROW + 4;
-  const svg = s('svg', { class: 'timeline', viewBox: `0 0 ${WIDTH} ${height}`, role: 'img', 'aria-label': `Timeline of ${t.executions.length} node executions` });
+  const svg = s('svg', {
+    class: 'timeline',
+    viewBox: `0 0 ${WIDTH} ${height}`,
+    role: 'img',
+    'aria-label': `Timeline of ${t.executions.length} node executions`,
+  });
   for (const tick of ticks(span))
     svg.append(
       s('line', { class: 'tick', x1: x(start + tick), x2: x(start + tick), y1: AXIS - 4, y2: height }),
@@ -50,7 +55,11 @@ function gantt(t) {
       'g',
       { class: `exec-bar st-${e.status}`, 'data-node': e.node_id, 'data-exec': e.index, 'data-status': e.status },
       s('text', { class: 'bar-label', x: 4, y: y + 15 }, label.length > 26 ? `${label.slice(0, 25)}…` : label),
-      s('rect', { class: 'bar', x: x(e.start), y: y + 3, width: Math.max(2, x(end) - x(e.start)), height: ROW - 6, rx: 3 }, s('title', {}, `${label}: ${duration(end - e.start)} (${e.status})`)),
+      s(
+        'rect',
+        { class: 'bar', x: x(e.start), y: y + 3, width: Math.max(2, x(end) - x(e.start)), height: ROW - 6, rx: 3 },
+        s('title', {}, `${label}: ${duration(end - e.start)} (${e.status})`),
+      ),
       ...e.segments.map((seg) =>
         s(
           'rect',
@@ -62,7 +71,11 @@ function gantt(t) {
             width: Math.max(1.5, x(seg.end) - x(seg.start)),
             height: ROW - 14,
           },
-          s('title', {}, `${SEGMENT_LABEL[seg.kind]}${seg.attempt ? ` (attempt ${seg.attempt})` : ''}: ${duration(seg.end - seg.start)}${seg.error ? ` · ${seg.error}` : ''}`),
+          s(
+            'title',
+            {},
+            `${SEGMENT_LABEL[seg.kind]}${seg.attempt ? ` (attempt ${seg.attempt})` : ''}: ${duration(seg.end - seg.start)}${seg.error ? ` · ${seg.error}` : ''}`,
+          ),
         ),
       ),
     );
@@ -77,7 +90,11 @@ function table(t) {
   return h(
     'table',
     { class: 'timeline-table' },
-    h('thead', {}, h('tr', {}, ...['Node', 'Starts at', 'Took', 'Queue', 'Provider capacity', 'Model calls', 'Waiting for a person'].map((c) => h('th', {}, c)))),
+    h(
+      'thead',
+      {},
+      h('tr', {}, ...['Node', 'Starts at', 'Took', 'Queue', 'Provider capacity', 'Model calls', 'Waiting for a person'].map((c) => h('th', {}, c))),
+    ),
     h(
       'tbody',
       {},
@@ -112,10 +129,7 @@ export function timelineSection(runId) {
     busy = true;
     try {
       const t = await get(`/api/v1/runs/${encodeURIComponent(runId)}/timeline`);
-      replace(
-        box,
-        t.executions.length ? [gantt(t), legend(), table(t)] : h('p', { class: 'muted' }, 'No node has started yet.'),
-      );
+      replace(box, t.executions.length ? [gantt(t), legend(), table(t)] : h('p', { class: 'muted' }, 'No node has started yet.'));
     } catch (err) {
       replace(box, h('div', { class: 'error-box' }, `Timeline: ${err.message}`));
     } finally {

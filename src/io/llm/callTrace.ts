@@ -38,8 +38,7 @@ export function textRedactor(known: readonly string[]): (text: string) => string
 /** The values of secret-named settings (…_API_KEY, …_TOKEN, PASSWORD…) in environments: what must never be shown. */
 export function configuredSecrets(...envs: Array<Record<string, string | undefined> | undefined>): string[] {
   const out: string[] = [];
-  for (const env of envs)
-    for (const [k, v] of Object.entries(env ?? {})) if (v && (isSecretKey(k) || /(KEY|TOKEN|SECRET|PASSWORD)$/i.test(k))) out.push(v);
+  for (const env of envs) for (const [k, v] of Object.entries(env ?? {})) if (v && (isSecretKey(k) || /(KEY|TOKEN|SECRET|PASSWORD)$/i.test(k))) out.push(v);
   return out;
 }
 
