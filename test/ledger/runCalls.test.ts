@@ -106,6 +106,16 @@ describe('GET /api/v1/runs/{id}/calls', () => {
     const history = JSON.stringify(await h.temporal.client.workflow.getHandle(run.workflow_id).fetchHistory());
     expect(history).not.toContain('"first_token_ms"');
 
+    // The timeline draws the node's two attempts, the failed one marked, and the wait before the retry.
+    type Timeline = { executions: Array<{ node_id: string; segments: Array<{ kind: string; attempt?: number; outcome?: string }> }> };
+    const timeline = (await api(h, 'GET', `/api/v1/runs/${runId}/timeline`)).body as Timeline;
+    const bar = timeline.executions.find((x) => x.node_id === 'LLM:t')!;
+    expect(bar.segments.filter((g) => g.kind !== 'queue')).toEqual([
+      expect.objectContaining({ kind: 'attempt', attempt: 1, outcome: 'failed' }),
+      expect.objectContaining({ kind: 'retry_wait', attempt: 2 }),
+      expect.objectContaining({ kind: 'attempt', attempt: 2, outcome: 'ok' }),
+    ]);
+
     const other = await api(h, 'GET', `/api/v1/runs/${runId}/calls`, { key: h.otherKey });
     expect(other.status).toBe(404);
     expect((await api(h, 'GET', `/api/v1/runs/${runId}/timeline`, { key: h.otherKey })).status).toBe(404);
