@@ -61,7 +61,7 @@ function tracedMessage(m: ChatMessage, redact: (t: string) => string): TracedMes
 export function tracedRequest(request: LlmChatRequest, redact: (t: string) => string): TracedRequest {
   return {
     messages: request.messages.map((m) => tracedMessage(m, redact)),
-    params: { ...request.gen, ...(request.json ? { json: true } : {}), stream: request.stream !== undefined },
+    params: { ...request.gen, ...(request.json ? { json: true } : {}), ...(request.stream ? { streams_into_message: true } : {}) },
     tools: (request.tools ?? []).map((t) => t.function.name),
   };
 }
