@@ -16,9 +16,9 @@ export interface CallProbe {
 }
 
 export interface AttemptTiming {
-  /** When the attempt began (before waiting for provider capacity). */
-  startedAt: number;
-  /** When the request was sent (after the wait). */
+  /** When the call first found no room under its provider limit; null when it had room at once. */
+  waitedSince: number | null;
+  /** When the request was sent (after any wait). */
   sentAt: number;
   endedAt: number;
   probe: CallProbe;
@@ -52,8 +52,8 @@ export async function recordTrace(
       request: tracedRequest(request, deps.redact),
       response: 'result' in outcome ? tracedResponse(outcome.result, deps.redact) : null,
       error: 'error' in outcome ? deps.redact(errorText(outcome.error)) : null,
-      startedAt: timing.startedAt,
-      capacityWaitMs: timing.sentAt - timing.startedAt,
+      startedAt: timing.waitedSince ?? timing.sentAt,
+      capacityWaitMs: timing.waitedSince === null ? 0 : timing.sentAt - timing.waitedSince,
       firstTokenMs: timing.probe.firstTokenAt !== undefined ? timing.probe.firstTokenAt - timing.sentAt : null,
       durationMs: timing.endedAt - timing.sentAt,
       promptTokens: entry.promptTokens,

@@ -90,7 +90,6 @@ export function meteredLlm<A extends { llmChat: LlmChat }>(activities: A, deps: 
     if (!ledger || !scope) return inner(request, options);
     const ctx = Context.current();
     const attempt = ctx.info.attempt;
-    const startedAt = Date.now();
     if (budgeted || scope.agentBudget) {
       const spent = await deps.store.ledger.spent(scope.rootRunId, scope.tenantId, utcDay(Date.now()));
       const prompt = promptFloor(request);
@@ -106,7 +105,8 @@ export function meteredLlm<A extends { llmChat: LlmChat }>(activities: A, deps: 
     // Room under the provider's limit, taken before the call (and waited for when there is none).
     const limit = deps.limits ? limitFor(deps.limits, request.llmId, deps.defaultFactory ?? 'OpenAI') : null;
     const floor = promptFloor(request);
-    const window = limit ? await waitForCapacity(deps.store.ledger.windows, limit, floor, ctx) : null;
+    let waitedSince: number | null = null;
+    const window = limit ? await waitForCapacity(deps.store.ledger.windows, limit, floor, ctx, (since) => (waitedSince = since)) : null;
     const entry = (model: string, prompt: number, completion: number, reported: boolean, outcome: 'ok' | 'failed') => {
       const price = priceOf(deps.prices, request.llmId, model);
       return {
@@ -132,7 +132,7 @@ export function meteredLlm<A extends { llmChat: LlmChat }>(activities: A, deps: 
     // The attempt's trace for the run view's model call panel (activities/callTraceRecord.ts).
     const probe: CallProbe = {};
     const sentAt = Date.now();
-    const timing = () => ({ startedAt, sentAt, endedAt: Date.now(), probe });
+    const timing = () => ({ waitedSince, sentAt, endedAt: Date.now(), probe });
     let result: LlmChatResult;
     try {
       result = await inner(request, options, probe);

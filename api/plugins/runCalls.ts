@@ -24,7 +24,7 @@ const Attempt = z.object({
   attempt: z.number(),
   outcome: z.enum(['ok', 'failed']),
   model: z.string().describe('The model that answered (as the provider named it), else the llm_id asked for'),
-  started_at: z.number().describe('ms since epoch, before any wait for provider capacity'),
+  started_at: z.number().describe('ms since epoch the attempt began waiting for provider capacity, or (no wait) sent its request'),
   capacity_wait_ms: z.number().describe('Time waited for room under PROVIDER_LIMITS'),
   first_token_ms: z.number().nullable().describe('From the request to the first streamed token or tool call'),
   duration_ms: z.number().describe('From the request to the end of the answer or the error'),

@@ -50,7 +50,7 @@ function gantt(t) {
   t.executions.forEach((e, row) => {
     const y = AXIS + row * ROW;
     const end = e.end ?? t.end;
-    const label = `${e.name !== e.node_id ? `${e.name} ` : ''}${e.node_id}${e.index > 0 ? ` #${e.index + 1}` : ''}`;
+    const label = `${e.name && e.name !== e.node_id ? `${e.name} ` : ''}${e.node_id}${e.index > 0 ? ` #${e.index + 1}` : ''}`;
     const g = s(
       'g',
       { class: `exec-bar st-${e.status}`, 'data-node': e.node_id, 'data-exec': e.index, 'data-status': e.status },

@@ -41,7 +41,7 @@ export interface CallTrace {
   request: TracedRequest;
   response: TracedResponse | null;
   error: string | null;
-  /** ms since epoch the attempt started (before any wait for provider capacity). */
+  /** ms since epoch the attempt started: its wait for provider capacity began, or (none) its request was sent. */
   startedAt: number;
   capacityWaitMs: number;
   /** From the request's send to the first streamed token or tool call; null when none came. */
