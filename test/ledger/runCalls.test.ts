@@ -120,4 +120,13 @@ describe('GET /api/v1/runs/{id}/calls', () => {
     expect(other.status).toBe(404);
     expect((await api(h, 'GET', `/api/v1/runs/${runId}/timeline`, { key: h.otherKey })).status).toBe(404);
   }, 120_000);
+
+  it('is in the OpenAPI document, and refuses an empty node filter naming it', async () => {
+    const doc = (await api(h, 'GET', '/api/v1/openapi.json')).body as { paths: Record<string, { get?: { summary?: string } }> };
+    expect(doc.paths['/api/v1/runs/{task_id}/calls']?.get?.summary).toContain('model call');
+    expect(doc.paths['/api/v1/runs/{task_id}/timeline']?.get?.summary).toContain('Gantt');
+    const bad = await api(h, 'GET', '/api/v1/runs/nope/calls?node=');
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('node');
+  });
 });
