@@ -21,6 +21,7 @@ import { createMemoryActivities } from './memory';
 import { recordingCalls } from './callRecord';
 import { createTravelActivities } from './travel';
 import { meteredLlm } from './meteredLlm';
+import { configuredSecrets } from '../src/io/llm/callTrace';
 import { budgetsFromEnv } from '../src/io/llm/budgets';
 import { pricesFromEnv } from '../src/io/llm/prices';
 import { providerLimitsFromEnv } from '../src/io/llm/providerLimits';
@@ -50,6 +51,7 @@ export function createActivities(deps: ActivityDeps) {
     log: deps.log,
     limits: providerLimitsFromEnv(env),
     defaultFactory: deps.llm.defaultFactory,
+    secrets: [...configuredSecrets(deps.llm.env, env), ...(deps.llm.gatewayApiKey ? [deps.llm.gatewayApiKey] : [])],
   };
   const all = {
     ...meteredLlm(createLlmActivities({ store: deps.store, settings: deps.llm, log: deps.log, heartbeatMs: deps.heartbeatMs }), ledger),

@@ -20,6 +20,7 @@ import { expandBlobs, expandFiles, toOpenAiMessages, ToolCallAssembler, type Too
 import { TokenWriter } from '../src/io/llm/tokenWriter';
 import { abortedFailure } from './cancellation';
 import { untilTemporalAnswers } from './temporalReachable';
+import type { CallProbe } from './callTraceRecord';
 
 export interface LlmActivityDeps {
   store: Store;
@@ -91,7 +92,7 @@ export function createLlmActivities(deps: LlmActivityDeps) {
 
   return {
     /** Calls a chat model; streams tokens into the run's events when asked to. */
-    async llmChat(request: LlmChatRequest, options: LlmCallOptions): Promise<LlmChatResult> {
+    async llmChat(request: LlmChatRequest, options: LlmCallOptions, probe?: CallProbe): Promise<LlmChatResult> {
       const ctx = Context.current();
       const attempt = ctx.info.attempt;
       // Attempts beyond max_retries only follow crashes or timeouts; a reported error then stops.
@@ -144,6 +145,9 @@ export function createLlmActivities(deps: LlmActivityDeps) {
           if (choice.finish_reason) finishReason = choice.finish_reason;
           const delta = choice.delta as { content?: string | null; reasoning_content?: string | null; tool_calls?: ToolCallDelta[] };
           for (const tc of delta.tool_calls ?? []) toolCalls.add(tc);
+          // Time to first token, for the call's trace (activities/callTraceRecord.ts).
+          if (probe && probe.firstTokenAt === undefined && (delta.content || delta.reasoning_content || delta.tool_calls?.length))
+            probe.firstTokenAt = Date.now();
           const pieces = [...splitter.reasoningDelta(delta.reasoning_content ?? ''), ...(delta.content ? splitter.contentDelta(delta.content) : [])];
           writer?.write(pieces);
         }

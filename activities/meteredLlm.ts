@@ -18,6 +18,8 @@ import { utcDay } from '../src/io/store/time';
 import type { CallLedger, CallOptions } from './callRecord';
 import { waitForCapacity } from './providerCapacity';
 import { limitFor, type ProviderLimitTable } from '../src/io/llm/providerLimits';
+import { textRedactor } from '../src/io/llm/callTrace';
+import { recordTrace, type CallProbe } from './callTraceRecord';
 
 export interface LedgerDeps {
   store: Store;
@@ -27,6 +29,8 @@ export interface LedgerDeps {
   /** PROVIDER_LIMITS, and the factory of bare model names (DEFAULT_LLM_FACTORY) to find a call's limit. */
   limits?: ProviderLimitTable;
   defaultFactory?: string;
+  /** Configured secret values (provider keys…) redacted wherever a call's trace would show them. */
+  secrets?: readonly string[];
 }
 
 interface RunScope {
@@ -38,7 +42,7 @@ interface RunScope {
   agentBudget: Budget | null;
 }
 
-type LlmChat = (request: LlmChatRequest, options: CallOptions) => Promise<LlmChatResult>;
+type LlmChat = (request: LlmChatRequest, options: CallOptions, probe?: CallProbe) => Promise<LlmChatResult>;
 
 /** Rough prompt size (characters ÷ 4): only to gate a call against a budget, never recorded as usage. */
 function promptFloor(request: LlmChatRequest): number {
@@ -48,6 +52,7 @@ function promptFloor(request: LlmChatRequest): number {
 export function meteredLlm<A extends { llmChat: LlmChat }>(activities: A, deps: LedgerDeps): A {
   const inner = activities.llmChat;
   const budgeted = hasBudgets(deps.budgets);
+  const traces = { store: deps.store, log: deps.log, redact: textRedactor(deps.secrets ?? []) };
   // A run's tenant, session and parent never change: looked up once per process.
   const scopes = new Map<string, RunScope>();
   async function scopeOf(ledger: CallLedger): Promise<RunScope | null> {
@@ -100,7 +105,8 @@ export function meteredLlm<A extends { llmChat: LlmChat }>(activities: A, deps: 
     // Room under the provider's limit, taken before the call (and waited for when there is none).
     const limit = deps.limits ? limitFor(deps.limits, request.llmId, deps.defaultFactory ?? 'OpenAI') : null;
     const floor = promptFloor(request);
-    const window = limit ? await waitForCapacity(deps.store.ledger.windows, limit, floor, ctx) : null;
+    let waitedSince: number | null = null;
+    const window = limit ? await waitForCapacity(deps.store.ledger.windows, limit, floor, ctx, (since) => (waitedSince = since)) : null;
     const entry = (model: string, prompt: number, completion: number, reported: boolean, outcome: 'ok' | 'failed') => {
       const price = priceOf(deps.prices, request.llmId, model);
       return {
@@ -123,12 +129,18 @@ export function meteredLlm<A extends { llmChat: LlmChat }>(activities: A, deps: 
         time: Date.now(),
       };
     };
+    // The attempt's trace for the run view's model call panel (activities/callTraceRecord.ts).
+    const probe: CallProbe = {};
+    const sentAt = Date.now();
+    const timing = () => ({ waitedSince, sentAt, endedAt: Date.now(), probe });
     let result: LlmChatResult;
     try {
-      result = await inner(request, options);
+      result = await inner(request, options, probe);
     } catch (err) {
       // A failed attempt may have been paid for, but no usage came with it: recorded with 0 tokens.
-      await write(entry(request.llmId, 0, 0, false, 'failed'));
+      const failed = entry(request.llmId, 0, 0, false, 'failed');
+      await write(failed);
+      await recordTrace(traces, failed, ctx.info.activityId, request, timing(), { error: err });
       throw err;
     }
     // Usage the provider did not report is an estimate (usage.estimated): the ledger records 0 and flags it.
@@ -137,7 +149,9 @@ export function meteredLlm<A extends { llmChat: LlmChat }>(activities: A, deps: 
       await deps.store.ledger.windows
         .addTokens(limit.key, window, result.usage.prompt_tokens - floor + result.usage.completion_tokens)
         .catch((err: unknown) => deps.log.warn('could not count a call’s tokens against its provider limit', { error: String(err) }));
-    await write(entry(result.model || request.llmId, reported ? result.usage.prompt_tokens : 0, reported ? result.usage.completion_tokens : 0, reported, 'ok'));
+    const done = entry(result.model || request.llmId, reported ? result.usage.prompt_tokens : 0, reported ? result.usage.completion_tokens : 0, reported, 'ok');
+    await write(done);
+    await recordTrace(traces, done, ctx.info.activityId, request, timing(), { result });
     return result;
   }
 

@@ -10,12 +10,22 @@ import type { ProviderWindows } from '../src/io/store/contract';
 
 const MINUTE_MS = 60_000;
 
-/** Resolves with the window (minute number) the call was admitted in. */
-export async function waitForCapacity(windows: ProviderWindows, limit: ProviderLimit, tokens: number, ctx: Context): Promise<number> {
-  for (;;) {
+/**
+ * Resolves with the window (minute number) the call was admitted in. `onWait` is told when the
+ * call first finds no room (the start of its wait, for the call's trace).
+ */
+export async function waitForCapacity(
+  windows: ProviderWindows,
+  limit: ProviderLimit,
+  tokens: number,
+  ctx: Context,
+  onWait?: (since: number) => void,
+): Promise<number> {
+  for (let refused = 0; ; refused++) {
     const now = Date.now();
     const minute = Math.floor(now / MINUTE_MS);
     if (await windows.take(limit.key, minute, tokens, limit)) return minute;
+    if (refused === 0) onWait?.(now);
     ctx.heartbeat({ waiting: 'provider capacity', limit: limit.key });
     // To the next window, a second at a time (heartbeats, cancellation), with a little spread so
     // that the workers waiting do not all ask at the same instant.

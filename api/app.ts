@@ -32,6 +32,7 @@ import { metaPlugin } from './plugins/meta';
 import { metricsPlugin } from './plugins/metrics';
 import { openAiPlugin } from './plugins/openai';
 import { runsPlugin } from './plugins/runs';
+import { runCallsPlugin } from './plugins/runCalls';
 import { runsIndexPlugin } from './plugins/runsIndex';
 import { travelPlugin } from './plugins/travel';
 import { evalsPlugin } from './plugins/evals';
@@ -86,6 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     completionsPlugin,
     tasksPlugin,
     runsPlugin,
+    runCallsPlugin,
     runsIndexPlugin,
     travelPlugin,
     evalsPlugin,

@@ -41,7 +41,10 @@ async function workflowStarted(deps: AppDeps, run: RunRecord, progress: RunProgr
   }
 }
 
-/** The nodes as the workflow reports them, those whose call waits in the task queue marked `queued` (with since when). */
+/**
+ * The nodes as the workflow reports them, those whose call waits in the task queue marked `queued`
+ * (with since when), those whose model call waits for provider capacity `waiting_capacity`.
+ */
 function nodesWithQueued(progress: RunProgress | null, queued: QueuedActivity[]): Record<string, unknown> {
   const nodes: Record<string, unknown> = { ...(progress?.nodes ?? {}) };
   for (const q of queued) {
@@ -50,7 +53,9 @@ function nodesWithQueued(progress: RunProgress | null, queued: QueuedActivity[])
     const earlier = nodes[q.component_id!] as { queued_since?: number };
     // A node with several calls waiting (an Agent's tools) has waited since its oldest one.
     const since = Math.min(q.since, earlier.queued_since ?? q.since);
-    nodes[q.component_id!] = { ...node, status: 'queued', queued_since: since, queued_ms: q.queued_ms + (q.since - since) };
+    // A node whose model call waits for room under PROVIDER_LIMITS (none of its calls in the task queue).
+    const status = q.waiting_for === 'provider_capacity' && (earlier as { status?: string }).status !== 'queued' ? 'waiting_capacity' : 'queued';
+    nodes[q.component_id!] = { ...node, status, queued_since: since, queued_ms: q.queued_ms + (q.since - since) };
   }
   return nodes;
 }

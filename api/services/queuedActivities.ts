@@ -18,10 +18,32 @@ export interface QueuedActivity {
   /** ms since epoch the current attempt was scheduled at. */
   since: number;
   queued_ms: number;
+  /**
+   * `task_queue`: not yet taken by a worker; `provider_capacity`: taken, but the model call waits
+   * for room under PROVIDER_LIMITS (its last heartbeat says so, activities/providerCapacity.ts).
+   */
+  waiting_for: 'task_queue' | 'provider_capacity';
 }
 
 /** PendingActivityState.SCHEDULED: not yet started by a worker. */
 const SCHEDULED = 1;
+/** PendingActivityState.STARTED: a worker runs it. */
+const STARTED = 2;
+
+type Pending = { state?: number | null; heartbeatDetails?: { payloads?: Parameters<typeof defaultPayloadConverter.fromPayload>[0][] | null } | null };
+
+/** Whether a started call's last heartbeat says it waits for provider capacity (activities/providerCapacity.ts). */
+function waitsForCapacity(p: Pending): boolean {
+  if (p.state !== STARTED) return false;
+  const first = p.heartbeatDetails?.payloads?.[0];
+  if (!first) return false;
+  try {
+    const details = defaultPayloadConverter.fromPayload<unknown>(first);
+    return typeof details === 'object' && details !== null && (details as { waiting?: unknown }).waiting === 'provider capacity';
+  } catch {
+    return false;
+  }
+}
 /** The scheduling events looked for are recent: this many history events back at most. */
 const HISTORY_PAGES = 3;
 const PAGE_SIZE = 200;
@@ -67,11 +89,13 @@ export async function queuedActivities(client: Client, workflowId: string, nodeI
   try {
     return await client.connection.withDeadline(now + DESCRIBE_MS, async () => {
       const described = await client.workflow.getHandle(workflowId).describe();
-      const waiting = (described.raw.pendingActivities ?? []).filter((p) => p.state === SCHEDULED && p.activityId);
+      const waiting = (described.raw.pendingActivities ?? []).filter((p) => (p.state === SCHEDULED || waitsForCapacity(p)) && p.activityId);
       if (waiting.length === 0) return [];
       const summaries = await summariesOf(client, workflowId, new Set(waiting.map((p) => p.activityId!)));
       return waiting.map((p) => {
-        const since = millis(p.scheduledTime) ?? now;
+        const capacity = p.state !== SCHEDULED;
+        // A call waiting for capacity has waited since its attempt started (it took a worker slot then).
+        const since = (capacity ? millis(p.lastStartedTime) : millis(p.scheduledTime)) ?? now;
         const summary = summaries.get(p.activityId!);
         return {
           component_id: summary ? nodeOfSummary(summary, nodeIds) : null,
@@ -79,6 +103,7 @@ export async function queuedActivities(client: Client, workflowId: string, nodeI
           attempt: p.attempt ?? 1,
           since,
           queued_ms: Math.max(0, now - since),
+          waiting_for: capacity ? ('provider_capacity' as const) : ('task_queue' as const),
         };
       });
     });

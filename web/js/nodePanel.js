@@ -53,9 +53,10 @@ function toolCallsView(calls) {
 
 /**
  * `n`: the node in the run model (may be absent: not reached yet); `progress`: its state from
- * the run's status query (calls made), if known; `extras`: time travel's marks and forms, shown under the title.
+ * the run's status query (calls made), if known; `extras`: time travel's marks and forms, shown under the title;
+ * `after`: sections shown last (the model call panel, callPanel.js).
  */
-export function nodePanel(id, n, state, progress, extras = []) {
+export function nodePanel(id, n, state, progress, extras = [], after = []) {
   const execs = n?.execs ?? [];
   const calls = progress?.calls;
   return h(
@@ -78,6 +79,10 @@ export function nodePanel(id, n, state, progress, extras = []) {
       state === 'queued'
         ? h('dd', { 'data-role': 'queued-for' }, `for ${duration(progress?.queued_ms ?? 0)}: waiting for a free worker slot (WORKER_MAX_ACTIVITIES)`)
         : null,
+      state === 'waiting_capacity' ? h('dt', {}, 'Waiting') : null,
+      state === 'waiting_capacity'
+        ? h('dd', { 'data-role': 'capacity-wait' }, `for ${duration(progress?.queued_ms ?? 0)}: waiting for provider capacity (PROVIDER_LIMITS)`)
+        : null,
       progress?.usage?.total_tokens ? h('dt', {}, 'Tokens') : null,
       progress?.usage?.total_tokens ? h('dd', {}, String(progress.usage.total_tokens)) : null,
     ),
@@ -93,5 +98,6 @@ export function nodePanel(id, n, state, progress, extras = []) {
           h('ul', {}, ...n.children.map((c) => h('li', {}, h('a', { href: `#/runs/${encodeURIComponent(c.task_id)}` }, c.task_id), ` (${c.how})`))),
         )
       : null,
+    ...after,
   );
 }

@@ -119,7 +119,9 @@ const ENDED = new Set(['finished', 'failed', 'canceled']);
  */
 export function shownNodeState(model, id, progress) {
   const st = nodeState(model, id);
-  return (st === 'running' || st === 'waiting') && progress?.[id]?.status === 'queued' ? 'queued' : st;
+  // `waiting_capacity`: its model call waits for room under PROVIDER_LIMITS (api/services/queuedActivities.ts).
+  const waits = ['queued', 'waiting_capacity'].includes(progress?.[id]?.status);
+  return (st === 'running' || st === 'waiting') && waits ? progress[id].status : st;
 }
 
 /** A node's state: waiting, running, done, failed, canceled, skipped or paused. */

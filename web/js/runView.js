@@ -8,6 +8,8 @@ import { badge, duration, h, pre, replace, tokens, when } from './dom.js';
 import { buildForm } from './form.js';
 import { drawGraph, layoutCanvas, legend } from './graph.js';
 import { nodePanel } from './nodePanel.js';
+import { callPanel } from './callPanel.js';
+import { timelineSection } from './timeline.js';
 import { applyEvent, newRunModel, shownNodeState, toolState, toolWarning } from './runState.js';
 import { EVENT } from './runEvents.js';
 import { uiConfig } from './config.js';
@@ -57,10 +59,12 @@ export async function runPage(main, runId) {
   const outcome = h('div', { class: 'outcome' });
   const diffBox = h('div', { 'data-role': 'diff-box' });
   const conn = h('span', { class: 'conn', 'data-role': 'connection' }, 'connecting…');
+  const timeline = timelineSection(runId);
   replace(
     main,
     head,
     h('div', { class: 'run-body' }, h('div', { class: 'graph-col' }, graphBox, legend()), side),
+    timeline.el,
     formBox,
     h('section', {}, h('h3', {}, 'Reply'), reply, outcome),
     diffBox,
@@ -187,7 +191,7 @@ export async function runPage(main, runId) {
       .join('|');
     if (shown !== panelShows) {
       panelShows = shown;
-      if (selected) replace(side, nodePanel(selected, n, stateOf(selected), progress[selected], travelExtras(selected)));
+      if (selected) replace(side, nodePanel(selected, n, stateOf(selected), progress[selected], travelExtras(selected), [callPanel(runId, selected)]));
       else replace(side, h('p', { class: 'muted' }, 'Click a node to see its inputs, outputs, tool calls and timing.'));
     }
     renderForm();
@@ -215,6 +219,7 @@ export async function runPage(main, runId) {
       run.children = fresh.children ?? run.children;
       if (fresh.diff && !run.diff) renderDiff(diffBox, Object.assign(run, { diff: fresh.diff }));
       if (model.status === 'paused') model.pausedIds = fresh.pending_inputs?.component_ids ?? [];
+      timeline.refresh();
       schedule();
     }, 300);
   };

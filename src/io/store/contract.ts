@@ -11,6 +11,7 @@ import type { MemoryStore } from './memoryTypes';
 import type { CanvasListFilter, CanvasPatch, CanvasRecord, CanvasVersionRecord, NewCanvas } from './canvasTypes';
 import type { FileStore } from './fileTypes';
 import type { Ledger } from './ledgerTypes';
+import type { CallTraces } from './callTraceTypes';
 import type { McpServerRecord, NewMcpServer } from './mcpTypes';
 import type { RunEnd, RunIndex, RunRecord, RunRecordStatus } from './runTypes';
 import type { SessionListFilter, SessionMessage, SessionRecord } from './sessionTypes';
@@ -38,6 +39,7 @@ export type { FileMeta, FileOrigin, FileStore, NewFile } from './fileTypes';
 export type { McpServerRecord, NewMcpServer } from './mcpTypes';
 
 export type { ProviderWindows } from './ledgerTypes';
+export type { CallTrace, CallTraces, TracedMessage, TracedRequest, TracedResponse } from './callTraceTypes';
 
 export type { Ledger, ModelCallEntry, ModelCallReuse, UsageGroup, UsageRow, UsageTotals, SavedTotals } from './ledgerTypes';
 
@@ -233,6 +235,9 @@ export interface Store {
 
   /** The cost ledger: model calls with their tokens and cost, and the calls replays reused (ledger.ts). */
   ledger: Ledger;
+
+  /** What each attempt of a model call sent and got, for the run view's model call panel (callTraces.ts). */
+  callTraces: CallTraces;
 
   /** Resolves once the database answers a trivial query (the health probe); rejects otherwise. */
   ping(): Promise<void>;

@@ -6,6 +6,7 @@
 import type { Db } from './contract';
 import { MEMORY_MIGRATION } from './memoryMigration';
 import { LEDGER_MIGRATION } from './ledgerMigration';
+import { CALL_TRACE_MIGRATION } from './callTraceMigration';
 import { PIPELINE_MIGRATION } from './pipelineMigration';
 import { PROVISIONED_KEYS_MIGRATION } from './provisionedKeysMigration';
 import { RELEASED_MIGRATIONS, type Migration } from './releasedMigrations';
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
   MEMORY_MIGRATION,
   TRAVEL_MIGRATION,
   LEDGER_MIGRATION,
+  CALL_TRACE_MIGRATION,
 ];
 
 /**

@@ -6,6 +6,7 @@ import { datasetsRepository, documentsRepository } from './datasets';
 import { openDb } from './db';
 import { eventsRepository } from './events';
 import { ledgerRepository } from './ledger';
+import { callTracesRepository } from './callTraces';
 import { mcpServersRepository } from './mcpServers';
 import { memoriesRepository } from './memories';
 import { migrate } from './migrations';
@@ -58,6 +59,7 @@ export function createStore(db: Db, opts: { vector?: boolean; apiKeySecret?: str
     mcpServers: mcpServersRepository(db),
     memories: memoriesRepository(db),
     ledger: ledgerRepository(db),
+    callTraces: callTracesRepository(db),
     knowledge: {
       datasets: datasetsRepository(db),
       documents: documentsRepository(db),
