@@ -17,6 +17,7 @@ import { agentsPlugin } from './plugins/agents';
 import { apiKeysPlugin } from './plugins/apiKeys';
 import { canvasesPlugin } from './plugins/canvases';
 import { completionsPlugin } from './plugins/completions';
+import { conversationsPlugin } from './plugins/conversations';
 import { demoModelPlugin } from './plugins/demoModel';
 import { healthPlugin } from './plugins/health';
 import { datasetsPlugin } from './plugins/datasets';
@@ -33,6 +34,7 @@ import { metricsPlugin } from './plugins/metrics';
 import { openAiPlugin } from './plugins/openai';
 import { runsPlugin } from './plugins/runs';
 import { runsIndexPlugin } from './plugins/runsIndex';
+import { runStreamPlugin } from './plugins/runStream';
 import { travelPlugin } from './plugins/travel';
 import { evalsPlugin } from './plugins/evals';
 import { sessionsPlugin } from './plugins/sessions';
@@ -83,10 +85,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     canvasesPlugin,
     agentsPlugin,
     sessionsPlugin,
+    conversationsPlugin,
     completionsPlugin,
     tasksPlugin,
     runsPlugin,
     runsIndexPlugin,
+    runStreamPlugin,
     travelPlugin,
     evalsPlugin,
     openAiPlugin,

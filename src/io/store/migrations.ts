@@ -9,6 +9,7 @@ import { LEDGER_MIGRATION } from './ledgerMigration';
 import { PIPELINE_MIGRATION } from './pipelineMigration';
 import { PROVISIONED_KEYS_MIGRATION } from './provisionedKeysMigration';
 import { RELEASED_MIGRATIONS, type Migration } from './releasedMigrations';
+import { RUN_CHANGES_MIGRATION } from './runChangesMigration';
 import { RUNS_LIST_MIGRATION } from './runsListMigration';
 import { STREAM_FENCE_MIGRATION } from './streamFenceMigration';
 import { TRAVEL_MIGRATION } from './travelMigration';
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
   MEMORY_MIGRATION,
   TRAVEL_MIGRATION,
   LEDGER_MIGRATION,
+  RUN_CHANGES_MIGRATION,
 ];
 
 /**
