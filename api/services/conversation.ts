@@ -73,7 +73,15 @@ export async function readConversation(store: Store, tenantId: string, agentId: 
     } else if (turns.length === 0) {
       greeting.push(m.content);
     } else {
-      turns.push({ message_id: id, question: null, answer: { content: m.content, created_at: secondsOf(m) }, references: [], attachments: [], downloads: [], run: null });
+      turns.push({
+        message_id: id,
+        question: null,
+        answer: { content: m.content, created_at: secondsOf(m) },
+        references: [],
+        attachments: [],
+        downloads: [],
+        run: null,
+      });
     }
   }
 

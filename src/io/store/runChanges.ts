@@ -44,10 +44,12 @@ class TenantWakeups {
       if (set.size === 0 && this.subscribers.get(tenantId) === set) this.subscribers.delete(tenantId);
     };
     try {
-      this.started ??= this.db.listen(RUN_CHANGES_CHANNEL, (tenant) => this.wake(tenant)).catch((err: unknown) => {
-        this.started = null; // the next subscriber tries again
-        throw err;
-      });
+      this.started ??= this.db
+        .listen(RUN_CHANGES_CHANNEL, (tenant) => this.wake(tenant))
+        .catch((err: unknown) => {
+          this.started = null; // the next subscriber tries again
+          throw err;
+        });
       await this.started;
     } catch (err) {
       remove();
