@@ -36,6 +36,12 @@ export function changeView(c: RunChange): Record<string, unknown> {
 
 export async function runStreamPlugin(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { store } = deps;
+  // Endless streams would hold the server's close forever: they end first, and their clients
+  // reconnect (with Last-Event-ID) to another process or to this one once it is back.
+  const open = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const end of [...open]) end();
+  });
   app.get(
     '/api/v1/runs/stream',
     {
@@ -68,6 +74,8 @@ export async function runStreamPlugin(app: FastifyInstance, deps: AppDeps): Prom
       }
       const sse = openSse(request, reply);
       sse.signal.addEventListener('abort', () => wake?.(), { once: true });
+      const end = () => sse.close();
+      open.add(end);
       sse.send({ kind: 'hello', last_id: cursor });
       try {
         while (!sse.signal.aborted) {
@@ -91,6 +99,7 @@ export async function runStreamPlugin(app: FastifyInstance, deps: AppDeps): Prom
       } catch (err) {
         request.log.warn({ err }, 'run changes stream ended by an error');
       } finally {
+        open.delete(end);
         unsubscribe();
         sse.close();
       }
