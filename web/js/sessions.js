@@ -84,7 +84,7 @@ async function sendTurn(agentId, sessionId, query, answerEl, onRun) {
 
 export async function sessionPage(main, agentId, sessionId) {
   const list = h('ol', { class: 'chat', 'data-role': 'conversation' });
-  const head = h('div', { class: 'page-head' });
+  const head = h('div', { class: 'session-head' });
   const greeting = h('div');
   const query = h('textarea', { name: 'query', rows: 2, placeholder: 'Your next message', 'data-role': 'next-message', 'aria-label': 'Next message' });
   const send = h('button', { type: 'submit', class: 'primary' }, 'Send');
