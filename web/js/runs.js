@@ -146,7 +146,11 @@ export async function runsPage(main, params) {
   };
   void followRunChanges({
     signal: stop.signal,
-    onChange: reloadSoon,
+    // A change to a run another canvas's or session's list shows does not touch this one.
+    onChange: (c) => {
+      if ((filter.canvas_id && c.canvas_id !== filter.canvas_id) || (filter.session_id && c.session_id !== filter.session_id)) return;
+      reloadSoon();
+    },
     onState: (state) => {
       live.textContent = state === 'live' ? '· live' : state === 'failing' ? '· stream down, reloading every 30 s' : '· reconnecting…';
       live.dataset.state = state;

@@ -6,6 +6,7 @@
  */
 import { get, onUnauthorized, session } from './api.js';
 import { badge, h, replace, when } from './dom.js';
+import { followRunChanges } from './runChanges.js';
 import { readSse } from './sse.js';
 
 const runLink = (taskId, label) => h('a', { href: `#/runs/${encodeURIComponent(taskId)}`, 'data-role': 'turn-run' }, label);
@@ -89,7 +90,8 @@ export async function sessionPage(main, agentId, sessionId) {
   const query = h('textarea', { name: 'query', rows: 2, placeholder: 'Your next message', 'data-role': 'next-message', 'aria-label': 'Next message' });
   const send = h('button', { type: 'submit', class: 'primary' }, 'Send');
   const error = h('div', { class: 'error-box', hidden: true, 'data-role': 'send-error' });
-  const composer = h('form', { class: 'composer', 'data-role': 'composer' }, query, send, error);
+  const busy = h('div', { class: 'muted', hidden: true, 'data-role': 'session-busy' });
+  const composer = h('form', { class: 'composer', 'data-role': 'composer' }, query, send, error, busy);
   let stopped = false;
 
   async function load() {
@@ -109,6 +111,9 @@ export async function sessionPage(main, agentId, sessionId) {
     );
     replace(greeting, ...c.greeting.map((g) => h('div', { class: 'bubble assistant', 'data-role': 'greeting' }, g)));
     replace(list, ...c.turns.map(turnView));
+    busy.hidden = !c.active_run_id;
+    if (c.active_run_id)
+      replace(busy, 'A run of this session is in progress (', runLink(c.active_run_id, c.active_run_id.slice(0, 8)), '); send once it ends.');
     return c;
   }
 
@@ -134,7 +139,7 @@ export async function sessionPage(main, agentId, sessionId) {
     }
   });
 
-  const c = await load();
+  await load();
   replace(
     main,
     head,
@@ -147,11 +152,17 @@ export async function sessionPage(main, agentId, sessionId) {
       h('a', { href: `#/start/${encodeURIComponent(agentId)}?session=${encodeURIComponent(sessionId)}` }, 'Continue with Begin inputs on the start page'),
     ),
   );
-  if (c.active_run_id) {
-    error.hidden = false;
-    replace(error, 'A run of this session is in progress (', runLink(c.active_run_id, c.active_run_id.slice(0, 8)), '); the next message waits for it to end.');
-  }
+  // A turn sent elsewhere (another tab, a client, a schedule) shows when its run starts and ends.
+  const follow = new AbortController();
+  void followRunChanges({
+    signal: follow.signal,
+    onState: () => {},
+    onChange: (change) => {
+      if (change.session_id === sessionId && !send.disabled) void load().catch(() => {});
+    },
+  });
   return () => {
     stopped = true;
+    follow.abort();
   };
 }
