@@ -20,6 +20,7 @@ import { dbCases } from './cases/dbCases';
 import { eventCases } from './cases/eventCases';
 import { knowledgeCases } from './cases/knowledgeCases';
 import { ledgerCases } from './cases/ledgerCases';
+import { runChangeCases } from './cases/runChangeCases';
 import { runEndCases } from './cases/runEndCases';
 import { runFileCases, runIndexCases, storeSurfaceCases } from './cases/runRowCases';
 import { runCases, sessionCases } from './cases/sessionRunCases';
@@ -104,6 +105,7 @@ describe.each(backends)('store on %s', (_name, backend) => {
     describe('knowledge', () => knowledgeCases(ctx));
     describe('cost ledger', () => ledgerCases(ctx));
     describe('run index', () => runIndexCases(ctx));
+    describe('run changes feed', () => runChangeCases(ctx));
     describe('run files', () => runFileCases(ctx));
     describe('blobs, health and the database handle', () => storeSurfaceCases(ctx));
   });

@@ -50,12 +50,14 @@ describe('schedules page', () => {
         .toBe(1);
       expect(await row.textContent()).toContain('cron 0 6 * * * (Europe/Oslo)');
       expect(await row.textContent()).toContain('morning digest');
-      expect(await row.locator('[data-role=schedule-state]').textContent()).toContain('running');
+      const state = row.locator('[data-role=schedule-state] .badge');
+      expect(await state.textContent()).toBe('active');
       expect(await row.locator('[data-role=next-runs] div').count()).toBeGreaterThan(0);
       expect(await row.locator('[data-role=last-runs]').textContent()).toBe('none yet');
 
       await row.locator('[data-role=pause]').click();
-      await expect.poll(() => row.locator('[data-role=schedule-state]').textContent(), { timeout: 30_000 }).toContain('paused');
+      await expect.poll(() => state.textContent(), { timeout: 30_000 }).toBe('paused');
+      expect(await row.locator('[data-role=schedule-state]').textContent()).toContain('Paused from the run view');
       const described = (await api(h, 'GET', `/api/v1/agents/${agentId}/schedules/${scheduleId}`)).body as { paused: boolean };
       expect(described.paused).toBe(true);
       await screenshot(page, 'schedules');

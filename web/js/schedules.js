@@ -19,7 +19,9 @@ function row(agentId, s, reload) {
   const toggle = h('button', { type: 'button', 'data-role': s.paused ? 'unpause' : 'pause' }, s.paused ? 'Unpause' : 'Pause');
   toggle.addEventListener('click', async () => {
     toggle.disabled = true;
-    await post(`/api/v1/agents/${encodeURIComponent(agentId)}/schedules/${encodeURIComponent(s.id)}/${s.paused ? 'unpause' : 'pause'}`, {}).finally(reload);
+    await post(`/api/v1/agents/${encodeURIComponent(agentId)}/schedules/${encodeURIComponent(s.id)}/${s.paused ? 'unpause' : 'pause'}`, {
+      note: s.paused ? 'Unpaused from the run view' : 'Paused from the run view',
+    }).finally(reload);
   });
   const last = [...(s.recent_actions ?? [])].reverse().slice(0, 3);
   return h(
@@ -33,7 +35,12 @@ function row(agentId, s, reload) {
       s.query || h('span', { class: 'muted' }, '(no query)'),
       s.session_id ? h('div', { class: 'muted' }, 'session ', h('code', {}, s.session_id.slice(0, 8))) : null,
     ),
-    h('td', { 'data-role': 'schedule-state' }, s.paused ? badge('paused') : badge('running'), s.note ? h('div', { class: 'muted' }, s.note) : null),
+    h(
+      'td',
+      { 'data-role': 'schedule-state' },
+      s.paused ? badge('paused') : h('span', { class: 'badge st-finished' }, 'active'),
+      s.note ? h('div', { class: 'muted' }, s.note) : null,
+    ),
     h(
       'td',
       { 'data-role': 'next-runs' },
