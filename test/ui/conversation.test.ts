@@ -36,7 +36,7 @@ async function finished(runId: string): Promise<void> {
 }
 
 describe('conversation page', () => {
-  it('continues a session from its page: the second answer streams in and the model saw the first turn as history', async () => {
+  it('continues a session from its page: the second answer streams in and the model saw the first turn as history', { timeout: 180_000 }, async () => {
     const seen = script(h.llm, 'MARK-conversation', [
       { content: 'Tides follow the moon.' },
       { content: 'Twice a day, roughly.', chunkWords: 1, delayMs: 30 },
@@ -83,6 +83,7 @@ describe('conversation page', () => {
     await page.goto(`${h.base}/ui/#/runs/${secondRun}`);
     await page.locator('[data-role=session-link]').click();
     await page.waitForURL(new RegExp(`#/sessions/${agentId}/${sessionId}$`));
+    await expect.poll(() => turns.count()).toBe(2);
 
     // The start page continues the session rather than opening a new one.
     await page.goto(`${h.base}/ui/#/start/${agentId}?session=${sessionId}`);

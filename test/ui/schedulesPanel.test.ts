@@ -35,6 +35,7 @@ describe('schedules page', () => {
       const { page, errors } = await browser.page();
       await signIn(page, h.base, h.key);
       await page.locator('#nav a[href="#/schedules"]').click();
+      await page.locator(`[data-role=schedules-agent] option[value="${agentId}"]`).waitFor({ state: 'attached' });
       await page.locator('[data-role=schedules-agent]').selectOption(agentId);
       await page.waitForURL(new RegExp(`#/schedules/${agentId}$`));
       const row = page.locator(`tr[data-schedule="${scheduleId}"]`);

@@ -53,10 +53,7 @@ function row(agentId, s, reload) {
 }
 
 export async function schedulesPage(main, agentId) {
-  const agents = await get('/api/v1/agents?page_size=100&orderby=update_time');
   const select = h('select', { name: 'agent_id', 'data-role': 'schedules-agent', 'aria-label': 'Canvas' }, h('option', { value: '' }, '— choose a canvas —'));
-  for (const c of agents.canvas ?? []) select.append(h('option', { value: c.id }, c.title));
-  select.value = agentId ?? '';
   select.addEventListener('change', () => (location.hash = select.value ? `#/schedules/${encodeURIComponent(select.value)}` : '#/schedules'));
   const reloadButton = h('button', { type: 'button', 'data-role': 'reload-schedules' }, 'Reload');
   const body = h('tbody');
@@ -91,5 +88,9 @@ export async function schedulesPage(main, agentId) {
       body,
     ),
   );
+  // The page is drawn before the reads: one finishing after the user navigated away writes only here.
+  const agents = await get('/api/v1/agents?page_size=100&orderby=update_time');
+  for (const c of agents.canvas ?? []) select.append(h('option', { value: c.id }, c.title));
+  select.value = agentId ?? '';
   await load();
 }

@@ -139,7 +139,7 @@ export async function sessionPage(main, agentId, sessionId) {
     }
   });
 
-  await load();
+  // Drawn before the first read: a read finishing after the user navigated away writes only here.
   replace(
     main,
     head,
@@ -152,6 +152,8 @@ export async function sessionPage(main, agentId, sessionId) {
       h('a', { href: `#/start/${encodeURIComponent(agentId)}?session=${encodeURIComponent(sessionId)}` }, 'Continue with Begin inputs on the start page'),
     ),
   );
+  await load();
+
   // A turn sent elsewhere (another tab, a client, a schedule) shows when its run starts and ends.
   const follow = new AbortController();
   void followRunChanges({
