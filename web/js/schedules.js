@@ -84,7 +84,7 @@ export async function schedulesPage(main, agentId) {
     h(
       'table',
       { class: 'runs schedules', 'data-role': 'schedules' },
-      h('thead', {}, h('tr', {}, ...['Schedule', 'When', 'Asks', 'State', 'Next runs', 'Last runs', 'Actions', ''].map((t) => h('th', {}, t)))),
+      h('thead', {}, h('tr', {}, ...['Schedule', 'When', 'Asks', 'State', 'Next runs', 'Last runs', 'Actions', 'Pause'].map((t) => h('th', {}, t)))),
       body,
     ),
   );
