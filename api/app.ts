@@ -17,6 +17,7 @@ import { agentsPlugin } from './plugins/agents';
 import { apiKeysPlugin } from './plugins/apiKeys';
 import { canvasesPlugin } from './plugins/canvases';
 import { completionsPlugin } from './plugins/completions';
+import { conversationsPlugin } from './plugins/conversations';
 import { demoModelPlugin } from './plugins/demoModel';
 import { healthPlugin } from './plugins/health';
 import { datasetsPlugin } from './plugins/datasets';
@@ -34,6 +35,7 @@ import { openAiPlugin } from './plugins/openai';
 import { runsPlugin } from './plugins/runs';
 import { runCallsPlugin } from './plugins/runCalls';
 import { runsIndexPlugin } from './plugins/runsIndex';
+import { runStreamPlugin } from './plugins/runStream';
 import { travelPlugin } from './plugins/travel';
 import { evalsPlugin } from './plugins/evals';
 import { sessionsPlugin } from './plugins/sessions';
@@ -84,11 +86,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     canvasesPlugin,
     agentsPlugin,
     sessionsPlugin,
+    conversationsPlugin,
     completionsPlugin,
     tasksPlugin,
     runsPlugin,
     runCallsPlugin,
     runsIndexPlugin,
+    runStreamPlugin,
     travelPlugin,
     evalsPlugin,
     openAiPlugin,

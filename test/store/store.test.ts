@@ -21,6 +21,7 @@ import { eventCases } from './cases/eventCases';
 import { knowledgeCases } from './cases/knowledgeCases';
 import { ledgerCases } from './cases/ledgerCases';
 import { callTraceCases } from './cases/callTraceCases';
+import { runChangeCases } from './cases/runChangeCases';
 import { runEndCases } from './cases/runEndCases';
 import { runFileCases, runIndexCases, storeSurfaceCases } from './cases/runRowCases';
 import { runCases, sessionCases } from './cases/sessionRunCases';
@@ -106,6 +107,7 @@ describe.each(backends)('store on %s', (_name, backend) => {
     describe('cost ledger', () => ledgerCases(ctx));
     describe('model call traces', () => callTraceCases(ctx));
     describe('run index', () => runIndexCases(ctx));
+    describe('run changes feed', () => runChangeCases(ctx));
     describe('run files', () => runFileCases(ctx));
     describe('blobs, health and the database handle', () => storeSurfaceCases(ctx));
   });

@@ -1,6 +1,7 @@
 /**
  * The run view's shell: sign-in with an API key (kept in sessionStorage), then hash routes —
- * #/runs, #/runs/<id>, #/start[/<canvas>], #/canvases, #/canvases/<id>[/versions/<vid>].
+ * #/runs, #/runs/<id>, #/start[/<canvas>], #/canvases, #/canvases/<id>[/versions/<vid>],
+ * #/sessions/<canvas>/<session>, #/schedules[/<canvas>].
  */
 import { checkKey, onUnauthorized, session } from './api.js';
 import { canvasPage, canvasesPage } from './canvases.js';
@@ -8,6 +9,8 @@ import { forgetConfig } from './config.js';
 import { h, replace } from './dom.js';
 import { runPage } from './runView.js';
 import { runsPage } from './runs.js';
+import { schedulesPage } from './schedules.js';
+import { sessionPage } from './sessions.js';
 import { startPage } from './start.js';
 
 const main = document.getElementById('main');
@@ -65,7 +68,9 @@ async function route() {
   try {
     let page;
     if (parts[0] === 'runs' && parts[1]) page = runPage(main, parts[1]);
-    else if (parts[0] === 'start') page = startPage(main, parts[1]);
+    else if (parts[0] === 'start') page = startPage(main, parts[1], params);
+    else if (parts[0] === 'sessions' && parts[2]) page = sessionPage(main, parts[1], parts[2]);
+    else if (parts[0] === 'schedules') page = schedulesPage(main, parts[1]);
     else if (parts[0] === 'canvases' && parts[1]) page = canvasPage(main, parts[1], parts[2] === 'versions' ? parts[3] : undefined);
     else if (parts[0] === 'canvases') page = canvasesPage(main);
     else page = runsPage(main, params);

@@ -68,6 +68,8 @@ export async function canvasesPage(main) {
         h('a', { href: `#/runs?canvas_id=${encodeURIComponent(c.id)}` }, 'runs'),
         ' · ',
         h('a', { href: `#/start/${encodeURIComponent(c.id)}` }, 'start'),
+        ' · ',
+        h('a', { href: `#/schedules/${encodeURIComponent(c.id)}` }, 'schedules'),
       ),
     ),
   );
@@ -142,6 +144,7 @@ export async function canvasPage(main, id, versionId) {
       h('h2', {}, agent.title, version ? ` — version ${versionId.slice(0, 8)}` : ''),
       h('a', { href: `#/start/${encodeURIComponent(id)}`, class: 'button primary' }, 'Start a run'),
       h('a', { href: `#/runs?canvas_id=${encodeURIComponent(id)}`, class: 'button' }, 'Runs'),
+      h('a', { href: `#/schedules/${encodeURIComponent(id)}`, class: 'button', 'data-role': 'canvas-schedules' }, 'Schedules'),
     ),
     agent.description ? h('p', {}, agent.description) : null,
     h('div', { class: 'run-body' }, h('div', { class: 'graph-col' }, graphBox), detail),

@@ -109,6 +109,13 @@ export async function runPage(main, runId) {
         h('span', {}, `Duration ${duration(elapsed)}`),
         h('span', {}, `Tokens ${tokens(model.usage)}`),
         run.session_id ? h('a', { href: `#/runs?session_id=${encodeURIComponent(run.session_id)}` }, 'session’s runs') : null,
+        run.session_id
+          ? h(
+              'a',
+              { href: `#/sessions/${encodeURIComponent(run.canvas_id)}/${encodeURIComponent(run.session_id)}`, 'data-role': 'session-link' },
+              'conversation',
+            )
+          : null,
         run.parent_run_id ? h('a', { href: `#/runs/${encodeURIComponent(run.parent_run_id)}` }, 'parent run') : null,
         ...(run.children ?? []).map((c, i) =>
           h('a', { href: `#/runs/${encodeURIComponent(c.task_id)}`, 'data-role': 'child-run' }, `child run ${i + 1} (${c.status})`),

@@ -1,13 +1,20 @@
 /**
  * The tenant's runs, newest first: filters (canvas, status, session), paging, and each run's
- * duration, token usage and who started it. The list refreshes every two seconds, so runs that
- * start or end elsewhere show up without a reload.
+ * duration, token usage and who started it. The list reloads when the runs stream
+ * (runChanges.js) says a run started, changed status or ended — anywhere, through any API
+ * process — and never on a timer while the stream is live. Only while the stream keeps failing
+ * does it reload every FALLBACK_MS.
  */
 import { get } from './api.js';
 import { badge, duration, h, replace, tokens, when } from './dom.js';
+import { followRunChanges } from './runChanges.js';
 
 const STATUSES = ['running', 'paused', 'finished', 'failed', 'canceled'];
 const PAGE_SIZE = 20;
+/** The list's reload period while the runs stream cannot connect. */
+const FALLBACK_MS = 30_000;
+/** Changes arriving together cause one reload. */
+const COALESCE_MS = 150;
 
 function startedBy(r) {
   if (r.started_by?.kind === 'run')
@@ -28,7 +35,21 @@ function row(r) {
     h('td', {}, duration(r.duration_ms)),
     h('td', {}, tokens(r.usage)),
     h('td', {}, startedBy(r)),
-    h('td', {}, r.session_id ? h('a', { href: `#/runs?session_id=${encodeURIComponent(r.session_id)}` }, h('code', {}, r.session_id.slice(0, 8))) : '—'),
+    h(
+      'td',
+      {},
+      r.session_id
+        ? h(
+            'a',
+            {
+              href: `#/sessions/${encodeURIComponent(r.canvas_id)}/${encodeURIComponent(r.session_id)}`,
+              'data-role': 'session-link',
+              title: 'The conversation',
+            },
+            h('code', {}, r.session_id.slice(0, 8)),
+          )
+        : '—',
+    ),
   );
 }
 
@@ -74,11 +95,12 @@ export async function runsPage(main, params) {
   statusSelect.addEventListener('change', () => go({ status: statusSelect.value, page: 1 }));
 
   const body = h('tbody');
+  const live = h('span', { class: 'muted', 'data-role': 'list-live' }, 'connecting…');
   const pager = h('div', { class: 'pager' });
   const error = h('div', { class: 'error-box', hidden: true });
   replace(
     main,
-    h('div', { class: 'page-head' }, h('h2', {}, 'Runs'), h('a', { href: '#/start', class: 'button primary', 'data-role': 'start-run' }, 'Start a run')),
+    h('div', { class: 'page-head' }, h('h2', {}, 'Runs ', live), h('a', { href: '#/start', class: 'button primary', 'data-role': 'start-run' }, 'Start a run')),
     filters,
     error,
     h(
@@ -112,6 +134,37 @@ export async function runsPage(main, params) {
     }
   }
   await load();
-  const timer = setInterval(load, 2000);
-  return () => clearInterval(timer);
+
+  const stop = new AbortController();
+  let fallback = null;
+  let pending = null;
+  const reloadSoon = () => {
+    pending ??= setTimeout(() => {
+      pending = null;
+      void load();
+    }, COALESCE_MS);
+  };
+  void followRunChanges({
+    signal: stop.signal,
+    // A change to a run another canvas's or session's list shows does not touch this one.
+    onChange: (c) => {
+      if ((filter.canvas_id && c.canvas_id !== filter.canvas_id) || (filter.session_id && c.session_id !== filter.session_id)) return;
+      reloadSoon();
+    },
+    onState: (state) => {
+      live.textContent = state === 'live' ? '· live' : state === 'failing' ? '· stream down, reloading every 30 s' : '· reconnecting…';
+      live.dataset.state = state;
+      if (state === 'live') {
+        clearInterval(fallback);
+        fallback = null;
+        // What changed between the first load and the stream's start (or while it was down).
+        reloadSoon();
+      } else if (state === 'failing') fallback ??= setInterval(load, FALLBACK_MS);
+    },
+  });
+  return () => {
+    stop.abort();
+    clearInterval(fallback);
+    clearTimeout(pending);
+  };
 }

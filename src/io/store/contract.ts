@@ -19,6 +19,7 @@ import type { TurnStarts } from './startTypes';
 import type { TenantsRepository } from './tenantTypes';
 import type { RunEvent } from '../../core/engine/runEvents';
 import type { TravelStore } from './travelTypes';
+import type { RunChangesFeed } from './runChanges';
 import type { SessionState } from '../../core/engine/state';
 
 export type { Db, DbKind, ListOptions, Queryable, QueryResult } from './dbContract';
@@ -40,6 +41,8 @@ export type { McpServerRecord, NewMcpServer } from './mcpTypes';
 
 export type { ProviderWindows } from './ledgerTypes';
 export type { CallTrace, CallTraces, TracedMessage, TracedRequest, TracedResponse } from './callTraceTypes';
+
+export type { RunChange, RunChangesFeed } from './runChanges';
 
 export type { Ledger, ModelCallEntry, ModelCallReuse, UsageGroup, UsageRow, UsageTotals, SavedTotals } from './ledgerTypes';
 
@@ -215,6 +218,8 @@ export interface Store {
 
   /** Runs across rows: the runs page, the active-runs gauge. */
   runIndex: RunIndex;
+  /** Run starts and status changes, numbered per tenant order: the runs list's stream (runChanges.ts). */
+  runChanges: RunChangesFeed;
 
   /** Time travel: runs' batch snapshots, and where forked runs came from (travel.ts). */
   travel: TravelStore;

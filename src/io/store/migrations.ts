@@ -10,6 +10,7 @@ import { CALL_TRACE_MIGRATION } from './callTraceMigration';
 import { PIPELINE_MIGRATION } from './pipelineMigration';
 import { PROVISIONED_KEYS_MIGRATION } from './provisionedKeysMigration';
 import { RELEASED_MIGRATIONS, type Migration } from './releasedMigrations';
+import { RUN_CHANGES_MIGRATION } from './runChangesMigration';
 import { RUNS_LIST_MIGRATION } from './runsListMigration';
 import { STREAM_FENCE_MIGRATION } from './streamFenceMigration';
 import { TRAVEL_MIGRATION } from './travelMigration';
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   TRAVEL_MIGRATION,
   LEDGER_MIGRATION,
   CALL_TRACE_MIGRATION,
+  RUN_CHANGES_MIGRATION,
 ];
 
 /**

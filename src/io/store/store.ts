@@ -10,6 +10,7 @@ import { callTracesRepository } from './callTraces';
 import { mcpServersRepository } from './mcpServers';
 import { memoriesRepository } from './memories';
 import { migrate } from './migrations';
+import { runChangesRepository } from './runChanges';
 import { runFilesRepository } from './runFiles';
 import { runIndexRepository } from './runIndex';
 import { runsRepository } from './runs';
@@ -50,6 +51,7 @@ export function createStore(db: Db, opts: { vector?: boolean; apiKeySecret?: str
     blobs: blobsRepository(db),
     files: runFilesRepository(db),
     runIndex: runIndexRepository(db),
+    runChanges: runChangesRepository(db),
     travel: travelRepository(db),
     starts: {
       run: (p) => recordRunStart(db, p),
