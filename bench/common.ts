@@ -54,6 +54,8 @@ export interface BenchEnvironmentOptions {
   wrapDb?: (db: Db) => Db;
   /** Wraps the worker's activities (e.g. to time them). */
   wrapActivities?: (activities: ReturnType<typeof createActivities>) => ReturnType<typeof createActivities>;
+  /** The dev server's dynamic config (default: the product's, DEV_SERVER_TUNING). */
+  devServerTuning?: readonly string[];
 }
 
 export async function startBenchEnvironment(env: Record<string, string> = {}, opts: BenchEnvironmentOptions = {}): Promise<BenchEnvironment> {
@@ -71,7 +73,7 @@ export async function startBenchEnvironment(env: Record<string, string> = {}, op
   await store.tenants.ensure('bench', 'bench');
   const cli = await obtainTemporalCli({ projectRoot: root });
   if (!cli) throw new Error('no Temporal CLI');
-  const server = await startDevServer({ cliPath: cli.path });
+  const server = await startDevServer({ cliPath: cli.path, ...(opts.devServerTuning ? { tuning: opts.devServerTuning } : {}) });
   // As `npm start` runs both halves: the API's client on its own connection. BENCH_EAGER_START=1
   // shares the worker's NativeConnection instead, so starts are eager (api/services/runLauncher.ts).
   const workerConnection = await NativeConnection.connect({ address: server.address });

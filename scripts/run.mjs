@@ -3,7 +3,7 @@
 //
 //   node scripts/run.mjs start [args for server/main.ts]
 //   node scripts/run.mjs test  [args for vitest]      (AGENT_CANVAS_SKIP_LINT=1 skips typecheck, lint, layers)
-//   node scripts/run.mjs bench [orchestration|agent|paused|retrieval|starts|devserver|pipeline|model|state|streams|iteration]  (benchmarks, print tables; default: all)
+//   node scripts/run.mjs bench [orchestration|agent|paused|retrieval|starts|devserver|pipeline|model|state|streams|iteration|flood]  (benchmarks, print tables; default: all)
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -38,6 +38,7 @@ if (command === 'start') {
     state: 'bench/stateCopy.ts',
     streams: 'bench/streamCapacity.ts',
     iteration: 'bench/iteration.ts',
+    flood: 'bench/flood.ts',
   };
   const chosen = args.length > 0 ? args : Object.keys(benches);
   for (const name of chosen) {

@@ -66,6 +66,18 @@ export const DEV_SERVER_TUNING: readonly string[] = [
 ];
 
 /**
+ * Task-queue fairness (Temporal 1.29's new matcher): tasks carry a fairness key (the tenant, set on
+ * every run's start) and the server dispatches the keys in turn instead of first-in first-out, so
+ * one tenant's flood does not queue another's runs behind it (`npm run bench -- flood`).
+ */
+export const FAIRNESS_TUNING: readonly string[] = [
+  '--dynamic-config-value',
+  'matching.useNewMatcher=true',
+  '--dynamic-config-value',
+  'matching.enableFairness=true',
+];
+
+/**
  * SQLite settings for a dev server that persists to a file (`npm start`): write-ahead log, synced
  * at checkpoints rather than at every commit. Safe against the process dying (a crash loses
  * nothing committed); an OS crash or power loss may lose the last transactions. Measured: 92 → 24
