@@ -65,11 +65,7 @@ export const DEV_SERVER_TUNING: readonly string[] = [
   'history.transferProcessorMaxPollRPS=1000',
 ];
 
-/**
- * Task-queue fairness (Temporal 1.29's new matcher): tasks carry a fairness key (the tenant, set on
- * every run's start) and the server dispatches the keys in turn instead of first-in first-out, so
- * one tenant's flood does not queue another's runs behind it (`npm run bench -- flood`).
- */
+/** Task-queue fairness (Temporal 1.29's new matcher): the server dispatches the runs' fairness keys (tenants) in turn (`npm run bench -- flood`). */
 export const FAIRNESS_TUNING: readonly string[] = [
   '--dynamic-config-value',
   'matching.useNewMatcher=true',
