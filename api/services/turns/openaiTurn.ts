@@ -41,7 +41,13 @@ const endsReply = (e: StoredEvent): boolean => e.event === 'user_inputs';
  * event's `id:`, ending with the final chunk and `[DONE]` when the run ends or pauses for a form.
  * The store holds every event, so this works after an API restart too.
  */
-export async function resumeOpenAiStream(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, run: RunRecord, after: EventCursor | null): Promise<unknown> {
+export async function resumeOpenAiStream(
+  deps: AppDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  run: RunRecord,
+  after: EventCursor | null,
+): Promise<unknown> {
   reply.raw.setHeader(RUN_ID_HEADER, run.id);
   const join = await joinFor(deps.store, run.id, after);
   const format = openAiStreamFormat({ id: run.session_id ?? run.id, model: run.canvas_id, created: Math.floor(Date.now() / 1000) }, join);
