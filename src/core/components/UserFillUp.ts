@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { FormFieldSchema } from './Begin';
 import { bool, executionParamsShape, str, templateRefs } from './common';
 import type { ComponentContext, ComponentDef } from './definition';
-import { checkFormFollowUp, formFollowUpShape } from './formFollowUp';
+import { checkFormFollowUp, followUpOf, formFollowUpShape } from './formFollowUp';
 import { lazySchema } from '../dsl/lazySchema';
 
 const UserFillUpParams = lazySchema(() =>
@@ -37,17 +37,18 @@ export const UserFillUp: ComponentDef<UserFillUpParams> = {
   params: UserFillUpParams,
   role: 'form',
   execution: 'inline',
-  outputNames: (p) => ['tips', ...Object.keys(p.inputs), ...(p.escalate_after !== null ? ['escalated'] : [])],
+  outputNames: (p) => ['tips', ...Object.keys(p.inputs), ...(followUpOf(p).escalate_after !== null ? ['escalated'] : [])],
   inputRefs: (p) => templateRefs(p.tips),
-  targets: (p) => p.escalate_goto.map((target, i) => ({ path: ['escalate_goto', i], target })),
+  targets: (p) => followUpOf(p).escalate_goto.map((target, i) => ({ path: ['escalate_goto', i], target })),
   thoughts: () => 'Waiting for your input...',
   form: (p, ctx) => ({ fields: p.inputs, tips: renderTips(p, ctx) }),
   run(p, ctx) {
     if (ctx.form.escalated) {
       const waited = ctx.form.waitedS !== null ? ` within ${ctx.form.waitedS} s` : '';
       // A form merged into the pause without an escalation of its own fails, as a timeout does.
-      if (p.escalate_goto.length === 0) return { kind: 'error', message: `No input arrived${waited}: the wait for the form was escalated` };
-      return { kind: 'done', outputs: { ...(p.enable_tips ? { tips: renderTips(p, ctx) } : {}), escalated: true }, next: [...p.escalate_goto] };
+      const goto = followUpOf(p).escalate_goto;
+      if (goto.length === 0) return { kind: 'error', message: `No input arrived${waited}: the wait for the form was escalated` };
+      return { kind: 'done', outputs: { ...(p.enable_tips ? { tips: renderTips(p, ctx) } : {}), escalated: true }, next: [...goto] };
     }
     if (ctx.form.expired) {
       return { kind: 'error', message: `No input arrived${ctx.form.waitedS !== null ? ` within ${ctx.form.waitedS} s` : ''}: the wait for the form timed out` };

@@ -62,6 +62,23 @@ export interface FormFollowUpParams {
   escalate_goto: string[];
 }
 
+/**
+ * The follow-up params of parsed UserFillUp params, defaults for those absent: a canvas the API
+ * prepared before these params existed travels with its parsed params (workflows' `prepared`
+ * input), which lack them.
+ */
+export function followUpOf(params: unknown): FormFollowUpParams {
+  const p = (params ?? {}) as Partial<FormFollowUpParams>;
+  return {
+    remind_after: p.remind_after ?? null,
+    remind_max: p.remind_max ?? 3,
+    remind_webhook: p.remind_webhook ?? '',
+    remind_email: p.remind_email ?? null,
+    escalate_after: p.escalate_after ?? null,
+    escalate_goto: p.escalate_goto ?? [],
+  };
+}
+
 /** The checks across fields: a reminder needs a way to send it, an escalation a branch to take. */
 export function checkFormFollowUp(p: FormFollowUpParams, ctx: z.RefinementCtx): void {
   if (p.remind_after !== null && p.remind_webhook === '' && p.remind_email === null)

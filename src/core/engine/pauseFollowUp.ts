@@ -3,7 +3,7 @@
  * what the paused forms ask for, and which timer is next. Pure: the workflow waits for the timer
  * it names (workflows/pauseFollowUp.ts) and replays to the same answer.
  */
-import { remindChannel, type FormFollowUpParams } from '../components/formFollowUp';
+import { followUpOf, remindChannel, type FormFollowUpParams } from '../components/formFollowUp';
 import type { CompiledCanvas } from './compile';
 import type { PauseState, RunState } from './state';
 
@@ -16,7 +16,7 @@ export interface PauseFollowUp {
 
 function followUpParams(canvas: CompiledCanvas, id: string): FormFollowUpParams | null {
   const node = canvas.nodes[id];
-  return node?.type === 'UserFillUp' ? (node.params as unknown as FormFollowUpParams) : null;
+  return node?.type === 'UserFillUp' ? followUpOf(node.params) : null;
 }
 
 /** What the paused forms of `state` ask for while nobody answers; null when nothing. */
