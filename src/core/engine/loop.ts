@@ -7,7 +7,8 @@
  * production runs. No clock, no I/O and no Temporal import here: the carrier brings them.
  */
 import type { CompiledCanvas } from './compile';
-import { cancelRun, escalatePause, expirePause, remindPause, resumeRun, submitInputs, type EngineOptions, type InputsSubmission, type StepResult } from './run';
+import { cancelRun, expirePause, resumeRun, submitInputs, type EngineOptions, type InputsSubmission, type StepResult } from './run';
+import { escalatePause, remindPause } from './pauseFollowUp';
 import type { RunState } from './state';
 import { failRun } from './stopRun';
 import type { CallResult, EngineCall } from './step';
@@ -135,7 +136,7 @@ async function afterPause<H>(canvas: CompiledCanvas, paused: StepResult, carrier
       return expirePause(canvas, paused.state, outcome.waitedS, carrier.now(), options);
     case 'reminded': {
       const { kind: _reminded, ...reminder } = outcome;
-      return remindPause(paused.state, reminder, canvas, carrier.now());
+      return remindPause(canvas, paused.state, reminder, carrier.now());
     }
     case 'escalated':
       return escalatePause(canvas, paused.state, { waitedS: outcome.waitedS, goto: outcome.goto }, carrier.now(), options);

@@ -4,8 +4,11 @@
  * it names (workflows/pauseFollowUp.ts) and replays to the same answer.
  */
 import { followUpOf, remindChannel, type FormFollowUpParams } from '../components/formFollowUp';
+import { copyJson } from '../dsl/jsonCopy';
 import type { CompiledCanvas } from './compile';
+import { resumeRun, type EngineOptions, type StepResult } from './run';
 import type { PauseState, RunState } from './state';
+import { newStep } from './step';
 
 export interface PauseFollowUp {
   /** The form whose reminders go out (the first of the pause that has any). */
@@ -58,4 +61,53 @@ export function nextFollowUp(plan: PauseFollowUp, pause: PauseState, timeoutS: n
   let best: NextFollowUp | null = null;
   for (const c of candidates) if (!best || c.atMs < best.atMs) best = c;
   return best;
+}
+
+/** A step that only emits (its state a copy of `prev`, changed by `change`), for the pause's own events. */
+function pauseStep(canvas: CompiledCanvas, prev: RunState, now: number, change: (step: ReturnType<typeof newStep>) => void): StepResult {
+  const step = newStep(canvas, copyJson(prev), now);
+  if (step.state.status === 'paused' && step.state.pause) change(step);
+  return { state: step.state, events: step.sink.events, calls: step.calls, status: step.state.status };
+}
+
+/** A reminder of a paused form went out (or could not): `form_reminded`, and the run still waits. */
+export function remindPause(
+  canvas: CompiledCanvas,
+  prev: RunState,
+  reminder: { componentId: string; attempt: number; channel: 'webhook' | 'email'; delivered: boolean; error?: string },
+  now: number,
+): StepResult {
+  return pauseStep(canvas, prev, now, (step) => {
+    step.sink.emit('form_reminded', {
+      component_id: reminder.componentId,
+      attempt: reminder.attempt,
+      channel: reminder.channel,
+      delivered: reminder.delivered,
+      ...(reminder.error !== undefined ? { error: reminder.error } : {}),
+    });
+    step.state.pause!.reminded = reminder.attempt;
+  });
+}
+
+/**
+ * Nobody answered a paused form within `escalate_after`: `form_escalated`, then the run goes on
+ * and the form components run escalated, going to their `escalate_goto` (components/UserFillUp.ts).
+ */
+export function escalatePause(
+  canvas: CompiledCanvas,
+  prev: RunState,
+  escalation: { waitedS: number; goto: string[] },
+  now: number,
+  options: EngineOptions = {},
+): StepResult {
+  const escalated = pauseStep(canvas, prev, now, (step) => {
+    const { state } = step;
+    step.sink.emit('form_escalated', { component_ids: [...state.pause!.componentIds], waited_s: escalation.waitedS, goto: escalation.goto });
+    state.form.escalated = { waitedS: escalation.waitedS };
+    state.pause = null;
+    state.status = 'running';
+  });
+  if (escalated.status !== 'running') return escalated;
+  const next = resumeRun(canvas, escalated.state, [], now, options);
+  return { ...next, events: [...escalated.events, ...next.events] };
 }

@@ -247,48 +247,6 @@ export function expirePause(canvas: CompiledCanvas, prev: RunState, waitedS: num
   return advance(step, options);
 }
 
-/** A reminder of a paused form went out (or could not): `form_reminded`, and the run still waits. */
-export function remindPause(
-  prev: RunState,
-  reminder: { componentId: string; attempt: number; channel: 'webhook' | 'email'; delivered: boolean; error?: string },
-  canvas: CompiledCanvas,
-  now: number,
-): StepResult {
-  const state = clone(prev);
-  const step = newStep(canvas, state, now);
-  if (state.status !== 'paused' || !state.pause) return result(step);
-  step.sink.emit('form_reminded', {
-    component_id: reminder.componentId,
-    attempt: reminder.attempt,
-    channel: reminder.channel,
-    delivered: reminder.delivered,
-    ...(reminder.error !== undefined ? { error: reminder.error } : {}),
-  });
-  state.pause.reminded = reminder.attempt;
-  return result(step);
-}
-
-/**
- * Nobody answered a paused form within `escalate_after`: `form_escalated`, then the form
- * components run escalated and go to their `escalate_goto` (components/UserFillUp.ts).
- */
-export function escalatePause(
-  canvas: CompiledCanvas,
-  prev: RunState,
-  escalation: { waitedS: number; goto: string[] },
-  now: number,
-  options: EngineOptions = {},
-): StepResult {
-  const state = clone(prev);
-  const step = newStep(canvas, state, now);
-  if (state.status !== 'paused' || !state.pause) return result(step);
-  step.sink.emit('form_escalated', { component_ids: [...state.pause.componentIds], waited_s: escalation.waitedS, goto: escalation.goto });
-  state.form.escalated = { waitedS: escalation.waitedS };
-  state.pause = null;
-  state.status = 'running';
-  return advance(step, options);
-}
-
 export const CANCELED_MESSAGE = 'Task has been canceled';
 
 /**
