@@ -5,6 +5,8 @@
  * and how long
  * answering the 1,000 pauses takes. The worker is `server/main.ts` in worker role on PostgreSQL
  * (started here with the test helper), so its memory is the worker's alone. Prints numbers.
+ * BENCH_PAUSED_REMIND=1: each pause also reminds after 30 days and escalates after 60
+ * (UserFillUp `remind_after`, `escalate_after`): its timers live in the Temporal server.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -22,6 +24,12 @@ import { submitInputsUpdate } from '../workflows/definitions';
 import { printTable, root, runBench } from './common';
 
 const RUNS = Number(process.env.BENCH_PAUSED_RUNS ?? 1000);
+const DAY_S = 24 * 3600;
+/** Reminders and an escalation far away: the pause holds timers in the server, nothing in the worker. */
+const FOLLOW_UP =
+  process.env.BENCH_PAUSED_REMIND === '1'
+    ? { remind_after: 30 * DAY_S, remind_max: 1, remind_webhook: 'https://hooks.example.test/remind', escalate_after: 60 * DAY_S, escalate_goto: ['Message:m'] }
+    : {};
 
 /** Resident memory of a process, MiB (Linux /proc). */
 function rssMiB(pid: number): number {
@@ -55,7 +63,7 @@ async function pauseMany(store: Store, client: Client, taskQueue: string, n: num
     title: `paused ${taskQueue} ${n} ${Date.now()}`,
     dsl: dsl({
       begin: { name: 'Begin', downstream: ['UserFillUp:ok'] },
-      'UserFillUp:ok': { name: 'UserFillUp', params: { tips: 'Approve?', inputs: { approved: { type: 'boolean' } } }, downstream: ['Message:m'] },
+      'UserFillUp:ok': { name: 'UserFillUp', params: { tips: 'Approve?', inputs: { approved: { type: 'boolean' } }, ...FOLLOW_UP }, downstream: ['Message:m'] },
       'Message:m': { name: 'Message', params: { content: ['approved: {UserFillUp:ok@approved}'] } },
     }),
   });
@@ -119,7 +127,8 @@ async function main(): Promise<void> {
     worker.kill('SIGTERM');
     await new Promise((r) => worker.once('exit', r));
   }
-  printTable(`agent-canvas paused-runs benchmark (${RUNS} runs waiting at a UserFillUp; worker process on PostgreSQL)`, rows);
+  const kind = process.env.BENCH_PAUSED_REMIND === '1' ? ' with remind_after 30 days and escalate_after 60 days' : '';
+  printTable(`agent-canvas paused-runs benchmark (${RUNS} runs waiting at a UserFillUp${kind}; worker process on PostgreSQL)`, rows);
   await store.close();
   await connection.close();
   await server.stop();
