@@ -72,6 +72,15 @@ describe('a streamed OpenAI completion', () => {
     expect(new Set(raw.filter((m) => m.json).map((m) => m.json!.id))).toEqual(ids);
   }, 120_000);
 
+  it('names its run in X-Agent-Canvas-Run-Id when not streamed too', async () => {
+    const client = new OpenAI({ apiKey: h.key, baseURL: `${h.base}/v1`, maxRetries: 0 });
+    const { data, response } = await client.chat.completions.create({ model: agentId, messages: [{ role: 'user', content: 'whole' }] }).withResponse();
+    expect(data.choices[0]!.message.content).toBe(ANSWER);
+    const runId = response.headers.get('x-agent-canvas-run-id')!;
+    const run = await api(h, 'GET', `/api/v1/runs/${runId}`);
+    expect((run.body as { status: string }).status).toBe('finished');
+  }, 120_000);
+
   it('resumes after Last-Event-ID with the rest only, as chunks the openai client parses', async () => {
     const { runId, messages } = await startStream('two');
     const withIds = messages.filter((m) => m.id);
