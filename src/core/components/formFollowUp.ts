@@ -38,6 +38,9 @@ const isHttpUrl = (v: string): boolean => {
   }
 };
 
+/** At most this many reminders per pause. */
+export const MAX_REMINDERS = 100;
+
 export const formFollowUpShape = {
   remind_after: lazySchema(seconds),
   /** At most this many reminders (the first after `remind_after`, then every `remind_after`). */
@@ -85,6 +88,8 @@ export function checkFormFollowUp(p: FormFollowUpParams, ctx: z.RefinementCtx): 
     ctx.addIssue({ code: 'custom', path: ['remind_after'], message: 'a reminder needs remind_webhook (an http(s) URL) or remind_email (SMTP settings)' });
   if (p.remind_after !== null && p.remind_max < 1)
     ctx.addIssue({ code: 'custom', path: ['remind_max'], message: 'must be 1 or more when remind_after is set' });
+  // Each reminder adds a dozen events to the paused workflow's history, which cannot be handed over while it waits.
+  if (p.remind_max > MAX_REMINDERS) ctx.addIssue({ code: 'custom', path: ['remind_max'], message: `must be at most ${MAX_REMINDERS}` });
   if (p.escalate_after !== null && p.escalate_goto.length === 0)
     ctx.addIssue({ code: 'custom', path: ['escalate_goto'], message: 'escalate_after needs the component(s) the run goes to (escalate_goto)' });
   if (p.escalate_after === null && p.escalate_goto.length > 0)

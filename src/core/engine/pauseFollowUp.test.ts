@@ -39,6 +39,9 @@ describe('UserFillUp follow-up params', () => {
       expect.objectContaining({ path: at('remind_webhook'), message: expect.stringContaining('http(s) URL') }),
     ]);
     expect(problemsOf({ remind_after: 60, remind_max: 1.5, remind_webhook: 'https://h.test' })).toEqual([expect.objectContaining({ path: at('remind_max') })]);
+    expect(problemsOf({ remind_after: 60, remind_max: 1000, remind_webhook: 'https://h.test' })).toEqual([
+      expect.objectContaining({ path: at('remind_max'), message: 'must be at most 100' }),
+    ]);
     expect(problemsOf({ remind_after: 60, remind_email: { smtp_server: 'smtp.example.test', email: 'bot@example.test' } })).toEqual([
       expect.objectContaining({ path: at('remind_email.to_email') }),
     ]);
