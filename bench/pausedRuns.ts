@@ -17,6 +17,7 @@ import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
 import { openStore } from '../src/io/store/store';
 import type { Store } from '../src/io/store/contract';
 import { obtainTemporalCli } from '../src/io/temporal/cli';
+import { pickFreePort } from '../src/io/temporal/ports';
 import { startDevServer } from '../src/io/temporal/devServer';
 import { dsl } from '../test/helpers/canvasKit';
 import { startPostgres } from '../test/helpers/postgres';
@@ -57,6 +58,17 @@ function startWorker(env: Record<string, string>): Promise<ChildProcess> {
   });
 }
 
+/** The worker's sticky workflow cache size (the SDK's `temporal_sticky_cache_size` gauge on its /metrics), or null. */
+async function cachedWorkflows(metricsPort: number): Promise<number | null> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith('temporal_sticky_cache_size'));
+    return line ? Number(line.trim().split(/\s+/).at(-1)) : null;
+  } catch {
+    return null;
+  }
+}
+
 async function pauseMany(store: Store, client: Client, taskQueue: string, n: number): Promise<string[]> {
   const canvas = await store.canvases.create({
     tenantId: 'bench',
@@ -95,7 +107,9 @@ async function main(): Promise<void> {
   for (const cache of [2000, 100] as const) {
     const taskQueue = `paused-${randomUUID()}`;
     const label = cache === 100 ? 'workflow cache 100 (the default)' : `workflow cache ${cache} (≈ the SDK's default here)`;
+    const metricsPort = await pickFreePort();
     const worker = await startWorker({
+      METRICS_PORT: String(metricsPort),
       AGENT_CANVAS_ROLE: 'worker',
       DATABASE_URL: pg.url,
       TEMPORAL_ADDRESS: server.address,
@@ -113,6 +127,7 @@ async function main(): Promise<void> {
     const after = rssMiB(worker.pid!);
     rows.push([`worker RSS, no paused runs → ${RUNS} paused (${label}), MiB`, `${before.toFixed(0)} → ${after.toFixed(0)}`]);
     rows.push([`worker memory per paused run (${label}), KiB`, (((after - before) * 1024) / RUNS).toFixed(0)]);
+    rows.push([`workflows in the worker's cache with ${RUNS + 20} paused (${label})`, String((await cachedWorkflows(metricsPort)) ?? 'n/a')]);
     const t = performance.now();
     for (let i = 0; i < ids.length; i += 50) {
       await Promise.all(
