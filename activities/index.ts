@@ -15,6 +15,7 @@ import type { McpPool } from '../src/io/mcp/pool';
 import { createRunActivities } from './runs';
 import { createToolActivities } from './tools';
 import { createFileActivities } from './files';
+import { createFormReminderActivities } from './formReminder';
 import { createBrowserActivities } from './browser';
 import { createSpeechActivities } from './speech';
 import { createMemoryActivities } from './memory';
@@ -62,6 +63,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPipelineActivities({ ...knowledge, log: deps.log, llm: { ...deps.llm, env: { ...deps.llm.env, ...deps.env } } }),
     ...createMcpActivities({ store: deps.store, log: deps.log, env: deps.env ?? {}, pool: deps.mcpPool }),
     ...createFileActivities({ store: deps.store, log: deps.log }),
+    ...createFormReminderActivities({ store: deps.store, env }),
     ...createBrowserActivities({ store: deps.store, log: deps.log, env: deps.env ?? {} }),
     ...createTravelActivities({ store: deps.store, llm: deps.llm }),
     ...createSpeechActivities({ store: deps.store, settings: deps.llm, log: deps.log, env: deps.env ?? {} }),

@@ -5,6 +5,8 @@
  * and how long
  * answering the 1,000 pauses takes. The worker is `server/main.ts` in worker role on PostgreSQL
  * (started here with the test helper), so its memory is the worker's alone. Prints numbers.
+ * BENCH_PAUSED_REMIND=1: each pause also reminds after 30 days and escalates after 60
+ * (UserFillUp `remind_after`, `escalate_after`): its timers live in the Temporal server.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
 import { openStore } from '../src/io/store/store';
 import type { Store } from '../src/io/store/contract';
 import { obtainTemporalCli } from '../src/io/temporal/cli';
+import { pickFreePort } from '../src/io/temporal/ports';
 import { startDevServer } from '../src/io/temporal/devServer';
 import { dsl } from '../test/helpers/canvasKit';
 import { startPostgres } from '../test/helpers/postgres';
@@ -22,6 +25,12 @@ import { submitInputsUpdate } from '../workflows/definitions';
 import { printTable, root, runBench } from './common';
 
 const RUNS = Number(process.env.BENCH_PAUSED_RUNS ?? 1000);
+const DAY_S = 24 * 3600;
+/** Reminders and an escalation far away: the pause holds timers in the server, nothing in the worker. */
+const FOLLOW_UP =
+  process.env.BENCH_PAUSED_REMIND === '1'
+    ? { remind_after: 30 * DAY_S, remind_max: 1, remind_webhook: 'https://hooks.example.test/remind', escalate_after: 60 * DAY_S, escalate_goto: ['Message:m'] }
+    : {};
 
 /** Resident memory of a process, MiB (Linux /proc). */
 function rssMiB(pid: number): number {
@@ -49,13 +58,24 @@ function startWorker(env: Record<string, string>): Promise<ChildProcess> {
   });
 }
 
+/** The worker's sticky workflow cache size (the SDK's `temporal_sticky_cache_size` gauge on its /metrics), or null. */
+async function cachedWorkflows(metricsPort: number): Promise<number | null> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith('temporal_sticky_cache_size'));
+    return line ? Number(line.trim().split(/\s+/).at(-1)) : null;
+  } catch {
+    return null;
+  }
+}
+
 async function pauseMany(store: Store, client: Client, taskQueue: string, n: number): Promise<string[]> {
   const canvas = await store.canvases.create({
     tenantId: 'bench',
     title: `paused ${taskQueue} ${n} ${Date.now()}`,
     dsl: dsl({
       begin: { name: 'Begin', downstream: ['UserFillUp:ok'] },
-      'UserFillUp:ok': { name: 'UserFillUp', params: { tips: 'Approve?', inputs: { approved: { type: 'boolean' } } }, downstream: ['Message:m'] },
+      'UserFillUp:ok': { name: 'UserFillUp', params: { tips: 'Approve?', inputs: { approved: { type: 'boolean' } }, ...FOLLOW_UP }, downstream: ['Message:m'] },
       'Message:m': { name: 'Message', params: { content: ['approved: {UserFillUp:ok@approved}'] } },
     }),
   });
@@ -87,7 +107,9 @@ async function main(): Promise<void> {
   for (const cache of [2000, 100] as const) {
     const taskQueue = `paused-${randomUUID()}`;
     const label = cache === 100 ? 'workflow cache 100 (the default)' : `workflow cache ${cache} (≈ the SDK's default here)`;
+    const metricsPort = await pickFreePort();
     const worker = await startWorker({
+      METRICS_PORT: String(metricsPort),
       AGENT_CANVAS_ROLE: 'worker',
       DATABASE_URL: pg.url,
       TEMPORAL_ADDRESS: server.address,
@@ -105,6 +127,7 @@ async function main(): Promise<void> {
     const after = rssMiB(worker.pid!);
     rows.push([`worker RSS, no paused runs → ${RUNS} paused (${label}), MiB`, `${before.toFixed(0)} → ${after.toFixed(0)}`]);
     rows.push([`worker memory per paused run (${label}), KiB`, (((after - before) * 1024) / RUNS).toFixed(0)]);
+    rows.push([`workflows in the worker's cache with ${RUNS + 20} paused (${label})`, String((await cachedWorkflows(metricsPort)) ?? 'n/a')]);
     const t = performance.now();
     for (let i = 0; i < ids.length; i += 50) {
       await Promise.all(
@@ -119,7 +142,8 @@ async function main(): Promise<void> {
     worker.kill('SIGTERM');
     await new Promise((r) => worker.once('exit', r));
   }
-  printTable(`agent-canvas paused-runs benchmark (${RUNS} runs waiting at a UserFillUp; worker process on PostgreSQL)`, rows);
+  const kind = process.env.BENCH_PAUSED_REMIND === '1' ? ' with remind_after 30 days and escalate_after 60 days' : '';
+  printTable(`agent-canvas paused-runs benchmark (${RUNS} runs waiting at a UserFillUp${kind}; worker process on PostgreSQL)`, rows);
   await store.close();
   await connection.close();
   await server.stop();

@@ -39,6 +39,8 @@ import { upgradeState } from '../src/core/engine/stateUpgrade';
 import { RUN_STATUS_KEY } from '../src/core/searchAttributes';
 import { carryCall } from './callCarrier';
 import { StepRecorder } from './stepRecorder';
+import { FORM_FOLLOW_UP_PATCH, waitFollowingUp } from './pauseFollowUp';
+import { pauseFollowUpOf } from '../src/core/engine/pauseFollowUp';
 import { cancelSignal, FORM_INVALID, INPUTS_NOT_WAITING, progressQuery, submitInputsUpdate, type RunCheckpoint, type RunSettings } from './definitions';
 
 const bookkeeping = proxyActivities<Activities>({
@@ -188,9 +190,16 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
     waitAtPause: async (paused): Promise<PauseOutcome> => {
       const timeoutS = paused.state.pause?.timeoutS ?? settings.pauseTimeoutS ?? null;
       const ready = () => submission !== null || cancelReason !== null;
-      const arrived = timeoutS !== null ? await condition(ready, timeoutS * 1000) : (await condition(ready), true);
+      const followUp = pauseFollowUpOf(canvas, paused.state);
+      if (followUp && patched(FORM_FOLLOW_UP_PATCH)) {
+        // Reminders and the escalation: each timer that fires ends this wait; the loop records it and waits again.
+        const fired = await waitFollowingUp(canvas, runId, paused.state, followUp, timeoutS, ready);
+        if (fired && cancelReason === null) return fired;
+      } else {
+        const arrived = timeoutS !== null ? await condition(ready, timeoutS * 1000) : (await condition(ready), true);
+        if (!arrived && cancelReason === null) return { kind: 'expired', waitedS: timeoutS };
+      }
       if (cancelReason !== null) return { kind: 'canceled' };
-      if (!arrived) return { kind: 'expired', waitedS: timeoutS };
       const s = submission!;
       submission = null;
       answeredPause = paused.state.pause?.seq ?? null;

@@ -5,6 +5,10 @@
  * - `POST /v1/chat/completions`: OpenAI's chat completions (chunks when streaming) with RAGFlow's
  *   extra `reference`. `session_id` (an extension) continues a conversation; the reply's `id` is
  *   the session id to send next time.
+ * - `GET /v1/chat/completions/{run id}/stream`: a streamed completion again, after `Last-Event-ID`
+ *   (the `id:` of the last chunk the client got; the run id is the completion's
+ *   `X-Agent-Canvas-Run-Id` header), from the stored events: after a dropped connection or an API
+ *   restart. Another tenant's run, or no run, is a 404.
  * - `GET /v1/models` (and `/v1/models/{id}`): the tenant's canvases as models.
  *
  * Errors are OpenAI's `{error: {message, type, param, code}}` with OpenAI's HTTP statuses, so the
@@ -21,7 +25,8 @@ import { z } from 'zod';
 import { AppError } from '../../src/errors';
 import type { CanvasRecord } from '../../src/io/store/contract';
 import type { AppDeps } from '../deps';
-import { runOpenAiTurn } from '../services/turns/openaiTurn';
+import { parseEventId } from '../services/eventStream';
+import { resumeOpenAiStream, runOpenAiTurn } from '../services/turns/openaiTurn';
 import { lastUserMessage } from './completions';
 
 const MessageSchema = z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool', 'developer']), content: z.unknown() });
@@ -67,6 +72,35 @@ export async function openAiPlugin(app: FastifyInstance, deps: AppDeps): Promise
         stream: body.stream === true,
         returnTrace: false,
       });
+    },
+  );
+
+  app.get(
+    '/v1/chat/completions/:id/stream',
+    {
+      config: openai,
+      schema: {
+        tags: ['completions'],
+        summary: 'Resume a streamed OpenAI completion after Last-Event-ID; id = the X-Agent-Canvas-Run-Id of the completion',
+        params: z.object({ id: z.string().min(1) }),
+        querystring: z.looseObject({ last_event_id: z.string().optional() }),
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      const raw = (request.headers['last-event-id'] as string | undefined) ?? (request.query as { last_event_id?: string }).last_event_id;
+      let after;
+      try {
+        after = parseEventId(raw);
+      } catch (err) {
+        throw new AppError('BAD_REQUEST', err instanceof Error ? err.message : String(err), {
+          openaiParam: 'Last-Event-ID',
+          problems: [{ path: '$.headers["last-event-id"]', message: 'must be <seq>-<sub>' }],
+        });
+      }
+      const run = await deps.store.runs.get(request.tenantId, id);
+      if (!run) throw new AppError('NOT_FOUND', `No completion stream ${id}`, { status: 404, openaiCode: 'not_found', openaiParam: 'id' });
+      return resumeOpenAiStream(deps, request, reply, run, after);
     },
   );
 

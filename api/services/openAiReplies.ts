@@ -3,14 +3,22 @@ import { chunk as wireChunk, completion as wireCompletion } from '../../src/io/l
 import { isEvent } from '../../src/core/engine/runEvents';
 import { AppError } from '../../src/errors';
 import type { StoredEvent } from '../../src/io/store/contract';
+import { RetryJoin } from './openAiStream';
 import type { Collected, ReplyFormat } from './replies';
 
-/** One OpenAI chunk for a run event, or null when the event has no OpenAI counterpart. */
-export function openAiChunkFor(e: StoredEvent, id: string, model: string): Record<string, unknown> | null {
-  const created = Math.floor(Date.now() / 1000);
-  if (isEvent(e, 'message')) {
-    const content = typeof e.data.content === 'string' ? e.data.content : '';
-    const piece = e.data.start_to_think ? '<think>' : e.data.end_to_think ? '</think>' : content;
+/** How this completion's chunks are named: `id` and `created` stay the same across all its chunks, resumed ones too. */
+export interface ChunkNaming {
+  id: string;
+  model: string;
+  /** Seconds. */
+  created: number;
+}
+
+/** One OpenAI chunk for a run event, or null when the event has no OpenAI counterpart (the text through `join`: see openAiStream.ts). */
+export function openAiChunkFor(e: StoredEvent, naming: ChunkNaming, join: RetryJoin): Record<string, unknown> | null {
+  const { id, model, created } = naming;
+  if (isEvent(e, 'message') || e.event === 'message_retry') {
+    const piece = join.text(e);
     return piece ? wireChunk(id, model, created, { role: 'assistant', content: piece }) : null;
   }
   if (isEvent(e, 'message_end') && e.data.reference) return wireChunk(id, model, created, { role: 'assistant', content: '', reference: e.data.reference });
@@ -18,8 +26,8 @@ export function openAiChunkFor(e: StoredEvent, id: string, model: string): Recor
   return null;
 }
 
-export function openAiFinalChunk(c: Collected, id: string, model: string): Record<string, unknown> {
-  return wireChunk(id, model, Math.floor(Date.now() / 1000), {}, 'stop', usageOf(c));
+export function openAiFinalChunk(c: Collected, naming: ChunkNaming): Record<string, unknown> {
+  return wireChunk(naming.id, naming.model, naming.created, {}, 'stop', usageOf(c));
 }
 
 /** OpenAI's non-stream answer: the chat completion, or the run's error as an error response. */
@@ -45,14 +53,28 @@ function usageOf(c: Collected): { prompt_tokens: number; completion_tokens: numb
   return { prompt_tokens: u?.prompt_tokens ?? 0, completion_tokens: u?.completion_tokens ?? 0, total_tokens: u?.total_tokens ?? 0 };
 }
 
-/** OpenAI's chat completion reply to the turn: `id` the session, `model` the canvas. */
+/**
+ * OpenAI's chat completion reply to the turn: `id` the session, `model` the canvas. A stream's
+ * chunks are named once (a resumed stream names them the same, openAiStreamFormat).
+ */
 export function openAiFormat(turn: { sessionId: string; canvasId: string; runId: string }, req: { stream: boolean }): ReplyFormat {
   return {
+    ...openAiStreamFormat({ id: turn.sessionId, model: turn.canvasId, created: Math.floor(Date.now() / 1000) }, new RetryJoin()),
     stream: req.stream,
+    answer: (collected) => openAiAnswer(collected, turn.sessionId, turn.canvasId, turn.runId),
+  };
+}
+
+/** The streamed half of {@link openAiFormat}, for a fresh stream and a resumed one. */
+export function openAiStreamFormat(naming: ChunkNaming, join: RetryJoin): ReplyFormat {
+  return {
+    stream: true,
     dataPrefix: 'data: ',
     withTrace: false,
-    frame: (e) => openAiChunkFor(e, turn.sessionId, turn.canvasId),
-    last: (collected) => openAiFinalChunk(collected, turn.sessionId, turn.canvasId),
-    answer: (collected) => openAiAnswer(collected, turn.sessionId, turn.canvasId, turn.runId),
+    frame: (e) => openAiChunkFor(e, naming, join),
+    last: (collected) => openAiFinalChunk(collected, naming),
+    answer: () => {
+      throw new Error('a resumed OpenAI stream has no non-stream answer');
+    },
   };
 }

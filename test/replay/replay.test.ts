@@ -41,6 +41,8 @@ const REQUIRED = [
   'message-memory-save', // a Message with memory_ids under its patch: memorySave, then memoryExtract
   'memory-extraction', // memoryExtraction: a message added through the API, extracted by the memory's LLM
   'time-travel-replay', // a replay with tools frozen: the tool call answered from the journal by a local activity (patch time-travel-replay)
+  'form-remind-escalate', // a paused form's reminder (the sendFormReminder activity) and escalation timers (patch form-remind-escalate)
+  'form-remind-answered', // a form answered after a reminder: the next reminder's timer canceled
   'time-travel-fork', // a fork: the source's snapshot loaded by a local activity, then the forked node's call (patch time-travel-fork)
 ];
 

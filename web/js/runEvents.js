@@ -17,6 +17,8 @@ export const EVENT = Object.freeze({
   message_retry: 'message_retry',
   tool_call: 'tool_call',
   child_event: 'child_event',
+  form_reminded: 'form_reminded',
+  form_escalated: 'form_escalated',
 });
 
 /** RAGFlow's events, then our extensions. */
@@ -29,7 +31,7 @@ export const RAGFLOW_EVENTS = Object.freeze([
   'user_inputs',
   'workflow_finished',
 ]);
-export const EXTENSION_EVENTS = Object.freeze(['run_failed', 'run_canceled', 'message_retry', 'tool_call', 'child_event']);
+export const EXTENSION_EVENTS = Object.freeze(['run_failed', 'run_canceled', 'message_retry', 'tool_call', 'child_event', 'form_reminded', 'form_escalated']);
 
 /** The fields of each event's `data`. */
 export const EVENT_FIELDS = Object.freeze({
@@ -45,4 +47,6 @@ export const EVENT_FIELDS = Object.freeze({
   message_retry: Object.freeze(['component_id', 'attempt', 'discard_chars']),
   tool_call: Object.freeze(['round', 'tool_name', 'function', 'arguments', 'result', 'error', 'elapsed_time', 'child_task_id', 'component_id']),
   child_event: Object.freeze(['component_id', 'task_id', 'event', 'data']),
+  form_reminded: Object.freeze(['component_id', 'attempt', 'channel', 'delivered', 'error']),
+  form_escalated: Object.freeze(['component_ids', 'waited_s', 'goto']),
 });

@@ -81,7 +81,7 @@ export interface ComponentContext {
   /** Whether an Iteration with `max_concurrency` > 0 may fan its items out (the run was started under its patch). */
   readonly parallelItems: boolean;
   /** A form (UserFillUp): the values a person submitted for it, or that the wait expired. */
-  readonly form: { values: Readonly<Record<string, unknown>> | null; expired: boolean; waitedS: number | null };
+  readonly form: { values: Readonly<Record<string, unknown>> | null; expired: boolean; waitedS: number | null; escalated: boolean };
   /** The webhook request a Webhook-mode run was started by (`query`, `headers`, `body`, `input`). */
   readonly webhook: Readonly<Record<string, unknown>> | null;
   /** The function description of a tool component, as a model sees it. */

@@ -109,6 +109,7 @@ export function startBatch(step: Step): number {
     // The submitted values (or the expiry) were for this pause only; a later pass asks again.
     state.form.submitted = null;
     state.form.expired = null;
+    if (state.form.escalated) state.form.escalated = null;
   }
   return to;
 }

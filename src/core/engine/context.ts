@@ -68,7 +68,12 @@ export function makeContext(canvas: CompiledCanvas, state: RunState, id: string,
     describeTool: (componentName, params) => describeTool(componentName, params),
     loopPass: Math.max(0, state.loops[id] ?? 0),
     parallelItems: state.parallelItems === true,
-    form: { values: state.form.submitted, expired: state.form.expired !== null, waitedS: state.form.expired?.waitedS ?? null },
+    form: {
+      values: state.form.submitted,
+      expired: state.form.expired !== null,
+      waitedS: state.form.expired?.waitedS ?? state.form.escalated?.waitedS ?? null,
+      escalated: (state.form.escalated ?? null) !== null,
+    },
     webhook: state.inputs.webhook,
     toolCall: (componentName, params, args, paramsPath) => {
       const def = componentDef(componentName);

@@ -39,6 +39,9 @@ const samples: RunEvent[] = [
     error: null,
     elapsed_time: 0.1,
   }),
+  runEvent(envelope, 'form_reminded', { component_id: 'UserFillUp:f', attempt: 1, channel: 'webhook', delivered: true }),
+  runEvent(envelope, 'form_reminded', { component_id: 'UserFillUp:f', attempt: 2, channel: 'email', delivered: false, error: 'refused' }),
+  runEvent(envelope, 'form_escalated', { component_ids: ['UserFillUp:f'], waited_s: 86400, goto: ['Message:up'] }),
 ];
 
 describe('the run-event map', () => {

@@ -17,7 +17,7 @@ export const RAGFLOW_EVENTS = ['workflow_started', 'node_started', 'node_finishe
  * counterpart of RAGFlow's tool-use trace (Canvas.tool_use_callback); RAGFlow streams no per-step
  * agent event, so neither do we.
  */
-export const EXTENSION_EVENTS = ['run_failed', 'run_canceled', 'message_retry', 'tool_call', 'child_event'] as const;
+export const EXTENSION_EVENTS = ['run_failed', 'run_canceled', 'message_retry', 'tool_call', 'child_event', 'form_reminded', 'form_escalated'] as const;
 export const RUN_EVENT_NAMES = [...RAGFLOW_EVENTS, ...EXTENSION_EVENTS] as const;
 export type RunEventName = (typeof RUN_EVENT_NAMES)[number];
 
@@ -98,6 +98,18 @@ export const EVENT_DATA = {
   child_event: z
     .strictObject({ component_id: z.string(), task_id: z.string(), event: z.enum(RUN_EVENT_NAMES), data: anyRecord })
     .describe('Extension: an event of a child run (InvokeCanvas), wrapped; `data` is that event’s own data.'),
+  form_reminded: z
+    .strictObject({
+      component_id: z.string(),
+      attempt: z.number().int().describe('1 for the first reminder'),
+      channel: z.enum(['webhook', 'email']),
+      delivered: z.boolean(),
+      error: z.string().optional().describe('why the reminder could not be delivered (after its retries)'),
+    })
+    .describe('Extension: a paused form (UserFillUp `remind_after`) was reminded; the run still waits.'),
+  form_escalated: z
+    .strictObject({ component_ids: z.array(z.string()), waited_s: z.number(), goto: z.array(z.string()) })
+    .describe('Extension: nobody answered the form within `escalate_after`; the run goes on at `goto`.'),
 } satisfies Record<RunEventName, z.ZodType>;
 
 export type EventData<K extends RunEventName> = z.infer<(typeof EVENT_DATA)[K]>;
@@ -130,6 +142,8 @@ export const RunEventSchema = z.discriminatedUnion('event', [
   eventOf('message_retry'),
   eventOf('tool_call'),
   eventOf('child_event'),
+  eventOf('form_reminded'),
+  eventOf('form_escalated'),
 ]);
 export type RunEvent = z.infer<typeof RunEventSchema>;
 export type RunEventOf<K extends RunEventName> = Extract<RunEvent, { event: K }>;

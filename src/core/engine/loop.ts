@@ -8,6 +8,7 @@
  */
 import type { CompiledCanvas } from './compile';
 import { cancelRun, expirePause, resumeRun, submitInputs, type EngineOptions, type InputsSubmission, type StepResult } from './run';
+import { escalatePause, remindPause } from './pauseFollowUp';
 import type { RunState } from './state';
 import { failRun } from './stopRun';
 import type { CallResult, EngineCall } from './step';
@@ -18,6 +19,10 @@ export type PauseOutcome =
   | { kind: 'inputs'; submission: InputsSubmission }
   /** Nobody answered in time; the form components fail with a timeout. */
   | { kind: 'expired'; waitedS: number | null }
+  /** A reminder's time came and it was sent (or failed to be): the loop records it and waits again. */
+  | { kind: 'reminded'; componentId: string; attempt: number; channel: 'webhook' | 'email'; delivered: boolean; error?: string }
+  /** Nobody answered within `escalate_after`: the forms take their escalation branch. */
+  | { kind: 'escalated'; waitedS: number; goto: string[] }
   /** The run was canceled while it waited (the loop reads the reason from the carrier). */
   | { kind: 'canceled' }
   /** The carrier does not wait (an in-process run without a form answerer): the loop returns the paused step. */
@@ -129,6 +134,12 @@ async function afterPause<H>(canvas: CompiledCanvas, paused: StepResult, carrier
       return paused; // the loop turns it into a cancel
     case 'expired':
       return expirePause(canvas, paused.state, outcome.waitedS, carrier.now(), options);
+    case 'reminded': {
+      const { kind: _reminded, ...reminder } = outcome;
+      return remindPause(canvas, paused.state, reminder, carrier.now());
+    }
+    case 'escalated':
+      return escalatePause(canvas, paused.state, { waitedS: outcome.waitedS, goto: outcome.goto }, carrier.now(), options);
     case 'inputs': {
       const next = submitInputs(canvas, paused.state, outcome.submission, carrier.now(), options);
       return 'error' in next ? paused : next;

@@ -17,7 +17,7 @@ export function maybePause(step: Step): boolean {
   const forms = ahead.filter((id) => canvas.nodes[id]?.role === 'form');
   if (forms.length === 0) return false;
   // Resuming: the submitted values (or the expiry) are for these forms; let them run.
-  if (state.form.submitted !== null || state.form.expired !== null) return false;
+  if (state.form.submitted !== null || state.form.expired !== null || (state.form.escalated ?? null) !== null) return false;
   state.path = [...state.path.slice(0, state.cursor.position), ...forms, ...ahead.filter((id) => canvas.nodes[id]?.role !== 'form')];
   const fields: Record<string, FormFieldSpec> = {};
   let tips = '';
@@ -34,7 +34,7 @@ export function maybePause(step: Step): boolean {
   // Nothing to ask (a form without fields): RAGFlow goes on without waiting.
   if (Object.keys(fields).length === 0) return false;
   step.sink.emit('user_inputs', { inputs: fields, tips });
-  state.pause = { componentIds: forms, form: fields, tips, seq: state.events.lastSeq, timeoutS };
+  state.pause = { componentIds: forms, form: fields, tips, seq: state.events.lastSeq, timeoutS, since: step.now };
   state.status = 'paused';
   return true;
 }

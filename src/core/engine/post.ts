@@ -246,7 +246,8 @@ function extendPath(step: Step, id: string, failed: boolean): void {
   const parent = node.parentId;
   if (node.role === 'loopItem' && state.loops[id] === -1) {
     if (parent && canvas.nodes[parent]) leaveLoop(step, parent);
-  } else if (node.role === 'router') {
+  } else if (node.role === 'router' || (node.role === 'form' && Array.isArray(state.outputs[id]?._next))) {
+    // A form that escalated (UserFillUp `escalate_goto`) goes where its `_next` says, as a router does.
     const next = state.outputs[id]?._next;
     for (const n of Array.isArray(next) ? next : []) if (typeof n === 'string') appendPath(step, n);
   } else if (node.role === 'container') {

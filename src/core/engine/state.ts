@@ -180,6 +180,8 @@ export interface RunState extends RunRecords {
     submitted: Record<string, unknown> | null;
     /** The wait expired: the UserFillUp(s) fail with a timeout (v1 `fillExpired`). */
     expired: { waitedS: number | null } | null;
+    /** Nobody answered within `escalate_after`: the UserFillUp(s) take their `escalate_goto` branch (absent in runs before it). */
+    escalated?: { waitedS: number } | null;
   };
   /** Which model factories call tools natively; null = assume all do. */
   toolCalling: ToolCallingTable | null;
@@ -204,6 +206,10 @@ export interface PauseState {
   seq: number;
   /** Seconds the run waits before the forms time out; null: no limit of its own. */
   timeoutS: number | null;
+  /** When the pause began (engine time, ms): reminders and the escalation count from it (absent in pauses before them). */
+  since?: number;
+  /** Reminders sent for this pause so far (`form_reminded` events). */
+  reminded?: number;
 }
 
 export const ZERO_USAGE: Readonly<RunUsage> = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, calls: 0 });
