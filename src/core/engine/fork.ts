@@ -103,7 +103,7 @@ export function savingsOf(snapshot: RunState, components: readonly string[]): Sa
 }
 
 /** Whether `id` is in the body of `loopId`, at any depth. */
-function inLoop(canvas: CompiledCanvas, id: string, loopId: string): boolean {
+export function inLoop(canvas: CompiledCanvas, id: string, loopId: string): boolean {
   for (let p = canvas.nodes[id]?.parentId ?? null; p; p = canvas.nodes[p]?.parentId ?? null) if (p === loopId) return true;
   return false;
 }

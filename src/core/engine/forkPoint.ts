@@ -8,7 +8,7 @@
  */
 import type { Problem } from '../../errors';
 import type { CompiledCanvas } from './compile';
-import type { SnapshotEntry } from './fork';
+import { inLoop, type SnapshotEntry } from './fork';
 import type { RunState } from './state';
 
 export type ForkPoint =
@@ -61,12 +61,8 @@ export function forkPoint(
  */
 export function passEnd(entries: readonly SnapshotEntry[], canvas: CompiledCanvas, point: Extract<ForkPoint, { kind: 'pass' }>): SnapshotEntry | null {
   const start = canvas.loopStarts[point.loopId]!;
-  const inLoop = (id: string) => {
-    for (let p = canvas.nodes[id]?.parentId ?? null; p; p = canvas.nodes[p]?.parentId ?? null) if (p === point.loopId) return true;
-    return false;
-  };
   const after = [...entries].sort((a, b) => a.position - b.position).filter((e) => e.position > point.entry.position);
-  return after.find((e) => e.components.includes(start) || e.components.some((c) => !inLoop(c))) ?? null;
+  return after.find((e) => e.components.includes(start) || e.components.some((c) => !inLoop(canvas, c, point.loopId))) ?? null;
 }
 
 /** Whether `from` ran in the pass that `end` (./passEnd) closes, read from `end`'s state. */
@@ -83,7 +79,7 @@ export function reusedItemValues(after: RunState, iterationId: string, count: nu
   const outputs = after.outputs[iterationId] ?? {};
   if (after.nodes[iterationId]?.status !== 'finished' || !Array.isArray(items))
     return itemProblem(`the source's ${iterationId} did not finish its items, so none can be reused: fork at ${iterationId} to run them all`);
-  if (count > items.length) return itemProblem(`${iterationId} went over ${items.length} item(s): item must be 0 to ${items.length - 1}`);
+  if (count >= items.length) return itemProblem(`${iterationId} went over ${items.length} item(s): item must be 0 to ${items.length - 1}`);
   const lists = Object.entries(outputs).filter(([k, v]) => !k.startsWith('_') && Array.isArray(v)) as Array<[string, unknown[]]>;
   if (lists.some(([, v]) => v.length !== items.length))
     return itemProblem(`${iterationId}'s collected outputs do not list one value per item, so its items cannot be reused one by one: fork at ${iterationId}`);
