@@ -135,6 +135,7 @@ export async function forkRun(deps: LaunchDeps, tenantId: string, sourceId: stri
     kind,
     source_run_id: source.id,
     from_component: req.from,
+    from_item: point.kind === 'component' ? null : point.item,
     reused,
     savings: { ...savings },
     create_time: now,

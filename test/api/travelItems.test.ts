@@ -65,7 +65,7 @@ describe.each([
     expect(itemPrompts(callsAtFork)).toEqual(['three', 'two']);
     // Item 1's result is the source's; items 2 and 3 answered the edited prompt.
     expect(forked.result?.content).toBe('["old-one", "new-two", "new-three"]');
-    expect(forked).toMatchObject({ forked_from: { task_id: source, component_id: 'LLM:label' } });
+    expect(forked).toMatchObject({ forked_from: { task_id: source, component_id: 'LLM:label', item: 1 } });
     // A sequential Iteration's earlier item is counted as saved (a parallel one records its items' usage as one).
     if (maxConcurrency === 0) expect(fork.savings).toMatchObject({ calls_avoided: 1, model_calls_avoided: 1 });
   });

@@ -201,7 +201,15 @@ export function travelFacts(run) {
     return h(
       'div',
       { class: 'travel-facts', 'data-role': 'forked-from' },
-      h('span', {}, `${f.kind === 'rerun' ? 'Rerun' : 'Fork'} of `, runLink(f.task_id, 'source-run'), ' from ', h('code', {}, f.component_id)),
+      h(
+        'span',
+        {},
+        `${f.kind === 'rerun' ? 'Rerun' : 'Fork'} of `,
+        runLink(f.task_id, 'source-run'),
+        ' from ',
+        h('code', {}, f.component_id),
+        typeof f.item === 'number' ? ` (item ${f.item})` : '',
+      ),
       savingsLine(run.savings),
     );
   }

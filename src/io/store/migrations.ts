@@ -12,6 +12,7 @@ import { RELEASED_MIGRATIONS, type Migration } from './releasedMigrations';
 import { RUNS_LIST_MIGRATION } from './runsListMigration';
 import { STREAM_FENCE_MIGRATION } from './streamFenceMigration';
 import { TRAVEL_MIGRATION } from './travelMigration';
+import { TRAVEL_ITEM_MIGRATION } from './travelItemMigration';
 
 export type { Migration };
 
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
   MEMORY_MIGRATION,
   TRAVEL_MIGRATION,
   LEDGER_MIGRATION,
+  TRAVEL_ITEM_MIGRATION,
 ];
 
 /**

@@ -58,9 +58,9 @@ export function travelRepository(db: Queryable): TravelStore {
     },
     async record(e) {
       await db.query(
-        `INSERT INTO run_travel (run_id, tenant_id, kind, source_run_id, from_component, reused, savings, create_time)
-         VALUES ($1, $2, $3, $4, $5, $6::json, $7::json, $8) ON CONFLICT (run_id) DO NOTHING`,
-        [e.run_id, e.tenant_id, e.kind, e.source_run_id, e.from_component, jsonParam(e.reused), jsonParam(e.savings), e.create_time],
+        `INSERT INTO run_travel (run_id, tenant_id, kind, source_run_id, from_component, from_item, reused, savings, create_time)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::json, $8::json, $9) ON CONFLICT (run_id) DO NOTHING`,
+        [e.run_id, e.tenant_id, e.kind, e.source_run_id, e.from_component, e.from_item ?? null, jsonParam(e.reused), jsonParam(e.savings), e.create_time],
       );
     },
     async getMany(runIds) {
