@@ -41,7 +41,7 @@ function streamCanvas(sysPrompt: string): Record<string, unknown> {
 }
 
 /** What each repeat times at each chain length (the empty and durable-end floors at the shortest only). */
-type ChainSide = 'floorActivity' | 'floorModel' | 'floorLocal' | 'ours' | 'oursInline' | 'floorEmpty' | 'floorDurable' | 'inProcess';
+type ChainSide = 'floorActivity' | 'floorModel' | 'floorLocal' | 'ours' | 'oursNoSnapshots' | 'oursInline' | 'floorEmpty' | 'floorDurable' | 'inProcess';
 
 const ms = (x: number) => x.toFixed(1);
 const ratio = (ours: number, floor: number) => `${(ours / floor).toFixed(2)}×`;
@@ -68,14 +68,16 @@ async function main(): Promise<void> {
     return { callId: call.callId, ok: true, value };
   };
   const figures: string[][] = [];
+  const snapshotRows: string[][] = []; // a node's time with and without batch snapshots (RUN_SNAPSHOTS=off), time travel's cost
   const counts: string[][] = [];
   /** Where a node's time goes in the longest chain (medians of a few runs' history times). */
   const phases: Record<'floor' | 'floorModel' | 'ours', Array<Record<Phase, number>>> = { floor: [], floorModel: [], ours: [] };
   /** Where the fixed cost goes: the shortest runs' time (start call → result) split by their histories. */
   const spans: Record<'floorEmpty' | 'floorDurable' | 'ours', Array<Record<RunSpan, number>>> = { floorEmpty: [], floorDurable: [], ours: [] };
-  const timeRun = async (record: CanvasRecord) => {
+  const noSnapshots = { ...deps, settings: { ...DEFAULT_RUN_SETTINGS, snapshots: false } };
+  const timeRun = async (record: CanvasRecord, launch = deps) => {
     const t = performance.now();
-    await (await startBenchRun(deps, record)).result();
+    await (await startBenchRun(launch, record)).result();
     return performance.now() - t;
   };
 
@@ -103,6 +105,7 @@ async function main(): Promise<void> {
           floorModel: await timeFloor(floor.client, floor, 'floorChain', [n, 'model']),
           floorLocal: await timeFloor(floor.client, floor, 'floorChain', [n, 'local+activity']),
           ours: await timeRun(c.activity),
+          oursNoSnapshots: await timeRun(c.activity, noSnapshots),
           oursInline: await timeRun(c.inline),
           floorEmpty: n === CHAIN[0] ? await timeFloor(floor.client, floor, 'floorEmpty') : 0,
           floorDurable: n === CHAIN[0] ? await timeFloor(floor.client, floor, 'floorDurableEnd') : 0,
@@ -165,6 +168,13 @@ async function main(): Promise<void> {
         `${paired('floorActivity')}; ${paired('floorModel')}; ${paired('floorLocal')}`,
       ]);
       figures.push(['per inline node, ms', '0', ms(per('oursInline')), '—', '']);
+      const perNoSnapshots = per('oursNoSnapshots');
+      snapshotRows.push(
+        ['per activity node, snapshots on (default), ms', ms(perOurs)],
+        ['per activity node, snapshots off (RUN_SNAPSHOTS=off), ms', ms(perNoSnapshots)],
+        ['snapshots cost per node, ms (on − off)', ms(perOurs - perNoSnapshots)],
+        ['paired: median of per-repeat ratios on / off', `${pairedRatio(repeats, 'ours', 'oursNoSnapshots').toFixed(2)}×`],
+      );
       figures.push(['  (same activity node run by the in-process engine, ms)', '', ms(per('inProcess')), '', '']);
 
       // Fixed cost of a run: an empty workflow (the target's floor), and one whose end is a local
@@ -262,6 +272,7 @@ async function main(): Promise<void> {
   load.push(os.loadavg()[0]!);
   const title = `agent-canvas beside bare Temporal on the same dev server (${REPEATS} repeats, medians; chains of ${CHAIN.join(', ')} nodes; zero-latency scripted model; ${os.cpus().length} cores, load ${load.map((l) => l.toFixed(1)).join(' → ')})`;
   table(title, ['metric', 'floor', 'agent-canvas', 'ratio', 'paired: median of per-repeat ratios'], figures);
+  table(`batch snapshots for time travel (chains of ${CHAIN.join(', ')} LLM nodes, ${REPEATS} repeats, medians)`, ['', 'value'], snapshotRows);
   // Round trips per run (the shortest chain: Begin → one LLM node) and per further LLM node.
   const byChain = new Map(counts.map((c) => [Number(c[0]!.split('|')[0]), new Map(c.map((x) => [x.split('|')[1]!, Number(x.split('|')[2])]))]));
   const [first, last] = [CHAIN[0]!, CHAIN[CHAIN.length - 1]!];

@@ -41,6 +41,12 @@ export const MESSAGE_MEMORY_PATCH = 'message-memory-save';
 /** The patch under which a run whose input names a fork starts from the source run's snapshot (time travel). */
 export const TIME_TRAVEL_FORK_PATCH = 'time-travel-fork';
 
+/**
+ * The patch under which a fork inside an item of a parallel Iteration answers the items before it
+ * with the source's values instead of running them (src/core/engine/parallelItems.ts, ReusedItems).
+ */
+export const TIME_TRAVEL_FORK_ITEM_PATCH = 'time-travel-fork-item';
+
 const travel = proxyLocalActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: ['NOT_FOUND'] },
@@ -75,7 +81,9 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
   }
   const canvas = compiled.canvas;
   const { settings } = input;
-  const engineOptions = { maxSteps: settings.maxSteps, snapshots: !input.nest };
+  // RUN_SNAPSHOTS=off: no snapshots, so the run cannot be forked (the API says so).
+  const keepSnapshots = !input.nest && settings.snapshots !== false;
+  const engineOptions = { maxSteps: settings.maxSteps, snapshots: keepSnapshots };
   const first = input.checkpoint
     ? resumedStep(input.checkpoint)
     : input.fork && patched(TIME_TRAVEL_FORK_PATCH)
@@ -119,7 +127,8 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
     settings,
     recordedStatus: input.checkpoint ? input.checkpoint.state.status : revision2 ? 'running' : null,
     revision2,
-    ...(input.nest ? { mirror: input.nest } : { keepSnapshots: true }),
+    ...(input.nest ? { mirror: input.nest } : { keepSnapshots }),
+    ...(input.fork?.items && patched(TIME_TRAVEL_FORK_ITEM_PATCH) ? { reuseItems: input.fork.items } : {}),
     ...(input.replay?.tools === 'frozen' && patched(TIME_TRAVEL_REPLAY_PATCH) ? { frozen: frozenTools(input.replay.sourceRunId) } : {}),
     finalize: (step) => finalize(input, step, revision2),
     // The conversation state moves with the checkpoint; the session input is only for the start.

@@ -9,6 +9,7 @@ import type { RunSettings } from '../src/core/runSettings';
 import type { NestTarget } from '../src/core/engine/runEvents';
 import type { EngineCall } from '../src/core/engine/step';
 import type { PreparedCanvas } from '../src/core/engine/prepared';
+import type { ReusedItems } from '../src/core/engine/parallelItems';
 import type { RunState, RunStatus, RunUsage, SessionState } from '../src/core/engine/state';
 import type { RunStateV1 } from '../src/core/engine/stateUpgrade';
 
@@ -64,6 +65,8 @@ export interface ForkInput {
   position: number;
   /** Values replaced before the fork runs on (src/core/engine/fork.ts, ForkStart.overrides). */
   overrides: Record<string, unknown>;
+  /** A fork inside an item of a parallel Iteration: the earlier items' values (src/core/engine/forkPoint.ts). */
+  items?: ReusedItems;
 }
 
 /**

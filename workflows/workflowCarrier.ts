@@ -31,7 +31,7 @@ import {
   type StepResult,
 } from '../src/core/engine';
 import { historyFull, runLoop, type PauseOutcome, type RunCarrier } from '../src/core/engine/loop';
-import { carryingItems } from '../src/core/engine/parallelItems';
+import { carryingItems, type ReusedItems } from '../src/core/engine/parallelItems';
 import { describeFieldProblems } from '../src/core/components/forms';
 import type { NestTarget } from '../src/core/engine/runEvents';
 import type { RunStatus } from '../src/core/engine/state';
@@ -109,6 +109,8 @@ export interface WorkflowRunOptions<R> {
   mirror?: NestTarget;
   /** Keep batch snapshots for forks (a top-level canvas run; src/core/engine/snapshots.ts). */
   keepSnapshots?: boolean;
+  /** A fork inside a parallel Iteration's item: the items before it, answered with the source's values. */
+  reuseItems?: ReusedItems;
   /** A replay with tools frozen: answers tool calls from the source's journal (./frozenTools.ts). */
   frozen?: (call: EngineCall) => Promise<CallResult> | null;
   /** Ends the run with its final step (runs non-cancellable when the run was cancelled through Temporal). */
@@ -226,7 +228,7 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
     const end = await runLoop(
       canvas,
       first,
-      carryingItems(canvas, carrier, engineOptions, (call) => carryCall(call, settings)),
+      carryingItems(canvas, carrier, engineOptions, (call) => carryCall(call, settings), options.reuseItems),
       engineOptions,
     );
     if (end.kind === 'handedOver') return end.value;

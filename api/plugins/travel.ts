@@ -21,6 +21,8 @@ const ForkBody = z.object({
   params: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   /** Run this version of the canvas instead of the one the source ran. */
   dsl_version: z.string().min(1).optional(),
+  /** `from` inside an Iteration/Loop: the item (0-based) that restarts; earlier items are reused. Absent: the first. */
+  item: z.number().int().min(0).optional(),
 });
 
 const ReplayBody = z.object({

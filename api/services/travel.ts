@@ -8,7 +8,10 @@
 import { copyJson } from '../../src/core/dsl/jsonCopy';
 import { redactSecrets, slimForRun } from '../../src/core/dsl/secrets';
 import { announcement, type CompiledCanvas } from '../../src/core/engine';
-import { overrideProblems, reusedComponents, savingsOf, snapshotFor, type Savings } from '../../src/core/engine/fork';
+import { overrideProblems, passSavings, reusedComponents, savingsOf, type Savings, type SnapshotEntry } from '../../src/core/engine/fork';
+import { forkPoint, passEnd, ranInPass, reusedItemValues, type ForkPoint } from '../../src/core/engine/forkPoint';
+import type { ReusedItems } from '../../src/core/engine/parallelItems';
+import type { RunState } from '../../src/core/engine/state';
 import { CANVAS_ID_KEY, RUN_STATUS_KEY, TENANT_ID_KEY } from '../../src/core/searchAttributes';
 import { AppError, describeProblems, type Problem } from '../../src/errors';
 import type { CanvasRecord, RunRecord, Store } from '../../src/io/store/contract';
@@ -26,12 +29,17 @@ export interface ForkRequest {
   params?: Record<string, Record<string, unknown>>;
   /** A version of the canvas to run instead of the one the source ran. */
   dsl_version?: string;
+  /**
+   * When `from` is inside an Iteration or Loop: which item (0-based, IterationItem's `index`; a
+   * Loop's pass) restarts. Earlier items' results are reused, later items run. Absent: the first.
+   */
+  item?: number;
 }
 
 export interface TravelledRun {
   task_id: string;
   workflow_id: string;
-  forked_from: { task_id: string; component_id: string };
+  forked_from: { task_id: string; component_id: string; item?: number };
   reused: string[];
   savings: Savings;
 }
@@ -94,15 +102,21 @@ export async function forkRun(deps: LaunchDeps, tenantId: string, sourceId: stri
   const { dsl, compiled } = editedCanvas(base.dsl, req.params ?? {});
   const fromProblem = (message: string) => new AppError('BAD_REQUEST', `from: ${message}`, { problems: [{ path: '$.from', message }] });
   if (!compiled.nodes[req.from]) throw fromProblem(`no component ${req.from} in the canvas`);
-  const entry = snapshotFor(await store.travel.listSnapshots(source.id), compiled, req.from);
-  if (!entry) throw fromProblem(`run ${source.id} never reached ${req.from} (or reached it before snapshots were kept)`);
+  const entries = await store.travel.listSnapshots(source.id);
+  if (entries.length === 0)
+    throw fromProblem(
+      `run ${source.id} has no snapshots to fork from: it was made before time travel kept them (or with RUN_SNAPSHOTS=off). Replay it instead: POST /api/v1/runs/${source.id}/replay runs it again from the start`,
+    );
+  const point = forkPoint(entries, compiled, source.id, req.from, kind === 'rerun' ? 'last' : req.item);
+  if ('problem' in point) throw new AppError('BAD_REQUEST', `${point.problem.path.slice(2)}: ${point.problem.message}`, { problems: [point.problem] });
+  const entry = point.entry;
   const snapshot = await store.travel.getSnapshot(source.id, entry.position);
   if (!snapshot) throw fromProblem(`run ${source.id} never reached ${req.from}`);
   const reused = reusedComponents(snapshot);
   const inputs = req.inputs ?? {};
   const problems = overrideProblems(snapshot, inputs, reused);
   if (problems.length > 0) throw new AppError('BAD_REQUEST', describeProblems('Invalid inputs', problems), { problems });
-  const savings = savingsOf(snapshot, reused);
+  const { savings, items } = await pointSavings(store, source.id, entries, compiled, point, snapshot, reused, req.from);
 
   const runId = newId();
   const messageId = newId();
@@ -114,13 +128,14 @@ export async function forkRun(deps: LaunchDeps, tenantId: string, sourceId: stri
     announcement: announcement({ runId, messageId, inputs: snapshot.inputs.echo }, now),
     now,
   });
-  const forkedFrom = { task_id: source.id, component_id: req.from };
+  const forkedFrom = { task_id: source.id, component_id: req.from, ...(point.kind === 'component' ? {} : { item: point.item }) };
   await store.travel.record({
     run_id: runId,
     tenant_id: tenantId,
     kind,
     source_run_id: source.id,
     from_component: req.from,
+    from_item: point.kind === 'component' ? null : point.item,
     reused,
     savings: { ...savings },
     create_time: now,
@@ -139,7 +154,7 @@ export async function forkRun(deps: LaunchDeps, tenantId: string, sourceId: stri
   });
   input.announced = true;
   input.revision = RUN_REVISION;
-  input.fork = { sourceRunId: source.id, position: entry.position, overrides: inputs };
+  input.fork = { sourceRunId: source.id, position: entry.position, overrides: inputs, ...(items ? { items } : {}) };
   await deps.client.workflow.start('canvasRun', {
     taskQueue: deps.taskQueue,
     workflowId,
@@ -153,6 +168,46 @@ export async function forkRun(deps: LaunchDeps, tenantId: string, sourceId: stri
     ],
   });
   return { task_id: runId, workflow_id: workflowId, forked_from: forkedFrom, reused, savings };
+}
+
+/**
+ * What a fork at `point` saves, and for a parallel Iteration's item the earlier items' values:
+ * an item's fork checks that `from` ran in that item and counts every earlier item's calls.
+ */
+async function pointSavings(
+  store: Store,
+  sourceId: string,
+  entries: readonly SnapshotEntry[],
+  canvas: CompiledCanvas,
+  point: ForkPoint,
+  snapshot: RunState,
+  reused: string[],
+  from: string,
+): Promise<{ savings: Savings; items?: ReusedItems }> {
+  const itemProblem = (message: string) => new AppError('BAD_REQUEST', `item: ${message}`, { problems: [{ path: '$.item', message }] });
+  if (point.kind === 'items') {
+    const savings = savingsOf(snapshot, reused);
+    if (point.item === 0) return { savings };
+    // The first snapshot after the Iteration's batch has its collected outputs (it finished by then).
+    const after = entries.find((e) => e.position > point.entry.position);
+    const state = after ? await store.travel.getSnapshot(sourceId, after.position) : null;
+    const values = state
+      ? reusedItemValues(state, point.iterationId, point.item)
+      : { problem: { path: '$.item', message: `the source's ${point.iterationId} did not finish its items: fork at ${point.iterationId}` } };
+    if ('problem' in values) throw itemProblem(values.problem.message);
+    return { savings, items: { iterationId: point.iterationId, values } };
+  }
+  if (point.kind === 'component') return { savings: savingsOf(snapshot, reused) };
+  const loaded = await Promise.all(
+    point.passes.map((p) => (p.position === point.entry.position ? Promise.resolve(snapshot) : store.travel.getSnapshot(sourceId, p.position))),
+  );
+  const states = loaded.filter((x): x is RunState => x !== null);
+  if (states.length !== loaded.length) throw itemProblem(`run ${sourceId} lost a snapshot of ${point.loopId}'s items`);
+  // The snapshot that closes this item (the next item's, or the batch after the loop) shows whether `from` ran in it.
+  const end = passEnd(entries, canvas, point);
+  const endState = end ? await store.travel.getSnapshot(sourceId, end.position) : null;
+  if (end && endState && !ranInPass(endState, point.entry, end, from)) throw itemProblem(`${from} did not run in item ${point.item} of ${point.loopId}`);
+  return { savings: passSavings(canvas, point.loopId, point.passes, states, reused) };
 }
 
 /** Reruns a failed run from the component that failed, on the canvas as saved now. */

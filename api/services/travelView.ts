@@ -11,7 +11,7 @@ export async function travelView(store: Store, run: { id: string; status: string
     return { replay_of: t.source_run_id, savings: t.savings, ...(ended ? { diff: await replayDiff(store, t.source_run_id, run.id) } : {}) };
   }
   return {
-    forked_from: { task_id: t.source_run_id, component_id: t.from_component, kind: t.kind },
+    forked_from: { task_id: t.source_run_id, component_id: t.from_component, kind: t.kind, ...(typeof t.from_item === 'number' ? { item: t.from_item } : {}) },
     reused_from: { task_id: t.source_run_id, components: t.reused },
     savings: t.savings,
   };

@@ -23,6 +23,8 @@ export interface RunSettings {
   continueAsNewAfterEvents: number;
   /** Seconds a run waits at a UserFillUp without a `timeout` of its own; null: as long as it takes. */
   pauseTimeoutS?: number | null;
+  /** Keep batch snapshots for time travel (RUN_SNAPSHOTS); false: the run cannot be forked. Absent: kept. */
+  snapshots?: boolean;
   /** How deep this run is nested in InvokeCanvas child runs (0: a top-level run). */
   nestingDepth?: number;
 }

@@ -32,6 +32,8 @@ const EnvSchema = z.object({
   COMPONENT_EXEC_TIMEOUT: positive(DEFAULT_RUN_SETTINGS.componentTimeoutS),
   RUN_MAX_STEPS: z.coerce.number().int().min(10).default(DEFAULT_RUN_SETTINGS.maxSteps),
   RUN_CONTINUE_AS_NEW_EVENTS: z.coerce.number().int().min(100).max(50_000).default(DEFAULT_RUN_SETTINGS.continueAsNewAfterEvents),
+  // Batch snapshots for time travel (docs/ARCHITECTURE.md, "Time travel"); off: runs cannot be forked.
+  RUN_SNAPSHOTS: z.enum(['on', 'off']).default('on'),
   MCP_STDIO_COMMANDS: z.string().default(''),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2, 'must be at least 2').default(100),
   // Slots of one worker (server/boot/worker.ts, WORKER_CAPACITY): activities (model streams, tools)
@@ -172,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): AppConf
       maxSteps: e.RUN_MAX_STEPS,
       continueAsNewAfterEvents: e.RUN_CONTINUE_AS_NEW_EVENTS,
       pauseTimeoutS: e.RUN_PAUSE_TIMEOUT ?? null,
+      ...(e.RUN_SNAPSHOTS === 'off' ? { snapshots: false } : {}),
     },
     workerMaxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
     workerCapacity: { activities: e.WORKER_MAX_ACTIVITIES, workflowTasks: e.WORKER_MAX_WORKFLOW_TASKS, localActivities: e.WORKER_MAX_LOCAL_ACTIVITIES },

@@ -74,7 +74,25 @@ describe('time travel, measured', () => {
       const r = res.body as { task_id: string; savings: { tool_calls_avoided: number } };
       return { r, run: await finish(r.task_id) };
     });
-    expect([fork.value.run.status, rerun.value.run.status, replay.value.run.status]).toEqual(['finished', 'finished', 'finished']);
+    // An eval of the full run: its replay (other model, tools frozen) inside the eval workflow, then the report.
+    const evaluated = await timed(async () => {
+      const started = (await api(h, 'POST', '/api/v1/evals', { body: { runs: [source], model_map: { 'm@OpenAI': 'm2@OpenAI' } } })).body as {
+        id: string;
+        replays: { task_id: string }[];
+      };
+      for (;;) {
+        const got = (await api(h, 'GET', `/api/v1/evals/${started.id}`)).body as { status: string; report?: unknown };
+        if (got.status !== 'running') return { got, run: await finish(started.replays[0]!.task_id) };
+        await new Promise((r) => setTimeout(r, 150));
+      }
+    });
+    expect([fork.value.run.status, rerun.value.run.status, replay.value.run.status, evaluated.value.run.status]).toEqual([
+      'finished',
+      'finished',
+      'finished',
+      'finished',
+    ]);
+    expect(evaluated.value.got.status).toBe('completed');
     expect(tool.requests.length).toBe(toolBefore);
 
     const usage = (r: { result: { usage?: { total_tokens: number; calls: number } } | null }) => r.result?.usage ?? { total_tokens: 0, calls: 0 };
@@ -104,6 +122,8 @@ describe('time travel, measured', () => {
         replay.value.r.savings.tool_calls_avoided,
         0,
       ],
+      // The frozen tool call is the one avoided; the model calls are made again (another model).
+      ['replay-eval of the full run (1 run, report)', evaluated.ms, usage(evaluated.value.run).calls, usage(evaluated.value.run).total_tokens, 1, 0],
     ];
     console.log(
       `[travel] | run | wall ms (incl. API and polling) | calls made | tokens spent | calls avoided | tokens saved |\n` +

@@ -89,6 +89,8 @@ describe('time travel in the run view', () => {
     expect(await page.locator('[data-role=savings]').textContent()).toMatch(/Saved 1 calls \(1 model, 0 tool\), [1-9]\d* tokens/);
     await page.locator('svg.graph [data-node="LLM:a"]').click();
     expect(await page.locator('[data-panel-node="LLM:a"] [data-role=reused-link]').getAttribute('href')).toBe(`#/runs/${source}`);
+    // A reused node ran in no event of the fork: its type comes from the canvas, not "—".
+    expect(await page.locator('[data-panel-node="LLM:a"] [data-role=node-type]').textContent()).toBe('LLM');
     await screenshot(page, 'run-view-fork');
     expect(fork).not.toBe(source);
     expect(errors.filter((e) => !e.includes('status of 400'))).toEqual([]);

@@ -55,8 +55,9 @@ function toolCallsView(calls) {
  * `n`: the node in the run model (may be absent: not reached yet); `progress`: its state from
  * the run's status query (calls made), if known; `extras`: time travel's marks and forms, shown under the title;
  * `after`: sections shown last (the model call panel, callPanel.js).
+ * `canvasType`: the component's type in the canvas, for a node no event of this run names (a fork's reused node).
  */
-export function nodePanel(id, n, state, progress, extras = [], after = []) {
+export function nodePanel(id, n, state, progress, extras = [], after = [], canvasType = null) {
   const execs = n?.execs ?? [];
   const calls = progress?.calls;
   return h(
@@ -68,7 +69,7 @@ export function nodePanel(id, n, state, progress, extras = [], after = []) {
       'dl',
       { class: 'facts' },
       h('dt', {}, 'Type'),
-      h('dd', {}, n?.type || '—'),
+      h('dd', { 'data-role': 'node-type' }, n?.type || canvasType || '—'),
       h('dt', {}, 'Executions'),
       h('dd', {}, String(execs.length)),
       calls ? h('dt', {}, 'Calls (model rounds, tools)') : null,

@@ -180,7 +180,7 @@ export async function runPage(main, runId) {
   const forks = new Map();
   const travelExtras = (id) => {
     const forkable = (ENDED.has(model.status) || model.status === 'paused') && canvas.dsl?.components?.[id];
-    if (forkable && !forks.has(id)) forks.set(id, forkForm(runId, id, canvas.dsl.components[id].obj?.params));
+    if (forkable && !forks.has(id)) forks.set(id, forkForm(runId, id, canvas.dsl.components[id].obj?.params, canvas.dsl.components[id].parent_id ?? null));
     return [reusedMark(run, id), forkable ? forks.get(id) : null];
   };
 
@@ -198,7 +198,8 @@ export async function runPage(main, runId) {
       .join('|');
     if (shown !== panelShows) {
       panelShows = shown;
-      if (selected) replace(side, nodePanel(selected, n, stateOf(selected), progress[selected], travelExtras(selected), [callPanel(runId, selected)]));
+      const canvasType = canvas.dsl?.components?.[selected]?.obj?.component_name ?? null;
+      if (selected) replace(side, nodePanel(selected, n, stateOf(selected), progress[selected], travelExtras(selected), [callPanel(runId, selected)], canvasType));
       else replace(side, h('p', { class: 'muted' }, 'Click a node to see its inputs, outputs, tool calls and timing.'));
     }
     renderForm();

@@ -64,17 +64,30 @@ function showProblems(fields, general, problems) {
   general.textContent = left.join('; ');
 }
 
-/** "Fork from here" for node `id` of run `runId`: its params (from the canvas the run ran) and optional inputs as JSON. */
-export function forkForm(runId, id, params) {
+/**
+ * "Fork from here" for node `id` of run `runId`: its params (from the canvas the run ran) and
+ * optional inputs as JSON; inside an Iteration/Loop (`loopId`), which item restarts.
+ */
+export function forkForm(runId, id, params, loopId = null) {
   const original = params ?? {};
   const paramsField = jsonField('fork-params', `Params of ${id} (JSON, merged over the saved ones)`, JSON.stringify(original, null, 2), '$.params');
   const inputsField = jsonField('fork-inputs', 'Inputs (optional JSON: {"<component>@<output>": value, "sys.query": …})', '', '$.inputs');
+  const itemInput = loopId ? h('input', { id: 'travel-fork-item', type: 'number', min: '0', step: '1', value: '0', 'data-field': 'fork-item' }) : null;
+  const itemField = itemInput
+    ? h(
+        'div',
+        { class: 'field' },
+        h('label', { for: 'travel-fork-item', class: 'field-name' }, `Item of ${loopId} to restart (0 = first; earlier items are reused)`),
+        itemInput,
+      )
+    : null;
   const general = h('div', { class: 'error-box', hidden: true, 'data-role': 'fork-error' });
   const submit = h('button', { type: 'submit', class: 'primary', 'data-role': 'fork-submit' }, 'Fork from here');
   const form = h(
     'form',
     { class: 'travel fork', 'data-role': 'fork-form', novalidate: true },
     h('p', { class: 'muted' }, 'A new run: the nodes before this one are reused from this run, this one and what follows run again.'),
+    itemField,
     paramsField.el,
     inputsField.el,
     general,
@@ -94,7 +107,13 @@ export function forkForm(runId, id, params) {
     showProblems(fields, general, []);
     // Only the changed keys are sent: the API merges them over the component's params.
     const changed = Object.fromEntries(Object.entries(edited).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(original[k])));
-    const body = { from: id, ...(Object.keys(changed).length ? { params: { [id]: changed } } : {}), ...(inputs ? { inputs } : {}) };
+    const item = itemInput && itemInput.value !== '' ? Number(itemInput.value) : undefined;
+    const body = {
+      from: id,
+      ...(item !== undefined ? { item } : {}),
+      ...(Object.keys(changed).length ? { params: { [id]: changed } } : {}),
+      ...(inputs ? { inputs } : {}),
+    };
     void travel(submit, `/api/v1/runs/${encodeURIComponent(runId)}/fork`, body, (problems) => showProblems(fields, general, problems));
   });
   return h('details', { class: 'travel-box', 'data-role': 'fork' }, h('summary', {}, 'Fork from here…'), form);
@@ -182,7 +201,15 @@ export function travelFacts(run) {
     return h(
       'div',
       { class: 'travel-facts', 'data-role': 'forked-from' },
-      h('span', {}, `${f.kind === 'rerun' ? 'Rerun' : 'Fork'} of `, runLink(f.task_id, 'source-run'), ' from ', h('code', {}, f.component_id)),
+      h(
+        'span',
+        {},
+        `${f.kind === 'rerun' ? 'Rerun' : 'Fork'} of `,
+        runLink(f.task_id, 'source-run'),
+        ' from ',
+        h('code', {}, f.component_id),
+        typeof f.item === 'number' ? ` (item ${f.item})` : '',
+      ),
       savingsLine(run.savings),
     );
   }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../../test/helpers/canvasKit';
 import { answerResult, llmRequest } from '../../../test/helpers/engineDriver';
-import { forkRun, reusedComponents, savingsOf, snapshotFor } from './fork';
+import { forkRun, reusedComponents, savingsOf } from './fork';
+import { forkPoint } from './forkPoint';
 import { resumeRun, startRun, type StepResult } from './run';
 import type { BatchSnapshot } from './snapshots';
 
@@ -36,7 +37,9 @@ describe('batch snapshots and forks', () => {
 
   it('forks from a snapshot: only the forked component calls, reading the replaced value; savings are the reused calls', () => {
     const { snapshots } = runKeeping(startRun(canvas, { runId: 'r1', messageId: 'm1', query: 'q' }, 1_000, { snapshots: true }));
-    const entry = snapshotFor(snapshots, canvas, 'LLM:b')!;
+    const point = forkPoint(snapshots, canvas, 'r1', 'LLM:b', undefined);
+    if ('problem' in point) throw new Error(point.problem.message);
+    const entry = point.entry;
     const snapshot = snapshots.find((s) => s.position === entry.position)!.state;
     const fork = forkRun(canvas, snapshot, { runId: 'f1', messageId: 'fm', overrides: { 'LLM:a@content': 'EDITED' } }, 9_000);
     expect(fork.calls.map((c) => c.componentId)).toEqual(['LLM:b']);
@@ -52,6 +55,9 @@ describe('batch snapshots and forks', () => {
   });
 
   it('finds no snapshot for a component the run never reached', () => {
-    expect(snapshotFor([{ position: 0, components: ['begin'] }], canvas, 'LLM:b')).toBeNull();
+    expect(forkPoint([{ position: 0, components: ['begin'] }], canvas, 'r1', 'LLM:b', undefined)).toEqual({
+      problem: { path: '$.from', message: 'run r1 never reached LLM:b' },
+    });
+    expect(forkPoint([{ position: 0, components: ['begin'] }], canvas, 'r1', 'begin', 2)).toMatchObject({ problem: { path: '$.item' } });
   });
 });

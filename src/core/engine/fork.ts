@@ -10,7 +10,7 @@ import type { Problem } from '../../errors';
 import type { CompiledCanvas } from './compile';
 import { resumeRun, type EngineOptions, type StepResult } from './run';
 import type { BatchSnapshot } from './snapshots';
-import { ZERO_USAGE, type RunState } from './state';
+import { ZERO_USAGE, type NodeState, type RunState } from './state';
 
 /** A snapshot as listed (without its state). */
 export type SnapshotEntry = Omit<BatchSnapshot, 'state'>;
@@ -54,19 +54,6 @@ export function forkRun(canvas: CompiledCanvas, snapshot: RunState, start: ForkS
   return resumeRun(canvas, forkState(snapshot, start, now), [], now, options);
 }
 
-/**
- * The snapshot a fork from `from` starts at: the batch that first ran it, or, for a component
- * inside an Iteration or Loop, the batch that first ran the loop's item (the loop restarts: a run
- * keeps one snapshot per component, its first pass's). Null when the source never reached it.
- */
-export function snapshotFor(entries: readonly SnapshotEntry[], canvas: CompiledCanvas, from: string): SnapshotEntry | null {
-  const parent = canvas.nodes[from]?.parentId;
-  const item = parent ? canvas.loopStarts[parent] : undefined;
-  const target = item && item !== from ? item : from;
-  const sorted = [...entries].sort((a, b) => a.position - b.position);
-  return sorted.find((e) => e.components.includes(target)) ?? null;
-}
-
 /** The components a fork from `snapshot` reuses: those the source ran before that batch. */
 export function reusedComponents(snapshot: RunState): string[] {
   return [...new Set(snapshot.path.slice(0, snapshot.cursor.position))].filter((id) => snapshot.nodes[id]?.status === 'finished');
@@ -84,25 +71,63 @@ export interface Savings {
   components: { component_id: string; calls: number; total_tokens: number }[];
 }
 
+const noSavings = (): Savings => ({
+  calls_avoided: 0,
+  model_calls_avoided: 0,
+  tool_calls_avoided: 0,
+  tokens_saved: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+  components: [],
+});
+
+/** Adds a reused component's recorded calls (one pass of it) to the savings. */
+function addNode(s: Savings, id: string, ns: NodeState | undefined): void {
+  if (!ns || ns.calls === 0) return;
+  s.calls_avoided += ns.calls;
+  if (ns.usage.total_tokens > 0) s.model_calls_avoided += ns.calls;
+  else s.tool_calls_avoided += ns.calls;
+  s.tokens_saved.prompt_tokens += ns.usage.prompt_tokens;
+  s.tokens_saved.completion_tokens += ns.usage.completion_tokens;
+  s.tokens_saved.total_tokens += ns.usage.total_tokens;
+  const row = s.components.find((c) => c.component_id === id);
+  if (row) {
+    row.calls += ns.calls;
+    row.total_tokens += ns.usage.total_tokens;
+  } else s.components.push({ component_id: id, calls: ns.calls, total_tokens: ns.usage.total_tokens });
+}
+
 /** What reusing `components` of the snapshot saved, from their recorded node states. */
 export function savingsOf(snapshot: RunState, components: readonly string[]): Savings {
-  const s: Savings = {
-    calls_avoided: 0,
-    model_calls_avoided: 0,
-    tool_calls_avoided: 0,
-    tokens_saved: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-    components: [],
-  };
-  for (const id of components) {
-    const ns = snapshot.nodes[id];
-    if (!ns || ns.calls === 0) continue;
-    s.calls_avoided += ns.calls;
-    if (ns.usage.total_tokens > 0) s.model_calls_avoided += ns.calls;
-    else s.tool_calls_avoided += ns.calls;
-    s.tokens_saved.prompt_tokens += ns.usage.prompt_tokens;
-    s.tokens_saved.completion_tokens += ns.usage.completion_tokens;
-    s.tokens_saved.total_tokens += ns.usage.total_tokens;
-    s.components.push({ component_id: id, calls: ns.calls, total_tokens: ns.usage.total_tokens });
+  const s = noSavings();
+  for (const id of components) addNode(s, id, snapshot.nodes[id]);
+  return s;
+}
+
+/** Whether `id` is in the body of `loopId`, at any depth. */
+export function inLoop(canvas: CompiledCanvas, id: string, loopId: string): boolean {
+  for (let p = canvas.nodes[id]?.parentId ?? null; p; p = canvas.nodes[p]?.parentId ?? null) if (p === loopId) return true;
+  return false;
+}
+
+/**
+ * What a fork at pass `passes.length - 1` of `loopId` saved: the components outside the loop as
+ * {@link savingsOf}, and each earlier pass's body components from the snapshot of the pass after
+ * it (a node's state holds its last pass only). `states[j]` is the snapshot of `passes[j]`.
+ */
+export function passSavings(
+  canvas: CompiledCanvas,
+  loopId: string,
+  passes: readonly SnapshotEntry[],
+  states: readonly RunState[],
+  reused: readonly string[],
+): Savings {
+  const last = states[states.length - 1]!;
+  const s = savingsOf(
+    last,
+    reused.filter((id) => !inLoop(canvas, id, loopId)),
+  );
+  for (let j = 1; j < passes.length; j++) {
+    const ran = new Set(states[j]!.path.slice(passes[j - 1]!.position, passes[j]!.position));
+    for (const id of ran) if (inLoop(canvas, id, loopId) && states[j]!.nodes[id]?.status === 'finished') addNode(s, id, states[j]!.nodes[id]);
   }
   return s;
 }

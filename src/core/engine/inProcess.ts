@@ -8,7 +8,7 @@ import type { RunEvent } from './runEvents';
 import { checkPauseInputs } from './pause';
 import { runLoop, type PauseOutcome, type RunCarrier } from './loop';
 import { startRun, type EngineOptions, type InputsSubmission, type RunStartInput, type StepResult } from './run';
-import { carryingItems } from './parallelItems';
+import { carryingItems, type ReusedItems } from './parallelItems';
 import type { RunState } from './state';
 import type { CallResult, EngineCall } from './step';
 
@@ -34,6 +34,8 @@ export interface InProcessOptions extends EngineOptions {
   onPause?: (state: RunState) => PauseAnswer | Promise<PauseAnswer>;
   /** Asked between steps: a reason cancels the run (calls in flight finish first). */
   cancelReason?: () => string | null;
+  /** A fork inside a parallel Iteration's item: the earlier items' values (./parallelItems.ts). */
+  reuseItems?: ReusedItems;
 }
 
 export async function runInProcess(canvas: CompiledCanvas, input: RunStartInput, exec: CallExecutor, options: InProcessOptions = {}): Promise<InProcessResult> {
@@ -74,7 +76,7 @@ export async function continueInProcess(
     handOver: () => Promise.reject(new Error('an in-process run is never handed over')),
   };
   const loopOptions = { ...options, maxParallel: options.maxParallel ?? 5 };
-  const end = await runLoop(canvas, first, carryingItems(canvas, carrier, loopOptions), loopOptions);
+  const end = await runLoop(canvas, first, carryingItems(canvas, carrier, loopOptions, undefined, options.reuseItems), loopOptions);
   if (end.kind !== 'step') throw new Error('an in-process run is never handed over');
   // The loop leaves an ended run's last step to its caller (a workflow records it when it finalizes).
   if (end.step.status !== 'running' && end.step.status !== 'paused') await record(end.step.events);

@@ -93,20 +93,46 @@ function itemCarrier(base: RunCarrier<unknown>, carry: (call: EngineCall) => Pro
 }
 
 /**
+ * A fork inside an item of a parallel Iteration (src/core/engine/forkPoint.ts): the values of the
+ * items before the forked one, as the source run's items gave them. The fork's Iteration takes
+ * them instead of running those items, the first time it runs (a later pass of an enclosing loop
+ * runs every item).
+ */
+export interface ReusedItems {
+  iterationId: string;
+  values: Array<Record<string, unknown>>;
+}
+
+/** The answer to an item call the fork reuses; null when the item runs. */
+function reusedItem(reuse: ReusedItems | undefined, state: RunState, request: IterationItemRequest, callId: string): CallResult | null {
+  if (!reuse || request.iterationId !== reuse.iterationId || request.index >= reuse.values.length) return null;
+  if (state.path.indexOf(reuse.iterationId) !== state.path.lastIndexOf(reuse.iterationId)) return null;
+  const value: IterationItemResult = {
+    values: copyJson(reuse.values[request.index]!),
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, calls: 0 },
+  };
+  return { callId, ok: true, value };
+}
+
+/**
  * Wraps a carrier so that it carries parallel Iteration items itself: each item's body runs
  * through the run loop with `carry` for its calls (ids prefixed with the item's, so they never
- * meet the run's own). Items nested in items are carried the same way.
+ * meet the run's own). Items nested in items are carried the same way. A fork's `reuse` answers
+ * the items before its forked one with the source's values.
  */
 export function carryingItems<H>(
   canvas: CompiledCanvas,
   base: RunCarrier<H>,
   options: LoopOptions,
   carry: (call: EngineCall) => Promise<CallResult> = (c) => base.carry(c),
+  reuse?: ReusedItems,
 ): RunCarrier<H> {
   let current: StepResult | null = null;
   const carryItem = async (call: EngineCall): Promise<CallResult> => {
     if (call.call.activity !== 'iterationItem' || !current) return { callId: call.callId, ok: false, error: 'an item call came with no run to take it from' };
     const request = call.call.request;
+    const reused = reusedItem(reuse, current.state, request, call.callId);
+    if (reused) return reused;
     const state = itemState(canvas, current.state, request);
     if ('problem' in state) return { callId: call.callId, ok: false, error: state.problem };
     const inner = carryingItems(

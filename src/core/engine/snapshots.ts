@@ -1,8 +1,10 @@
 /**
  * Batch snapshots: the run state as it stood just before a batch started (RAGFlow's `_run_batch`),
  * the point a fork of the run restarts from (docs/ARCHITECTURE.md, "Time travel"). Kept once per
- * batch of components the run had not reached before: a loop's later passes repeat their first
- * pass's components, so a run keeps at most one snapshot per component, however long it loops.
+ * batch of components the run had not reached before, and once per pass of a loop (the batch that
+ * starts its IterationItem or LoopItem): a fork inside an item restarts that item from the state
+ * before it, with the earlier items' results as they were. The body's own batches of later passes
+ * are not kept again, so a run keeps one snapshot per component plus one per loop pass.
  */
 import { copyJson } from '../dsl/jsonCopy';
 import { startBatch } from './batch';
@@ -19,6 +21,13 @@ export interface BatchSnapshot {
   state: RunState;
 }
 
+/** Whether the batch at `position` starts a pass of a loop (its IterationItem or LoopItem is in it). */
+function startsLoopPass(step: Step, position: number): boolean {
+  const { state, canvas } = step;
+  for (let i = position; i < state.path.length; i++) if (canvas.nodes[state.path[i]!]?.role === 'loopItem') return true;
+  return false;
+}
+
 /** Starts the batch at the cursor (./batch.ts), keeping the state before it in `snapshots` when given. */
 export function startBatchKept(step: Step, snapshots: BatchSnapshot[] | undefined): number {
   const { state } = step;
@@ -26,7 +35,7 @@ export function startBatchKept(step: Step, snapshots: BatchSnapshot[] | undefine
   const first = state.path[position];
   // lastIndexOf with -1 would search the whole path: position 0 was reached by nothing before it.
   const reachedBefore = first === undefined || (position > 0 && state.path.lastIndexOf(first, position - 1) >= 0);
-  const before = snapshots && !reachedBefore ? copyJson(state) : null;
+  const before = snapshots && (!reachedBefore || startsLoopPass(step, position)) ? copyJson(state) : null;
   const to = startBatch(step);
   if (before) snapshots!.push({ position, components: state.path.slice(position, to), state: before });
   return to;

@@ -14,6 +14,7 @@ import { RUN_CHANGES_MIGRATION } from './runChangesMigration';
 import { RUNS_LIST_MIGRATION } from './runsListMigration';
 import { STREAM_FENCE_MIGRATION } from './streamFenceMigration';
 import { TRAVEL_MIGRATION } from './travelMigration';
+import { TRAVEL_ITEM_MIGRATION } from './travelItemMigration';
 
 export type { Migration };
 
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
   LEDGER_MIGRATION,
   CALL_TRACE_MIGRATION,
   RUN_CHANGES_MIGRATION,
+  TRAVEL_ITEM_MIGRATION,
 ];
 
 /**

@@ -24,12 +24,19 @@ export function travelRepository(db: Queryable): TravelStore {
       return r.rows[0] ?? null;
     },
     async putSnapshots(runId, snapshots) {
+      // A statement per 1,000 (3 parameters each, under PostgreSQL's 65,535): a run's end writes all its snapshots at once.
       const now = Date.now();
-      for (const s of snapshots) {
+      for (let from = 0; from < snapshots.length; from += 1000) {
+        const params: unknown[] = [runId, now];
+        const rows = snapshots.slice(from, from + 1000).map((s) => {
+          params.push(s.position, jsonParam(s.components), jsonParam(s.state));
+          const n = params.length;
+          return `($1, $${n - 2}, $${n - 1}::json, $${n}::json, $2)`;
+        });
         await db.query(
-          `INSERT INTO run_snapshots (run_id, position, components, state, create_time) VALUES ($1, $2, $3::json, $4::json, $5)
+          `INSERT INTO run_snapshots (run_id, position, components, state, create_time) VALUES ${rows.join(', ')}
            ON CONFLICT (run_id, position) DO NOTHING`,
-          [runId, s.position, jsonParam(s.components), jsonParam(s.state), now],
+          params,
         );
       }
     },
@@ -51,9 +58,9 @@ export function travelRepository(db: Queryable): TravelStore {
     },
     async record(e) {
       await db.query(
-        `INSERT INTO run_travel (run_id, tenant_id, kind, source_run_id, from_component, reused, savings, create_time)
-         VALUES ($1, $2, $3, $4, $5, $6::json, $7::json, $8) ON CONFLICT (run_id) DO NOTHING`,
-        [e.run_id, e.tenant_id, e.kind, e.source_run_id, e.from_component, jsonParam(e.reused), jsonParam(e.savings), e.create_time],
+        `INSERT INTO run_travel (run_id, tenant_id, kind, source_run_id, from_component, from_item, reused, savings, create_time)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::json, $8::json, $9) ON CONFLICT (run_id) DO NOTHING`,
+        [e.run_id, e.tenant_id, e.kind, e.source_run_id, e.from_component, e.from_item ?? null, jsonParam(e.reused), jsonParam(e.savings), e.create_time],
       );
     },
     async getMany(runIds) {

@@ -11,6 +11,8 @@ export interface TravelRecord {
   source_run_id: string;
   /** The component the run started from (null for a replay, which starts at the beginning). */
   from_component: string | null;
+  /** Inside an Iteration/Loop: the item the fork restarted (migration 19); null otherwise. */
+  from_item?: number | null;
   /** Components whose recorded outputs the run took instead of running them. */
   reused: string[];
   /** Calls and tokens the run did not spend (src/core/engine/fork.ts, Savings). */

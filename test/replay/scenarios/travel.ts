@@ -39,6 +39,42 @@ const travelScenarios: ScenarioSet = ({ llm }) => {
         return { workflowId: fork.workflow_id };
       },
     },
+    // A fork inside item 2 of a parallel Iteration: item 1 answered with the source's value (patch time-travel-fork-item).
+    'time-travel-fork-item': {
+      async start(ctx) {
+        const canvas = await ctx.save(
+          'travel item',
+          dsl({
+            begin: { name: 'Begin', downstream: ['Iteration:it'] },
+            'Iteration:it': {
+              name: 'Iteration',
+              params: { items_ref: 'sys.query', max_concurrency: 2, outputs: { labels: { ref: 'LLM:label@content', type: 'Array<string>' } } },
+              downstream: ['Message:m'],
+            },
+            'IterationItem:item': { name: 'IterationItem', parent_id: 'Iteration:it', downstream: ['LLM:label'] },
+            'LLM:label': { name: 'LLM', parent_id: 'Iteration:it', params: { ...model, sys_prompt: 'Travel first. {IterationItem:item@item}' } },
+            'Message:m': { name: 'Message', params: { content: ['{Iteration:it@labels}'] } },
+          }),
+        );
+        const source = await launchRun(ctx.launch, {
+          tenantId: ctx.tenantId,
+          canvas,
+          sessionId: null,
+          query: '["one","two","three"]',
+          inputs: null,
+          files: [],
+          userId: 'u',
+          session: null,
+        });
+        await ctx.client.workflow.getHandle(source.workflowId).result();
+        const fork = await forkRun(ctx.launch, ctx.tenantId, source.runId, {
+          from: 'LLM:label',
+          item: 1,
+          params: { 'LLM:label': { sys_prompt: 'Travel edited. {IterationItem:item@item}' } },
+        });
+        return { workflowId: fork.workflow_id };
+      },
+    },
     // A replay with tools frozen: the Invoke node answered from the source's journal by a local activity (patch time-travel-replay).
     'time-travel-replay': {
       async start(ctx) {
