@@ -107,7 +107,7 @@ export function drawGraph(layout, onSelect) {
   const minY = (xs.length ? Math.min(...xs.map((p) => p.y)) : 0) - 20;
   const maxX = Math.max(...xs.map((p) => p.x + p.w), minX + 220) + 20;
   const maxY = Math.max(...xs.map((p) => p.y + p.h), minY + 120) + 20;
-  const svg = s('svg', { class: 'graph', viewBox: `${minX} ${minY} ${maxX - minX} ${maxY - minY}`, role: 'img', 'aria-label': 'canvas graph' });
+  const svg = s('svg', { class: 'graph', viewBox: `${minX} ${minY} ${maxX - minX} ${maxY - minY}`, role: 'group', 'aria-label': 'canvas graph' });
   svg.append(
     s(
       'defs',
@@ -134,15 +134,27 @@ export function drawGraph(layout, onSelect) {
     const p = pos[n.id];
     const g = s(
       'g',
-      { class: `node kind-${n.kind}`, transform: `translate(${p.x},${p.y})`, tabindex: n.kind === 'component' ? 0 : null, dataset: { node: n.id } },
+      {
+        class: `node kind-${n.kind}`,
+        transform: `translate(${p.x},${p.y})`,
+        dataset: { node: n.id },
+        // A node is a button for keyboards and screen readers: Tab reaches it, Enter or Space opens it.
+        ...(n.kind === 'component' ? { tabindex: 0, role: 'button' } : { 'aria-hidden': 'true' }),
+      },
       s('title', {}, `${n.id} (${n.type})`),
       s('rect', { width: p.w, height: p.h, rx: 8 }),
       s('text', { x: 10, y: 21, class: 'label' }, clip(String(n.label), 24)),
-      s('text', { x: 10, y: 40, class: 'type' }, clip(n.type, 28)),
+      s('text', { x: 10, y: 40, class: 'type' }, clip(n.type, 18)),
+      // The state in words too, not only in colour (and so in the node's accessible name).
+      n.kind === 'component' ? s('text', { x: p.w - 8, y: 40, class: 'state', 'text-anchor': 'end' }) : null,
     );
     if (n.kind === 'component') {
       g.addEventListener('click', () => onSelect?.(n.id));
-      g.addEventListener('keydown', (ev) => ev.key === 'Enter' && onSelect?.(n.id));
+      g.addEventListener('keydown', (ev) => {
+        if (ev.key !== 'Enter' && ev.key !== ' ') return;
+        ev.preventDefault();
+        onSelect?.(n.id);
+      });
     }
     groups.set(n.id, g);
     svg.append(g);
@@ -155,6 +167,10 @@ export function drawGraph(layout, onSelect) {
         const st = n.kind === 'component' ? stateOf(id) : 'tool';
         g.dataset.state = st;
         g.classList.toggle('selected', id === selected);
+        if (n.kind === 'component') {
+          g.querySelector('text.state').textContent = st;
+          g.setAttribute('aria-pressed', String(id === selected));
+        }
         for (const cls of [...g.classList]) if (cls.startsWith('st-')) g.classList.remove(cls);
         g.classList.add(`st-${st}`);
       }
