@@ -75,7 +75,7 @@ export async function runPage(main, runId) {
       selected = id;
       render();
       // Stacked (narrow screens): the panel is under the graph, brought into view.
-      if (matchMedia('(max-width: 760px)').matches) side.scrollIntoView({ block: 'nearest' });
+      if (window.matchMedia('(max-width: 760px)').matches) side.scrollIntoView({ block: 'nearest' });
     });
     replace(graphBox, graph.svg);
   };
@@ -187,7 +187,7 @@ export async function runPage(main, runId) {
     if (!id) return;
     selected = null;
     render();
-    graphBox.querySelector(`[data-node="${CSS.escape(id)}"]`)?.focus();
+    graphBox.querySelector(`[data-node="${window.CSS.escape(id)}"]`)?.focus();
   };
   const closeButton = () => h('button', { type: 'button', class: 'close', 'aria-label': 'Close the node’s details (Escape)', onclick: closePanel }, '×');
   const onKey = (ev) => {
