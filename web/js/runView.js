@@ -154,6 +154,7 @@ export async function runPage(main, runId) {
       ev.preventDefault();
       form.clear();
       general.hidden = true;
+      if (!form.check()) return;
       submit.disabled = true;
       try {
         await post(`/api/v1/runs/${encodeURIComponent(runId)}/inputs`, { inputs: form.values() });
