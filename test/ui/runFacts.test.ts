@@ -125,7 +125,7 @@ describe('run facts', () => {
     expect(usage.estimated).toBe(true);
     await expect
       .poll(() => page.locator('[data-role=run-tokens]').textContent(), { timeout: 15_000 })
-      .toBe(`Tokens ${usage.total_tokens} (${usage.prompt_tokens} in / ${usage.completion_tokens} out)`);
+      .toBe(`Tokens ≈ ${usage.total_tokens} (${usage.prompt_tokens} in / ${usage.completion_tokens} out)`);
     expect((await listed(agentId))[0]!.usage?.total_tokens).toBe(usage.total_tokens);
   });
 

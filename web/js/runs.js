@@ -121,16 +121,24 @@ export async function runsPage(main, params) {
     pager,
   );
 
+  // A first visit (no runs at all): the way to a first run, the bundled examples among the canvases.
+  const noRuns = () =>
+    filter.canvas_id || filter.status || filter.session_id || !(canvases.canvas ?? []).length
+      ? 'No runs match.'
+      : h(
+          'span',
+          {},
+          'No runs yet. Start one: ',
+          ...(canvases.canvas ?? []).slice(0, 6).flatMap((c, i) => [i ? ' · ' : '', h('a', { href: `#/start/${encodeURIComponent(c.id)}` }, c.title)]),
+        );
+
   async function load() {
     const q = new URLSearchParams({ page: String(filter.page), page_size: String(PAGE_SIZE) });
     for (const k of ['canvas_id', 'status', 'session_id']) if (filter[k]) q.set(k, filter[k]);
     try {
       const res = await get(`/api/v1/runs?${q}`);
       error.hidden = true;
-      replace(
-        body,
-        ...(res.items.length ? res.items.map(row) : [h('tr', {}, h('td', { colspan: 8, class: 'muted', 'data-role': 'no-runs' }, 'No runs match.'))]),
-      );
+      replace(body, ...(res.items.length ? res.items.map(row) : [h('tr', {}, h('td', { colspan: 8, class: 'muted', 'data-role': 'no-runs' }, noRuns()))]));
       const pages = Math.max(1, Math.ceil(res.total / PAGE_SIZE));
       const prev = h('button', { type: 'button', disabled: filter.page <= 1 }, '← Newer');
       const next = h('button', { type: 'button', disabled: filter.page >= pages }, 'Older →');
