@@ -39,7 +39,7 @@ export function canceledNote(reason) {
     h(
       'p',
       { class: 'muted', 'data-role': 'temporal-hint' },
-      'Temporal’s UI shows this workflow as Completed: a cancel is a signal the run handles itself — it ends its nodes, records run_canceled and returns — so the workflow completes normally. The run’s status here is the one to trust.',
+      'Temporal’s UI shows this workflow as Completed: a cancel is a signal the run handles itself — it ends its nodes, records run_canceled and returns — so the workflow completes normally. Its RunStatus search attribute there says canceled, as this page does.',
     ),
   );
 }
