@@ -42,7 +42,7 @@ export function startedByOf(row: Pick<RunSummary, 'parent_run_id' | 'session_use
 type Usage = Record<string, number | boolean>;
 
 /** `recorded` (the run's own usage), or the ledger's sums when a canceled run's cut call makes them larger. */
-export function usageAfterCancel(recorded: Usage | null, ledger: UsageTotals): Usage | null {
+export function usageAfterCancel(recorded: Usage | null, ledger: UsageSums): Usage | null {
   const total = typeof recorded?.total_tokens === 'number' ? recorded.total_tokens : 0;
   if (ledger.total_tokens <= total) return recorded;
   return {
@@ -53,6 +53,13 @@ export function usageAfterCancel(recorded: Usage | null, ledger: UsageTotals): U
     calls: Math.max(Number(recorded?.calls ?? 0), ledger.calls),
     estimated: true,
   };
+}
+
+type UsageSums = Pick<UsageTotals, 'calls' | 'prompt_tokens' | 'completion_tokens' | 'total_tokens'>;
+
+/** The ledger's sums of a run as usage totals (the fields usageAfterCancel reads). */
+export function ledgerTotals(sums: { calls: number; prompt_tokens: number; completion_tokens: number }): UsageSums {
+  return { ...sums, total_tokens: sums.prompt_tokens + sums.completion_tokens };
 }
 
 /** A canceled run's usage with its cut call counted (the ledger's sums over the run and its sub-agents). */

@@ -9,7 +9,7 @@
  * and only a run with neither a parent nor a session came in through a webhook.
  */
 import type { RunListFilter, RunRecordStatus, RunSummary, Store } from '../../src/io/store/contract';
-import { canceledRunUsage, startedByOf, type StartedBy } from './runFacts';
+import { ledgerTotals, startedByOf, usageAfterCancel, type StartedBy } from './runFacts';
 
 export const RUN_STATUSES: readonly RunRecordStatus[] = ['running', 'paused', 'finished', 'failed', 'canceled'];
 
@@ -52,7 +52,8 @@ function itemOf(row: RunSummary, now: number): RunListItem {
     update_time: row.update_time,
     finish_time: row.finish_time,
     duration_ms: Math.max(0, (row.finish_time ?? now) - row.create_time),
-    usage: row.usage,
+    // A canceled run's cut model call is in the ledger only (runFacts.ts).
+    usage: row.ledger_usage ? usageAfterCancel(row.usage, ledgerTotals(row.ledger_usage)) : row.usage,
     started_by: startedByOf(row),
     canvas_deleted: row.canvas_title === null,
     session_deleted: row.session_id !== null && row.session_user === null,
@@ -63,9 +64,5 @@ function itemOf(row: RunSummary, now: number): RunListItem {
 export async function listRuns(store: Store, tenantId: string, filter: RunListFilter): Promise<{ items: RunListItem[]; total: number }> {
   const { items, total } = await store.runIndex.list(tenantId, filter);
   const now = Date.now();
-  const listed = items.map((row) => itemOf(row, now));
-  // A canceled run's cut model call is in the ledger only (runFacts.ts): one sum per canceled row.
-  for (const item of listed)
-    if (item.status === 'canceled') item.usage = (await canceledRunUsage(store, tenantId, item.id, item.usage)) as RunListItem['usage'];
-  return { items: listed, total };
+  return { items: items.map((row) => itemOf(row, now)), total };
 }
