@@ -103,10 +103,25 @@ export async function canvasPage(main, id, versionId) {
     { class: 'side', 'aria-label': 'Node details', 'aria-live': 'polite' },
     h('p', { class: 'muted' }, 'Click a node to see its parameters.'),
   );
+  const hint = () => replace(detail, h('p', { class: 'muted' }, 'Click a node (or Tab to it and press Enter) to see its parameters.'));
   const graph = drawGraph(layoutCanvas(dsl), (nodeId) => {
     const c = dsl.components?.[nodeId];
     replace(
       detail,
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'close',
+          'aria-label': 'Close the node’s details (Escape)',
+          onclick: () => {
+            hint();
+            graph.paint(() => 'idle', null);
+            graphBox.querySelector(`[data-node="${window.CSS.escape(nodeId)}"]`)?.focus();
+          },
+        },
+        '×',
+      ),
       h('h3', {}, h('code', {}, nodeId)),
       h('div', {}, c?.obj?.component_name ?? ''),
       h('h4', {}, 'Parameters'),
@@ -114,9 +129,9 @@ export async function canvasPage(main, id, versionId) {
       h('h4', {}, 'Downstream'),
       pre(c?.downstream ?? []),
     );
-    graph.paint(() => 'waiting', nodeId);
+    graph.paint(() => 'idle', nodeId);
   });
-  graph.paint(() => 'waiting', null);
+  graph.paint(() => 'idle', null);
   replace(graphBox, graph.svg);
   const verdict = h('div', { 'data-role': 'validation' }, 'Checking…');
   validate(dsl)
@@ -156,7 +171,16 @@ export async function canvasPage(main, id, versionId) {
       h('a', { href: `#/runs?canvas_id=${encodeURIComponent(id)}`, class: 'button' }, 'Runs'),
     ),
     agent.description ? h('p', {}, agent.description) : null,
-    h('div', { class: 'run-body' }, h('div', { class: 'graph-col' }, graphBox), detail),
+    h(
+      'div',
+      {
+        class: 'run-body',
+        // Escape from the graph or the panel closes the panel (the listener goes with the page).
+        onkeydown: (ev) => ev.key === 'Escape' && detail.querySelector('button.close')?.click(),
+      },
+      h('div', { class: 'graph-col' }, graphBox),
+      detail,
+    ),
     h('h3', {}, 'Validation'),
     verdict,
     h('h3', {}, 'Versions'),

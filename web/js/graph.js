@@ -168,7 +168,8 @@ export function drawGraph(layout, onSelect) {
         g.dataset.state = st;
         g.classList.toggle('selected', id === selected);
         if (n.kind === 'component') {
-          g.querySelector('text.state').textContent = st;
+          // `idle`: a canvas shown outside any run (no state to name).
+          g.querySelector('text.state').textContent = st === 'idle' ? '' : st;
           g.setAttribute('aria-pressed', String(id === selected));
         }
         for (const cls of [...g.classList]) if (cls.startsWith('st-')) g.classList.remove(cls);
