@@ -244,14 +244,14 @@ export async function runPage(main, runId) {
   };
 
   render();
-  let lateUsage = null;
+  let lateUsage = [];
   const onEvent = (e) => {
     const before = model.started.length;
     applyEvent(model, e);
     if (!canvas.dsl && model.started.length !== before) drawn();
     if ([EVENT.user_inputs, EVENT.node_finished, EVENT.workflow_finished, EVENT.run_failed, EVENT.run_canceled].includes(e.event)) refreshProgress();
     // The call a cancel cut off is metered when its activity sees the cancel, a moment later.
-    if (e.event === EVENT.run_canceled) lateUsage = setTimeout(refreshProgress, 3000);
+    if (e.event === EVENT.run_canceled) lateUsage = [3000, 10_000].map((ms) => setTimeout(refreshProgress, ms));
     schedule();
   };
   let ticks = 0;
@@ -272,7 +272,7 @@ export async function runPage(main, runId) {
     controller.abort();
     clearInterval(tick);
     clearTimeout(refresh);
-    clearTimeout(lateUsage);
+    lateUsage.forEach(clearTimeout);
     document.removeEventListener('keydown', onKey);
   };
 }
