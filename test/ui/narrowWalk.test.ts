@@ -68,6 +68,10 @@ describe('the run view at 390 px', () => {
     await fits(page, '3-paused');
     await expectNoSeriousViolations(page, 'paused run at 390 px');
 
+    // The form is under the graph: the head's button takes the focus (and the view) to its first field.
+    await page.locator('[data-role=go-to-form]').click();
+    expect(await page.evaluate<string | null>('document.activeElement?.getAttribute("data-field") ?? null')).toBe('name');
+
     // Answer: a blank required field is refused in the page, then the filled-in form resumes the run.
     await form.locator('button[type=submit]').click();
     await expect.poll(() => page.locator('[data-error-for=name]').textContent()).toBe('Name for the booking is required');

@@ -122,6 +122,14 @@ export async function runPage(main, runId) {
       h(
         'div',
         { class: 'actions' },
+        // The form may be far down (under the graph on a phone): one step to its first field.
+        model.status === 'paused' && model.pending
+          ? h(
+              'button',
+              { type: 'button', class: 'primary', 'data-role': 'go-to-form', onclick: () => formBox.querySelector('input, select, textarea')?.focus() },
+              'Answer the form',
+            )
+          : null,
         ENDED.has(model.status) ? null : cancel,
         model.status === 'failed' ? rerunButton(runId, outcome) : null,
         temporalLink(config, run.workflow_id),
