@@ -19,6 +19,7 @@ import type { Logger } from '../src/io/log';
 import { expandBlobs, expandFiles, toOpenAiMessages, ToolCallAssembler, type ToolCallDelta } from '../src/io/llm/messages';
 import { TokenWriter } from '../src/io/llm/tokenWriter';
 import { abortedFailure } from './cancellation';
+import { streamMeter } from './streamMeter';
 import { untilTemporalAnswers } from './temporalReachable';
 import type { CallProbe } from './callTraceRecord';
 
@@ -121,6 +122,7 @@ export function createLlmActivities(deps: LlmActivityDeps) {
       const toolCalls = new ToolCallAssembler();
       const messages = await expandFiles(deps.store.files, await expandBlobs(deps.store, request.messages));
       const started = Date.now();
+      const meter = streamMeter(ctx);
       const beat = setInterval(() => ctx.heartbeat({ chars: splitter.answer.length }), heartbeatMs);
       try {
         // No heartbeat up front: the first one goes a beat in, so a call answered within a second
@@ -148,6 +150,7 @@ export function createLlmActivities(deps: LlmActivityDeps) {
           // Time to first token, for the call's trace (activities/callTraceRecord.ts).
           if (probe && probe.firstTokenAt === undefined && (delta.content || delta.reasoning_content || delta.tool_calls?.length))
             probe.firstTokenAt = Date.now();
+          meter.chars += (delta.content?.length ?? 0) + (delta.reasoning_content?.length ?? 0);
           const pieces = [...splitter.reasoningDelta(delta.reasoning_content ?? ''), ...(delta.content ? splitter.contentDelta(delta.content) : [])];
           writer?.write(pieces);
         }

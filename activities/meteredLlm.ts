@@ -17,6 +17,7 @@ import type { Store } from '../src/io/store/contract';
 import { utcDay } from '../src/io/store/time';
 import type { CallLedger, CallOptions } from './callRecord';
 import { waitForCapacity } from './providerCapacity';
+import { streamMeter } from './streamMeter';
 import { limitFor, type ProviderLimitTable } from '../src/io/llm/providerLimits';
 import { textRedactor } from '../src/io/llm/callTrace';
 import { recordTrace, type CallProbe } from './callTraceRecord';
@@ -138,7 +139,10 @@ export function meteredLlm<A extends { llmChat: LlmChat }>(activities: A, deps: 
       result = await inner(request, options, probe);
     } catch (err) {
       // A failed attempt may have been paid for, but no usage came with it: recorded with 0 tokens.
-      const failed = entry(request.llmId, 0, 0, false, 'failed');
+      // One a cancel cut off was sent and streamed part of its answer: recorded with an estimate
+      // (characters ÷ 4, usage_reported false), so a canceled run does not look free.
+      const cut = ctx.cancellationSignal.aborted;
+      const failed = entry(request.llmId, cut ? floor : 0, cut ? Math.ceil(streamMeter(ctx).chars / 4) : 0, false, 'failed');
       await write(failed);
       await recordTrace(traces, failed, ctx.info.activityId, request, timing(), { error: err });
       throw err;

@@ -16,6 +16,7 @@ import { queuedActivities, type QueuedActivity } from '../services/queuedActivit
 import { eventId, followRunEvents, parseEventId } from '../services/eventStream';
 import { travelView } from '../services/travelView';
 import { runDsl } from '../services/runDsl';
+import { canceledRunUsage, runFacts } from '../services/runFacts';
 
 const TaskParams = z.object({ task_id: z.string().min(1) });
 
@@ -119,11 +120,11 @@ export async function runsPlugin(app: FastifyInstance, deps: AppDeps): Promise<v
         deps.log.debug('progress query failed', { runId: run.id, error: err instanceof Error ? err.message : String(err) });
       }
       const queued = progress && !isTerminal(run) ? await queuedActivities(deps.temporal, run.workflow_id, Object.keys(progress.nodes), Date.now()) : [];
-      // A fork's forked_from, reused_from and savings (api/services/travel.ts).
-      return {
-        ...runView(run, progress, await store.runs.children(run.id), await workflowStarted(deps, run, progress), queued),
-        ...(await travelView(store, run)),
-      };
+      const view = runView(run, progress, await store.runs.children(run.id), await workflowStarted(deps, run, progress), queued);
+      if (run.status === 'canceled') view.usage = await canceledRunUsage(store, run.tenant_id, run.id, view.usage as Record<string, number> | null);
+      // A fork's forked_from, reused_from and savings (api/services/travel.ts); names and who
+      // started it, deleted canvases and sessions included (api/services/runFacts.ts).
+      return { ...view, ...(await runFacts(deps, run)), ...(await travelView(store, run)) };
     },
   );
 

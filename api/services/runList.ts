@@ -3,8 +3,13 @@
  * filtered by canvas, status and session, one page at a time, each row with what an operator
  * scans for — the canvas title, how long it took (or has been going), its token usage and who
  * started it (the session's user, or the run that started it as a sub-agent or child canvas).
+ *
+ * Who started a run is read from the run's own row first: a run with a session was a session
+ * turn even once that session is deleted (then `{kind: "session", id}` — its user went with it),
+ * and only a run with neither a parent nor a session came in through a webhook.
  */
 import type { RunListFilter, RunRecordStatus, RunSummary, Store } from '../../src/io/store/contract';
+import { ledgerTotals, startedByOf, usageAfterCancel, type StartedBy } from './runFacts';
 
 export const RUN_STATUSES: readonly RunRecordStatus[] = ['running', 'paused', 'finished', 'failed', 'canceled'];
 
@@ -24,26 +29,15 @@ export interface RunListItem {
   /** Milliseconds from start to end, or to now for a run still going. */
   duration_ms: number;
   /** Known once the run ended (its result); null before. */
-  usage: Record<string, number> | null;
-  started_by: { kind: 'user' | 'run' | 'webhook' | 'document' | 'schedule'; id: string };
+  usage: Record<string, number | boolean> | null;
+  started_by: StartedBy;
+  /** The canvas was deleted (its title is gone with it). */
+  canvas_deleted: boolean;
+  /** The run was a turn of a session that was deleted since. */
+  session_deleted: boolean;
 }
 
-/** The user a scheduled run acts as is `schedule:<id>` (server/boot/scheduledRuns.ts scheduleUser). */
-const SCHEDULE_USER_PREFIX = 'schedule:';
-
-/** An ingestion pipeline's run parses a document under its workflow id (workflows/indexDocument.ts indexWorkflowId). */
-const PARSE_WORKFLOW_PREFIX = 'index-document-';
-
 function itemOf(row: RunSummary, now: number): RunListItem {
-  const startedBy: RunListItem['started_by'] = row.parent_run_id
-    ? { kind: 'run', id: row.parent_run_id }
-    : row.session_user?.startsWith(SCHEDULE_USER_PREFIX)
-      ? { kind: 'schedule', id: row.session_user.slice(SCHEDULE_USER_PREFIX.length) }
-      : row.session_user
-        ? { kind: 'user', id: row.session_user }
-        : row.workflow_id.startsWith(PARSE_WORKFLOW_PREFIX)
-          ? { kind: 'document', id: row.workflow_id.slice(PARSE_WORKFLOW_PREFIX.length) }
-          : { kind: 'webhook', id: '' };
   return {
     id: row.id,
     task_id: row.id,
@@ -58,8 +52,11 @@ function itemOf(row: RunSummary, now: number): RunListItem {
     update_time: row.update_time,
     finish_time: row.finish_time,
     duration_ms: Math.max(0, (row.finish_time ?? now) - row.create_time),
-    usage: row.usage,
-    started_by: startedBy,
+    // A canceled run's cut model call is in the ledger only (runFacts.ts).
+    usage: row.ledger_usage ? usageAfterCancel(row.usage, ledgerTotals(row.ledger_usage)) : row.usage,
+    started_by: startedByOf(row),
+    canvas_deleted: row.canvas_title === null,
+    session_deleted: row.session_id !== null && row.session_user === null,
   };
 }
 

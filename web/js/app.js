@@ -20,13 +20,22 @@ let generation = 0;
 
 function loginPage(message) {
   nav.hidden = true;
-  const key = h('input', { type: 'password', name: 'api-key', autocomplete: 'off', placeholder: 'API key', 'data-role': 'api-key', required: true });
-  const error = h('div', { class: 'error-box', hidden: !message, 'data-role': 'login-error' }, message ?? '');
+  const key = h('input', {
+    type: 'password',
+    id: 'api-key',
+    name: 'api-key',
+    autocomplete: 'off',
+    placeholder: 'API key',
+    'data-role': 'api-key',
+    required: true,
+  });
+  const error = h('div', { class: 'error-box', role: 'alert', hidden: !message, 'data-role': 'login-error' }, message ?? '');
   const form = h(
     'form',
     { class: 'login' },
     h('h2', {}, 'Sign in'),
     h('p', { class: 'muted' }, 'Use an API key of your tenant (npm start prints one). It stays in this tab only.'),
+    h('label', { for: 'api-key', class: 'field-name' }, 'API key'),
     key,
     h('button', { type: 'submit', class: 'primary' }, 'Sign in'),
     error,
@@ -88,6 +97,11 @@ document.getElementById('signout').addEventListener('click', () => {
   session.signOut();
   location.hash = '#/login';
   void route();
+});
+// The skip link moves the focus to the page's content without touching the hash (the router's).
+document.querySelector('.skip-link')?.addEventListener('click', (ev) => {
+  ev.preventDefault();
+  main.focus();
 });
 window.addEventListener('hashchange', () => void route());
 void route();

@@ -23,10 +23,18 @@ async function validate(dsl) {
 }
 
 function importForm(onDone) {
-  const file = h('input', { type: 'file', accept: '.json,application/json', 'data-role': 'import-file' });
-  const title = h('input', { name: 'title', placeholder: 'title (default: the export’s)' });
+  const file = h('input', { type: 'file', id: 'import-file', accept: '.json,application/json', 'data-role': 'import-file' });
+  const title = h('input', { name: 'title', id: 'import-title', placeholder: 'title (default: the export’s)' });
   const out = h('div', { 'data-role': 'import-result' });
-  const el = h('form', { class: 'import' }, h('h3', {}, 'Import a RAGFlow export'), file, title, h('button', { type: 'submit' }, 'Import'), out);
+  const el = h(
+    'form',
+    { class: 'import' },
+    h('h3', {}, 'Import a RAGFlow export'),
+    h('label', { class: 'field', for: 'import-file' }, h('span', { class: 'field-name' }, 'Export file (JSON)'), file),
+    h('label', { class: 'field', for: 'import-title' }, h('span', { class: 'field-name' }, 'Title'), title),
+    h('button', { type: 'submit' }, 'Import'),
+    out,
+  );
   el.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     replace(out);
@@ -59,12 +67,12 @@ export async function canvasesPage(main) {
     h(
       'tr',
       { 'data-canvas': c.id },
-      h('td', {}, h('a', { href: `#/canvases/${encodeURIComponent(c.id)}` }, c.title)),
-      h('td', {}, c.description ?? ''),
-      h('td', {}, when(c.update_time)),
+      h('td', { 'data-label': 'Title' }, h('a', { href: `#/canvases/${encodeURIComponent(c.id)}` }, c.title)),
+      h('td', { 'data-label': 'Description' }, c.description ?? ''),
+      h('td', { 'data-label': 'Updated' }, when(c.update_time)),
       h(
         'td',
-        {},
+        { 'data-label': 'Open' },
         h('a', { href: `#/runs?canvas_id=${encodeURIComponent(c.id)}` }, 'runs'),
         ' · ',
         h('a', { href: `#/start/${encodeURIComponent(c.id)}` }, 'start'),
@@ -79,7 +87,7 @@ export async function canvasesPage(main) {
     h(
       'table',
       { class: 'runs' },
-      h('thead', {}, h('tr', {}, h('th', {}, 'Title'), h('th', {}, 'Description'), h('th', {}, 'Updated'), h('th', {}, ''))),
+      h('thead', {}, h('tr', {}, ...['Title', 'Description', 'Updated', 'Open'].map((t) => h('th', { scope: 'col' }, t)))),
       h('tbody', {}, ...rows),
     ),
     importForm((id) => (location.hash = `#/canvases/${encodeURIComponent(id)}`)),
@@ -92,11 +100,30 @@ export async function canvasPage(main, id, versionId) {
   const version = versionId ? await get(`/api/v1/agents/${encodeURIComponent(id)}/versions/${encodeURIComponent(versionId)}`) : null;
   const dsl = version?.dsl ?? agent.dsl;
   const graphBox = h('div', { class: 'graph-box' });
-  const detail = h('aside', { class: 'side' }, h('p', { class: 'muted' }, 'Click a node to see its parameters.'));
+  const detail = h(
+    'aside',
+    { class: 'side', 'aria-label': 'Node details', 'aria-live': 'polite' },
+    h('p', { class: 'muted' }, 'Click a node to see its parameters.'),
+  );
+  const hint = () => replace(detail, h('p', { class: 'muted' }, 'Click a node (or Tab to it and press Enter) to see its parameters.'));
   const graph = drawGraph(layoutCanvas(dsl), (nodeId) => {
     const c = dsl.components?.[nodeId];
     replace(
       detail,
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'close',
+          'aria-label': 'Close the node’s details (Escape)',
+          onclick: () => {
+            hint();
+            graph.paint(() => 'idle', null);
+            graphBox.querySelector(`[data-node="${window.CSS.escape(nodeId)}"]`)?.focus();
+          },
+        },
+        '×',
+      ),
       h('h3', {}, h('code', {}, nodeId)),
       h('div', {}, c?.obj?.component_name ?? ''),
       h('h4', {}, 'Parameters'),
@@ -104,9 +131,9 @@ export async function canvasPage(main, id, versionId) {
       h('h4', {}, 'Downstream'),
       pre(c?.downstream ?? []),
     );
-    graph.paint(() => 'waiting', nodeId);
+    graph.paint(() => 'idle', nodeId);
   });
-  graph.paint(() => 'waiting', null);
+  graph.paint(() => 'idle', null);
   replace(graphBox, graph.el);
   const verdict = h('div', { 'data-role': 'validation' }, 'Checking…');
   validate(dsl)
@@ -147,7 +174,16 @@ export async function canvasPage(main, id, versionId) {
       h('a', { href: `#/schedules/${encodeURIComponent(id)}`, class: 'button', 'data-role': 'canvas-schedules' }, 'Schedules'),
     ),
     agent.description ? h('p', {}, agent.description) : null,
-    h('div', { class: 'run-body' }, h('div', { class: 'graph-col' }, graphBox), detail),
+    h(
+      'div',
+      {
+        class: 'run-body',
+        // Escape from the graph or the panel closes the panel (the listener goes with the page).
+        onkeydown: (ev) => ev.key === 'Escape' && detail.querySelector('button.close')?.click(),
+      },
+      h('div', { class: 'graph-col' }, graphBox),
+      detail,
+    ),
     h('h3', {}, 'Validation'),
     verdict,
     h('h3', {}, 'Versions'),

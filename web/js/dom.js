@@ -68,7 +68,8 @@ export function when(ms) {
 
 export function tokens(usage) {
   if (!usage || typeof usage.total_tokens !== 'number') return '—';
-  return `${usage.total_tokens} (${usage.prompt_tokens ?? 0} in / ${usage.completion_tokens ?? 0} out)`;
+  // ≈: part of it is an estimate (a provider that reported no usage, a call a cancel cut off).
+  return `${usage.estimated ? '≈ ' : ''}${usage.total_tokens} (${usage.prompt_tokens ?? 0} in / ${usage.completion_tokens ?? 0} out)`;
 }
 
 /** A status badge. */

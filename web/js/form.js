@@ -1,9 +1,10 @@
 /**
  * A form rendered from field specs (UserFillUp's `user_inputs`, Begin's `inputs`): one control per
  * field type — line, paragraph, options, integer/number/float, boolean, object, file; required
- * fields marked `required` and with a `*`. Values go to the API as typed; the API's checks decide
- * (the same ones every client gets), and each problem it names (`$.inputs.<field>`) is shown next
- * to its field.
+ * fields marked `required` and with a `*`. `check()` refuses in the page what the API would refuse
+ * anyway — a required field left blank, a number field that is not a number — with the API's own
+ * wording, before any request; the API's checks still decide (the same ones every client gets),
+ * and each problem it names (`$.inputs.<field>`) is shown next to its field.
  */
 import { h } from './dom.js';
 
@@ -66,6 +67,7 @@ export function buildForm(fields) {
   const el = h('div', { class: 'form' });
   for (const [key, spec] of Object.entries(fields ?? {})) {
     const input = control(key, spec);
+    input.setAttribute('aria-describedby', `error-${key}`);
     const error = h('div', { class: 'field-error', id: `error-${key}`, role: 'alert', 'data-error-for': key });
     const label = `${spec.name || key}${spec.optional ? '' : ' *'}`;
     el.append(
@@ -95,6 +97,25 @@ export function buildForm(fields) {
         r.error.textContent = '';
         r.input.removeAttribute('aria-invalid');
       }
+    },
+    /** Marks blank required fields and non-numbers in number fields (the API's rules); true when none, else the first bad field has the focus. */
+    check() {
+      const problems = [];
+      for (const [key, r] of rows) {
+        const raw = r.input.value.trim();
+        const type = String(r.spec.type || 'line').toLowerCase();
+        if (raw === '') {
+          if (!r.spec.optional) problems.push({ path: `$.inputs.${key}`, message: 'is required' });
+        } else if (['integer', 'number', 'float'].includes(type)) {
+          const n = Number(raw);
+          if (!Number.isFinite(n)) problems.push({ path: `$.inputs.${key}`, message: `must be a number, got "${raw}"` });
+          else if (type === 'integer' && !Number.isInteger(n)) problems.push({ path: `$.inputs.${key}`, message: `must be a whole number, got ${n}` });
+        }
+      }
+      this.showProblems(problems);
+      const first = problems.length ? rows.get(problems[0].path.slice('$.inputs.'.length)) : null;
+      first?.input.focus();
+      return problems.length === 0;
     },
     /** Shows each problem next to its field; returns the messages no field took. */
     showProblems(problems) {

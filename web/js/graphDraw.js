@@ -147,7 +147,9 @@ export function drawGraph(layout, onSelect) {
         if (warning) g.dataset.warning = warning;
         else delete g.dataset.warning;
         const failedCalls = warning === 'all' ? ', every tool call failed' : warning ? ', some tool calls failed' : '';
-        g.querySelector('title').textContent = `${g.dataset.name}: ${st}${failedCalls}`;
+        // `idle`: a canvas shown outside any run (no state to name).
+        g.querySelector('title').textContent = st === 'idle' ? g.dataset.name : `${g.dataset.name}: ${st}${failedCalls}`;
+        g.setAttribute('aria-pressed', String(id === selected));
       }
       for (const { t, chip } of chips.values()) {
         const st = extras.toolState?.(t) ?? 'tool';

@@ -20,6 +20,7 @@ export function newRunModel() {
     usage: null,
     elapsed: null,
     streamingInto: null,
+    cancelReason: null,
   };
 }
 
@@ -96,6 +97,7 @@ export function applyEvent(model, e) {
     case EVENT.run_canceled:
       model.status = 'canceled';
       model.error = CANCELED;
+      model.cancelReason = typeof d.reason === 'string' ? d.reason : null;
       break;
     case EVENT.workflow_finished:
       if (model.status !== 'failed' && model.status !== 'canceled') model.status = 'finished';

@@ -14,6 +14,8 @@ import { applyEvent, newRunModel, shownNodeState, toolState, toolWarning } from 
 import { EVENT } from './runEvents.js';
 import { uiConfig } from './config.js';
 import { forkForm, renderDiff, replayForm, rerunButton, reusedMark, travelFacts } from './travel.js';
+import { canceledNote, canvasFact, startedByFact } from './runFacts.js';
+import { runLinks, temporalLink } from './runLinks.js';
 
 const ENDED = new Set(['finished', 'failed', 'canceled']);
 
@@ -34,13 +36,6 @@ async function canvasOf(run) {
   }
 }
 
-function temporalLink(config, workflowId) {
-  if (!config?.temporal_ui_url) return null;
-  const base = config.temporal_ui_url.replace(/\/$/, '');
-  const href = `${base}/namespaces/${encodeURIComponent(config.temporal_namespace ?? 'default')}/workflows/${encodeURIComponent(workflowId)}`;
-  return h('a', { href, target: '_blank', rel: 'noopener noreferrer', class: 'button', 'data-role': 'temporal-link' }, 'Open in Temporal UI');
-}
-
 export async function runPage(main, runId) {
   const controller = new AbortController();
   const run = await get(`/api/v1/runs/${encodeURIComponent(runId)}`);
@@ -53,7 +48,7 @@ export async function runPage(main, runId) {
 
   const head = h('div', { class: 'run-head' });
   const graphBox = h('div', { class: 'graph-box' });
-  const side = h('aside', { class: 'side' });
+  const side = h('aside', { class: 'side', 'aria-label': 'Node details', 'aria-live': 'polite' });
   const formBox = h('div', { class: 'form-box', 'data-role': 'pause-form' });
   const reply = h('div', { class: 'stream', 'data-role': 'reply' });
   const outcome = h('div', { class: 'outcome' });
@@ -79,6 +74,8 @@ export async function runPage(main, runId) {
     graph = drawGraph(layoutCanvas(dsl), (id) => {
       selected = id;
       render();
+      // Stacked (narrow screens): the panel is under the graph, brought into view.
+      if (window.matchMedia('(max-width: 760px)').matches) side.scrollIntoView({ block: 'nearest' });
     });
     replace(graphBox, graph.el);
   };
@@ -96,6 +93,9 @@ export async function runPage(main, runId) {
     }
   });
 
+  // A canceled run's usage counts the model call the cancel cut off (the API's, from the ledger).
+  const shownUsage = () => (model.status === 'canceled' && (run.usage?.total_tokens ?? 0) > (model.usage?.total_tokens ?? 0) ? run.usage : model.usage);
+
   function renderHead() {
     const elapsed = model.elapsed !== null ? model.elapsed * 1000 : Date.now() - run.create_time;
     replace(
@@ -104,28 +104,26 @@ export async function runPage(main, runId) {
       h(
         'div',
         { class: 'facts-row' },
-        h('span', {}, 'Canvas: ', h('a', { href: `#/canvases/${encodeURIComponent(run.canvas_id)}` }, canvas.title ?? run.canvas_id)),
+        canvasFact(run, canvas.title),
         h('span', {}, `Started ${when(run.create_time)}`),
+        startedByFact(run.started_by),
         h('span', {}, `Duration ${duration(elapsed)}`),
-        h('span', {}, `Tokens ${tokens(model.usage)}`),
-        run.session_id ? h('a', { href: `#/runs?session_id=${encodeURIComponent(run.session_id)}` }, 'session’s runs') : null,
-        run.session_id
-          ? h(
-              'a',
-              { href: `#/sessions/${encodeURIComponent(run.canvas_id)}/${encodeURIComponent(run.session_id)}`, 'data-role': 'session-link' },
-              'conversation',
-            )
-          : null,
-        run.parent_run_id ? h('a', { href: `#/runs/${encodeURIComponent(run.parent_run_id)}` }, 'parent run') : null,
-        ...(run.children ?? []).map((c, i) =>
-          h('a', { href: `#/runs/${encodeURIComponent(c.task_id)}`, 'data-role': 'child-run' }, `child run ${i + 1} (${c.status})`),
-        ),
+        h('span', { 'data-role': 'run-tokens' }, `Tokens ${tokens(shownUsage())}`),
+        ...runLinks(run),
         conn,
       ),
       travelFacts(run),
       h(
         'div',
         { class: 'actions' },
+        // The form may be far down (under the graph on a phone): one step to its first field.
+        model.status === 'paused' && model.pending
+          ? h(
+              'button',
+              { type: 'button', class: 'primary', 'data-role': 'go-to-form', onclick: () => formBox.querySelector('input, select, textarea')?.focus() },
+              'Answer the form',
+            )
+          : null,
         ENDED.has(model.status) ? null : cancel,
         model.status === 'failed' ? rerunButton(runId, outcome) : null,
         temporalLink(config, run.workflow_id),
@@ -158,6 +156,7 @@ export async function runPage(main, runId) {
       ev.preventDefault();
       form.clear();
       general.hidden = true;
+      if (!form.check()) return;
       submit.disabled = true;
       try {
         await post(`/api/v1/runs/${encodeURIComponent(runId)}/inputs`, { inputs: form.values() });
@@ -185,6 +184,20 @@ export async function runPage(main, runId) {
   };
 
   let panelShows = null;
+  // The node panel closes with its button or Escape; the focus goes back to the node.
+  const closePanel = () => {
+    const id = selected;
+    if (!id) return;
+    selected = null;
+    render();
+    graphBox.querySelector(`[data-node="${window.CSS.escape(id)}"]`)?.focus();
+  };
+  const closeButton = () => h('button', { type: 'button', class: 'close', 'aria-label': 'Close the node’s details (Escape)', onclick: closePanel }, '×');
+  const onKey = (ev) => {
+    if (ev.key === 'Escape' && selected) closePanel();
+  };
+  document.addEventListener('keydown', onKey);
+
   function render() {
     renderHead();
     // A node a fork took from its source ran in no event of this run: it shows as reused.
@@ -199,14 +212,20 @@ export async function runPage(main, runId) {
     if (shown !== panelShows) {
       panelShows = shown;
       const canvasType = canvas.dsl?.components?.[selected]?.obj?.component_name ?? null;
-      if (selected) replace(side, nodePanel(selected, n, stateOf(selected), progress[selected], travelExtras(selected), [callPanel(runId, selected)], canvasType));
-      else replace(side, h('p', { class: 'muted' }, 'Click a node to see its inputs, outputs, tool calls and timing.'));
+      if (selected)
+        replace(
+          side,
+          closeButton(),
+          nodePanel(selected, n, stateOf(selected), progress[selected], travelExtras(selected), [callPanel(runId, selected)], canvasType),
+        );
+      else replace(side, h('p', { class: 'muted' }, 'Click a node (or Tab to it and press Enter) to see its inputs, outputs, tool calls and timing.'));
     }
     renderForm();
     reply.textContent = model.text;
     replace(
       outcome,
       model.status === 'failed' ? h('div', { class: 'error-box', 'data-role': 'run-error' }, model.error ?? run.error ?? 'failed') : null,
+      model.status === 'canceled' ? canceledNote(model.cancelReason ?? run.cancel_reason) : null,
       model.status === 'finished' && model.outputs !== null && typeof model.outputs === 'object'
         ? h('details', {}, h('summary', {}, 'Outputs'), pre(model.outputs))
         : null,
@@ -224,6 +243,7 @@ export async function runPage(main, runId) {
       const fresh = await get(`/api/v1/runs/${encodeURIComponent(runId)}`).catch(() => null);
       if (!fresh) return;
       progress = fresh.nodes ?? progress;
+      Object.assign(run, { usage: fresh.usage, cancel_reason: fresh.cancel_reason ?? run.cancel_reason });
       run.children = fresh.children ?? run.children;
       if (fresh.diff && !run.diff) renderDiff(diffBox, Object.assign(run, { diff: fresh.diff }));
       if (model.status === 'paused') model.pausedIds = fresh.pending_inputs?.component_ids ?? [];
@@ -233,11 +253,14 @@ export async function runPage(main, runId) {
   };
 
   render();
+  let lateUsage = [];
   const onEvent = (e) => {
     const before = model.started.length;
     applyEvent(model, e);
     if (!canvas.dsl && model.started.length !== before) drawn();
     if ([EVENT.user_inputs, EVENT.node_finished, EVENT.workflow_finished, EVENT.run_failed, EVENT.run_canceled].includes(e.event)) refreshProgress();
+    // The call a cancel cut off is metered when its activity sees the cancel, a moment later.
+    if (e.event === EVENT.run_canceled) lateUsage = [3000, 10_000].map((ms) => setTimeout(refreshProgress, ms));
     schedule();
   };
   let ticks = 0;
@@ -258,5 +281,7 @@ export async function runPage(main, runId) {
     controller.abort();
     clearInterval(tick);
     clearTimeout(refresh);
+    lateUsage.forEach(clearTimeout);
+    document.removeEventListener('keydown', onKey);
   };
 }

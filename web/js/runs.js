@@ -17,39 +17,56 @@ const FALLBACK_MS = 30_000;
 const COALESCE_MS = 150;
 
 function startedBy(r) {
-  if (r.started_by?.kind === 'run')
-    return h('a', { href: `#/runs/${encodeURIComponent(r.started_by.id)}` }, 'run ', h('code', {}, r.started_by.id.slice(0, 8)));
-  if (r.started_by?.kind === 'user') return r.started_by.id;
-  if (r.started_by?.kind === 'document') return h('span', {}, 'parsing ', h('code', {}, r.started_by.id.slice(0, 8)));
+  const sb = r.started_by;
+  if (sb?.kind === 'run') return h('a', { href: `#/runs/${encodeURIComponent(sb.id)}` }, 'run ', h('code', {}, sb.id.slice(0, 8)));
+  if (sb?.kind === 'user') return sb.id;
+  if (sb?.kind === 'schedule') return h('span', {}, 'schedule ', h('code', {}, sb.id.slice(0, 8)));
+  if (sb?.kind === 'document') return h('span', {}, 'parsing ', h('code', {}, sb.id.slice(0, 8)));
+  // A session turn whose session (and with it the user's name) was deleted since.
+  if (sb?.kind === 'session') return h('span', { 'data-role': 'deleted-session' }, 'deleted session ', h('code', {}, sb.id.slice(0, 8)));
   return 'webhook';
 }
+
+/** The canvas's title, or — once the canvas is deleted — that fact and its id. */
+function canvasName(r) {
+  if (r.canvas_title !== null && r.canvas_title !== undefined) return r.canvas_title;
+  return h('span', { class: 'muted', 'data-role': 'deleted-canvas' }, 'deleted canvas ', h('code', {}, r.canvas_id.slice(0, 12)));
+}
+
+function sessionCell(r) {
+  if (!r.session_id) return '—';
+  // The conversation (its turns as a chat); a deleted session's runs are still listed by the filter.
+  const link = r.session_deleted
+    ? h(
+        'a',
+        { href: `#/runs?session_id=${encodeURIComponent(r.session_id)}`, title: `runs of session ${r.session_id}` },
+        h('code', {}, r.session_id.slice(0, 8)),
+      )
+    : h(
+        'a',
+        { href: `#/sessions/${encodeURIComponent(r.canvas_id)}/${encodeURIComponent(r.session_id)}`, 'data-role': 'session-link', title: 'The conversation' },
+        h('code', {}, r.session_id.slice(0, 8)),
+      );
+  return r.session_deleted ? h('span', {}, 'deleted ', link) : link;
+}
+
+const COLUMNS = ['Started', 'Run', 'Canvas', 'Status', 'Duration', 'Tokens', 'Started by', 'Session'];
+
+/** A cell that names its column: at narrow widths the table shows as cards, each cell under its name. */
+const cell = (i, ...children) => h('td', { 'data-label': COLUMNS[i] }, ...children);
 
 function row(r) {
   return h(
     'tr',
     { 'data-run': r.id, 'data-status': r.status },
-    h('td', {}, when(r.create_time)),
-    h('td', {}, h('a', { href: `#/runs/${encodeURIComponent(r.id)}` }, h('code', {}, r.id.slice(0, 12)))),
-    h('td', {}, r.canvas_title ?? r.canvas_id),
-    h('td', {}, badge(r.status)),
-    h('td', {}, duration(r.duration_ms)),
-    h('td', {}, tokens(r.usage)),
-    h('td', {}, startedBy(r)),
-    h(
-      'td',
-      {},
-      r.session_id
-        ? h(
-            'a',
-            {
-              href: `#/sessions/${encodeURIComponent(r.canvas_id)}/${encodeURIComponent(r.session_id)}`,
-              'data-role': 'session-link',
-              title: 'The conversation',
-            },
-            h('code', {}, r.session_id.slice(0, 8)),
-          )
-        : '—',
-    ),
+    cell(0, when(r.create_time)),
+    cell(1, h('a', { href: `#/runs/${encodeURIComponent(r.id)}`, title: `run ${r.id}` }, h('code', {}, r.id.slice(0, 12)))),
+    cell(2, canvasName(r)),
+    cell(3, badge(r.status)),
+    cell(4, duration(r.duration_ms)),
+    cell(5, tokens(r.usage)),
+    cell(6, startedBy(r)),
+    cell(7, sessionCell(r)),
   );
 }
 
@@ -67,17 +84,23 @@ export async function runsPage(main, params) {
     location.hash = `#/runs${q.toString() ? `?${q}` : ''}`;
   };
 
-  const canvasSelect = h('select', { name: 'canvas_id', 'data-filter': 'canvas' }, h('option', { value: '' }, 'all canvases'));
+  const canvasSelect = h('select', { name: 'canvas_id', 'data-filter': 'canvas', 'aria-label': 'Canvas' }, h('option', { value: '' }, 'all canvases'));
   for (const c of canvases.canvas ?? []) canvasSelect.append(h('option', { value: c.id }, c.title));
   canvasSelect.value = filter.canvas_id;
   const statusSelect = h(
     'select',
-    { name: 'status', 'data-filter': 'status' },
+    { name: 'status', 'data-filter': 'status', 'aria-label': 'Status' },
     h('option', { value: '' }, 'any status'),
     ...STATUSES.map((st) => h('option', { value: st }, st)),
   );
   statusSelect.value = filter.status;
-  const sessionInput = h('input', { name: 'session_id', placeholder: 'session id', value: filter.session_id, 'data-filter': 'session' });
+  const sessionInput = h('input', {
+    name: 'session_id',
+    placeholder: 'session id',
+    value: filter.session_id,
+    'data-filter': 'session',
+    'aria-label': 'Session id',
+  });
   const filters = h(
     'form',
     { class: 'filters' },
@@ -106,11 +129,23 @@ export async function runsPage(main, params) {
     h(
       'table',
       { class: 'runs' },
-      h('thead', {}, h('tr', {}, ...['Started', 'Run', 'Canvas', 'Status', 'Duration', 'Tokens', 'Started by', 'Session'].map((t) => h('th', {}, t)))),
+      h('caption', { class: 'visually-hidden' }, 'Runs, newest first'),
+      h('thead', {}, h('tr', {}, ...COLUMNS.map((t) => h('th', { scope: 'col' }, t)))),
       body,
     ),
     pager,
   );
+
+  // A first visit (no runs at all): the way to a first run, the bundled examples among the canvases.
+  const noRuns = () =>
+    filter.canvas_id || filter.status || filter.session_id || !(canvases.canvas ?? []).length
+      ? 'No runs match.'
+      : h(
+          'span',
+          {},
+          'No runs yet. Start one: ',
+          ...(canvases.canvas ?? []).slice(0, 6).flatMap((c, i) => [i ? ' · ' : '', h('a', { href: `#/start/${encodeURIComponent(c.id)}` }, c.title)]),
+        );
 
   async function load() {
     const q = new URLSearchParams({ page: String(filter.page), page_size: String(PAGE_SIZE) });
@@ -118,10 +153,7 @@ export async function runsPage(main, params) {
     try {
       const res = await get(`/api/v1/runs?${q}`);
       error.hidden = true;
-      replace(
-        body,
-        ...(res.items.length ? res.items.map(row) : [h('tr', {}, h('td', { colspan: 8, class: 'muted', 'data-role': 'no-runs' }, 'No runs match.'))]),
-      );
+      replace(body, ...(res.items.length ? res.items.map(row) : [h('tr', {}, h('td', { colspan: 8, class: 'muted', 'data-role': 'no-runs' }, noRuns()))]));
       const pages = Math.max(1, Math.ceil(res.total / PAGE_SIZE));
       const prev = h('button', { type: 'button', disabled: filter.page <= 1 }, '← Newer');
       const next = h('button', { type: 'button', disabled: filter.page >= pages }, 'Older →');

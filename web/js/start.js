@@ -9,7 +9,7 @@ import { buildForm } from './form.js';
 
 export async function startPage(main, canvasId, params = new URLSearchParams()) {
   const list = await get('/api/v1/agents?page_size=100&orderby=update_time');
-  const select = h('select', { name: 'agent_id', 'data-role': 'canvas' }, h('option', { value: '' }, '— choose a canvas —'));
+  const select = h('select', { name: 'agent_id', id: 'start-canvas', 'data-role': 'canvas' }, h('option', { value: '' }, '— choose a canvas —'));
   for (const c of list.canvas ?? []) select.append(h('option', { value: c.id }, c.title));
   const query = h('textarea', { name: 'query', rows: 3, placeholder: 'What the run is asked (sys.query)', 'data-role': 'query' });
   const about = h('div', { class: 'muted' });
@@ -58,6 +58,8 @@ export async function startPage(main, canvasId, params = new URLSearchParams()) 
       error.textContent = 'Choose a canvas.';
       return;
     }
+    // Blank required fields and non-numbers are refused here, before any request (the API would too).
+    if (!form.check()) return;
     submit.disabled = true;
     try {
       const inputs = form.values();

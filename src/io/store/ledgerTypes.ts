@@ -14,7 +14,11 @@ export interface ModelCallEntry {
   model: string;
   promptTokens: number;
   completionTokens: number;
-  /** False when the provider reported no usage: the tokens are then 0, never a character estimate. */
+  /**
+   * False when the provider reported no usage: the tokens are then 0, never a character estimate —
+   * except for an attempt a cancel cut off, recorded with an estimate of the prompt it sent and the
+   * text it streamed (activities/meteredLlm.ts).
+   */
   usageReported: boolean;
   cost: number;
   /** False when MODEL_PRICES has no price for the model (its cost is 0). */

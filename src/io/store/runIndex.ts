@@ -8,8 +8,16 @@ import { pageClause, SqlParams } from './sql';
 import type { Queryable } from './dbContract';
 import type { RunIndex, RunRecordStatus, RunSummary } from './runTypes';
 
-interface RunSummaryRow extends Omit<RunSummary, 'usage'> {
+interface RunSummaryRow extends Omit<RunSummary, 'usage' | 'ledger_usage'> {
   usage: Record<string, number> | string | null;
+  ledger_usage: Record<string, number | string> | string | null;
+}
+
+/** The ledger's sums as numbers (bigint sums come back as text). */
+function ledgerUsageOf(raw: RunSummaryRow['ledger_usage']): RunSummary['ledger_usage'] {
+  const row = typeof raw === 'string' ? (JSON.parse(raw) as Record<string, number | string>) : raw;
+  if (!row) return null;
+  return { calls: Number(row.calls ?? 0), prompt_tokens: Number(row.prompt_tokens ?? 0), completion_tokens: Number(row.completion_tokens ?? 0) };
 }
 
 function summaryOf(row: RunSummaryRow): RunSummary {
@@ -21,6 +29,7 @@ function summaryOf(row: RunSummaryRow): RunSummary {
     update_time: Number(row.update_time),
     finish_time: row.finish_time === null ? null : Number(row.finish_time),
     usage: usage ?? null,
+    ledger_usage: ledgerUsageOf(row.ledger_usage),
   };
 }
 
@@ -37,7 +46,13 @@ export function runIndexRepository(db: Queryable): RunIndex {
       const page = pageClause(filter, params);
       const rows = await db.query<RunSummaryRow>(
         `SELECT r.id, r.canvas_id, c.title AS canvas_title, r.session_id, r.workflow_id, r.parent_run_id, r.status, r.error,
-                r.create_time, r.update_time, r.finish_time, r.result -> 'usage' AS usage, s.user_id AS session_user
+                r.create_time, r.update_time, r.finish_time, r.result -> 'usage' AS usage, s.user_id AS session_user,
+                -- A canceled run's cut model call is in the ledger only (api/services/runFacts.ts).
+                CASE WHEN r.status = 'canceled' THEN
+                  (SELECT json_build_object('calls', count(*), 'prompt_tokens', coalesce(sum(m.prompt_tokens), 0),
+                                            'completion_tokens', coalesce(sum(m.completion_tokens), 0))
+                   FROM model_calls m WHERE m.root_run_id = r.id)
+                END AS ledger_usage
          FROM runs r
          LEFT JOIN canvases c ON c.id = r.canvas_id AND c.tenant_id = r.tenant_id
          LEFT JOIN sessions s ON s.id = r.session_id AND s.tenant_id = r.tenant_id

@@ -49,6 +49,8 @@ export interface RunSummary extends Omit<RunRecord, 'tenant_id' | 'result' | 'ca
   usage: Record<string, number> | null;
   /** The user of the session the run belongs to, if any. */
   session_user: string | null;
+  /** A canceled run's model calls as the ledger sums them (its cut call included); null for other runs. */
+  ledger_usage: { calls: number; prompt_tokens: number; completion_tokens: number } | null;
 }
 
 /** Runs across rows: the runs page and the active-runs gauge. */
