@@ -10,6 +10,7 @@ import { api, startHarness, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 import { launchBrowser, screenshot, signIn, type Browser } from './browser';
 import { createAgent, script } from './kit';
+import { expectNoSeriousViolations } from './axe';
 
 let h: Harness;
 let browser: Browser;
@@ -67,6 +68,7 @@ describe('conversation page', () => {
     const secondRun = (await turns.nth(1).getAttribute('data-run'))!;
     expect(secondRun).toMatch(/^[0-9a-f]{32}$/);
     expect(secondRun).not.toBe(firstRun);
+    await expectNoSeriousViolations(page, 'conversation page');
     await screenshot(page, 'conversation');
 
     // The model got the first turn as history, before the new question.

@@ -10,6 +10,7 @@ import { api, startHarness, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 import { launchBrowser, screenshot, signIn, type Browser } from './browser';
 import { createAgent, formCanvas, runStatus, script, startRun, waitNode } from './kit';
+import { expectNoSeriousViolations } from './axe';
 
 const CAPPED = 'capped@OpenAI';
 let h: Harness;
@@ -98,6 +99,7 @@ describe('model call panel', () => {
     expect(await fact(0, 'tokens')).toMatch(/^[1-9]\d* in \/ 10 out$/);
     expect(await fact(1, 'tokens')).toMatch(/^[1-9]\d* in \/ 10 out$/);
     expect(await fact(2, 'tokens')).toBe('111 in / 22 out');
+    await expectNoSeriousViolations(page, 'run page, model call panel open');
     expect(await fact(2, 'ttft')).toMatch(/\d+ ms|s$/);
     await calls.nth(1).scrollIntoViewIfNeeded();
     await screenshot(page, 'run-view-model-calls');
@@ -143,6 +145,7 @@ describe('timeline', () => {
     const waited = await page.locator('tr[data-node="UserFillUp:ask"] [data-role=person-wait]').textContent();
     expect(waited).toMatch(/^\d+\.\d s$/);
     expect(Number.parseFloat(waited!)).toBeGreaterThanOrEqual(1.5);
+    await expectNoSeriousViolations(page, 'run page, timeline open');
     await screenshot(page, 'run-view-timeline');
     expect(errors).toEqual([]);
   }, 120_000);

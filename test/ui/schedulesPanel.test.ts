@@ -7,6 +7,7 @@ import { api, startHarness, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 import { launchBrowser, screenshot, signIn, type Browser } from './browser';
 import { createAgent } from './kit';
+import { expectNoSeriousViolations } from './axe';
 
 let h: Harness;
 let browser: Browser;
@@ -55,6 +56,7 @@ describe('schedules page', () => {
       expect(await state.textContent()).toBe('active');
       expect(await row.locator('[data-role=next-runs] div').count()).toBeGreaterThan(0);
       expect(await row.locator('[data-role=last-runs]').textContent()).toBe('none yet');
+      await expectNoSeriousViolations(page, 'schedules page');
 
       await row.locator('[data-role=pause]').click();
       await expect.poll(() => state.textContent(), { timeout: 30_000 }).toBe('paused');

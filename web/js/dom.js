@@ -47,7 +47,8 @@ export function asText(v) {
 
 /** A block of preformatted text. */
 export function pre(v, cls = 'data') {
-  return h('pre', { class: cls }, asText(v));
+  // Focusable: a long value scrolls inside its box, and a keyboard must be able to scroll it too.
+  return h('pre', { class: cls, tabindex: 0 }, asText(v));
 }
 
 export function duration(ms) {

@@ -8,6 +8,7 @@ import { get, onUnauthorized, session } from './api.js';
 import { badge, h, replace, when } from './dom.js';
 import { followRunChanges } from './runChanges.js';
 import { readSse } from './sse.js';
+import { EVENT } from './runEvents.js';
 
 const runLink = (taskId, label) => h('a', { href: `#/runs/${encodeURIComponent(taskId)}`, 'data-role': 'turn-run' }, label);
 
@@ -76,9 +77,9 @@ async function sendTurn(agentId, sessionId, query, answerEl, onRun) {
     if (text === '[DONE]') return;
     const e = JSON.parse(text);
     if (e.task_id && !taskId) onRun((taskId = e.task_id));
-    if (e.event === 'message' && typeof e.data?.content === 'string') answerEl.append(e.data.content);
-    if (e.event === 'user_inputs') answerEl.append(h('div', { class: 'muted' }, 'The run waits for a form: answer it on its run page.'));
-    if (e.event === 'workflow_finished' && e.data?.outputs?._ERROR) answerEl.append(h('div', { class: 'error-box' }, String(e.data.outputs._ERROR)));
+    if (e.event === EVENT.message && typeof e.data?.content === 'string') answerEl.append(e.data.content);
+    if (e.event === EVENT.user_inputs) answerEl.append(h('div', { class: 'muted' }, 'The run waits for a form: answer it on its run page.'));
+    if (e.event === EVENT.workflow_finished && e.data?.outputs?._ERROR) answerEl.append(h('div', { class: 'error-box' }, String(e.data.outputs._ERROR)));
   });
   return taskId;
 }
