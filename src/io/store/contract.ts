@@ -18,6 +18,7 @@ import type { TurnStarts } from './startTypes';
 import type { TenantsRepository } from './tenantTypes';
 import type { RunEvent } from '../../core/engine/runEvents';
 import type { TravelStore } from './travelTypes';
+import type { MessageQueueStore } from './messageQueueTypes';
 import type { SessionState } from '../../core/engine/state';
 
 export type { Db, DbKind, ListOptions, Queryable, QueryResult } from './dbContract';
@@ -38,6 +39,8 @@ export type { FileMeta, FileOrigin, FileStore, NewFile } from './fileTypes';
 export type { McpServerRecord, NewMcpServer } from './mcpTypes';
 
 export type { ProviderWindows } from './ledgerTypes';
+
+export type { MessagePolicy, MessageQueueStore, QueuedMessage, QueuedRequest } from './messageQueueTypes';
 
 export type { Ledger, ModelCallEntry, ModelCallReuse, UsageGroup, UsageRow, UsageTotals, SavedTotals } from './ledgerTypes';
 
@@ -233,6 +236,9 @@ export interface Store {
 
   /** The cost ledger: model calls with their tokens and cost, and the calls replays reused (ledger.ts). */
   ledger: Ledger;
+
+  /** Agents' message policies and the messages queued behind a running session turn (messageQueue.ts). */
+  messageQueue: MessageQueueStore;
 
   /** Resolves once the database answers a trivial query (the health probe); rejects otherwise. */
   ping(): Promise<void>;

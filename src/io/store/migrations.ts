@@ -5,6 +5,7 @@
  */
 import type { Db } from './contract';
 import { MEMORY_MIGRATION } from './memoryMigration';
+import { MESSAGE_QUEUE_MIGRATION } from './messageQueueMigration';
 import { LEDGER_MIGRATION } from './ledgerMigration';
 import { PIPELINE_MIGRATION } from './pipelineMigration';
 import { PROVISIONED_KEYS_MIGRATION } from './provisionedKeysMigration';
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
   MEMORY_MIGRATION,
   TRAVEL_MIGRATION,
   LEDGER_MIGRATION,
+  MESSAGE_QUEUE_MIGRATION,
 ];
 
 /**

@@ -7,6 +7,7 @@ import { openDb } from './db';
 import { eventsRepository } from './events';
 import { ledgerRepository } from './ledger';
 import { mcpServersRepository } from './mcpServers';
+import { messageQueueRepository } from './messageQueue';
 import { memoriesRepository } from './memories';
 import { migrate } from './migrations';
 import { runFilesRepository } from './runFiles';
@@ -58,6 +59,7 @@ export function createStore(db: Db, opts: { vector?: boolean; apiKeySecret?: str
     mcpServers: mcpServersRepository(db),
     memories: memoriesRepository(db),
     ledger: ledgerRepository(db),
+    messageQueue: messageQueueRepository(db),
     knowledge: {
       datasets: datasetsRepository(db),
       documents: documentsRepository(db),
