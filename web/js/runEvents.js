@@ -17,6 +17,7 @@ export const EVENT = Object.freeze({
   message_retry: 'message_retry',
   tool_call: 'tool_call',
   child_event: 'child_event',
+  message_steered: 'message_steered',
 });
 
 /** RAGFlow's events, then our extensions. */
@@ -29,7 +30,7 @@ export const RAGFLOW_EVENTS = Object.freeze([
   'user_inputs',
   'workflow_finished',
 ]);
-export const EXTENSION_EVENTS = Object.freeze(['run_failed', 'run_canceled', 'message_retry', 'tool_call', 'child_event']);
+export const EXTENSION_EVENTS = Object.freeze(['run_failed', 'run_canceled', 'message_retry', 'tool_call', 'child_event', 'message_steered']);
 
 /** The fields of each event's `data`. */
 export const EVENT_FIELDS = Object.freeze({
@@ -45,4 +46,5 @@ export const EVENT_FIELDS = Object.freeze({
   message_retry: Object.freeze(['component_id', 'attempt', 'discard_chars']),
   tool_call: Object.freeze(['round', 'tool_name', 'function', 'arguments', 'result', 'error', 'elapsed_time', 'child_task_id', 'component_id']),
   child_event: Object.freeze(['component_id', 'task_id', 'event', 'data']),
+  message_steered: Object.freeze(['steer_id', 'content', 'component_ids']),
 });

@@ -39,6 +39,7 @@ const samples: RunEvent[] = [
     error: null,
     elapsed_time: 0.1,
   }),
+  runEvent(envelope, 'message_steered', { steer_id: 'req-1', content: 'Only direct flights.', component_ids: ['Agent:a'] }),
 ];
 
 describe('the run-event map', () => {
