@@ -85,7 +85,8 @@ export async function steerMessage(deps: AppDeps, run: RunRecord, text: string, 
     const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
     if (cause instanceof ApplicationFailure && cause.type === STEER_REFUSED)
       throw new AppError('MESSAGE_NOT_STEERED', `The message was not steered into run ${run.id}: ${cause.message}`, { task_id: run.id });
-    if (err instanceof WorkflowNotFoundError) throw new AppError('MESSAGE_NOT_STEERED', `The message was not steered: run ${run.id} has ended`, { task_id: run.id });
+    if (err instanceof WorkflowNotFoundError)
+      throw new AppError('MESSAGE_NOT_STEERED', `The message was not steered: run ${run.id} has ended`, { task_id: run.id });
     throw err;
   }
 }

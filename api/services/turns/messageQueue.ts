@@ -47,7 +47,14 @@ export async function enqueueMessage(deps: QueueDeps, m: MessageToQueue): Promis
   checkBeginInputs(compiled, { inputs: m.inputs, query: m.query, firstTurn: false });
   const request: QueuedRequest = { query: m.query, inputs: m.inputs, files: m.files, userId: m.userId, messageId: newId() };
   const runId = newId();
-  const queued = await deps.store.messageQueue.enqueue({ id: newId(), tenant_id: m.tenantId, session_id: m.session.id, canvas_id: m.canvas.id, run_id: runId, request });
+  const queued = await deps.store.messageQueue.enqueue({
+    id: newId(),
+    tenant_id: m.tenantId,
+    session_id: m.session.id,
+    canvas_id: m.canvas.id,
+    run_id: runId,
+    request,
+  });
   watchSessionQueue(deps, m.tenantId, m.session.id);
   return { runId, messageId: request.messageId, position: queued.position };
 }

@@ -13,7 +13,11 @@ const NOW = 1_700_000_000_000;
 function agentCanvas(agentParams: Record<string, unknown>): CompiledCanvas {
   return compile({
     begin: { name: 'Begin', downstream: ['Agent:a'] },
-    'Agent:a': { name: 'Agent', params: { llm_id: 'm@OpenAI', sys_prompt: 'You research.', max_rounds: 3, tools: [search], ...agentParams }, downstream: ['Message:m'] },
+    'Agent:a': {
+      name: 'Agent',
+      params: { llm_id: 'm@OpenAI', sys_prompt: 'You research.', max_rounds: 3, tools: [search], ...agentParams },
+      downstream: ['Message:m'],
+    },
     'Message:m': { name: 'Message', params: { content: ['{Agent:a@content}'] } },
   });
 }
