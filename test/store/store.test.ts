@@ -20,6 +20,7 @@ import { dbCases } from './cases/dbCases';
 import { eventCases } from './cases/eventCases';
 import { knowledgeCases } from './cases/knowledgeCases';
 import { ledgerCases } from './cases/ledgerCases';
+import { messageQueueCases } from './cases/messageQueueCases';
 import { runEndCases } from './cases/runEndCases';
 import { runFileCases, runIndexCases, storeSurfaceCases } from './cases/runRowCases';
 import { runCases, sessionCases } from './cases/sessionRunCases';
@@ -103,6 +104,7 @@ describe.each(backends)('store on %s', (_name, backend) => {
     describe('stream slots', () => streamSlotCases(ctx));
     describe('knowledge', () => knowledgeCases(ctx));
     describe('cost ledger', () => ledgerCases(ctx));
+    describe('message queue', () => messageQueueCases(ctx));
     describe('run index', () => runIndexCases(ctx));
     describe('run files', () => runFileCases(ctx));
     describe('blobs, health and the database handle', () => storeSurfaceCases(ctx));
