@@ -243,4 +243,25 @@ describe('message_policy: a message while the session runs', () => {
     await first.reply;
     expect((await settled((queued.body as { id: string }).id)).status).toBe('finished');
   });
+
+  it('the OpenAI route takes message_policy: a queued message waits for its turn and answers a chat completion', async () => {
+    const g = gate();
+    h.llm.whenPromptIncludes('OpenAI queue model.', (call) =>
+      JSON.stringify(call.body.messages).includes('later') ? { content: 'later answer' } : { until: g.held, then: { content: 'now' } },
+    );
+    const agent = await createAgent('policy openai route', llmDsl('OpenAI queue model.'));
+    const session = await newSession(agent);
+    const first = await firstTurn(agent, session);
+    const body = { model: agent, messages: [{ role: 'user', content: 'later' }], session_id: session, message_policy: 'enqueue' };
+    const queued = api(h, 'POST', '/v1/chat/completions', { body });
+    await new Promise((r) => setTimeout(r, 500));
+    g.open();
+    const res = await queued;
+    expect(res.headers.get('x-queue-position')).toBe('1');
+    expect(res.body).toMatchObject({ object: 'chat.completion', choices: [{ message: { role: 'assistant', content: 'later answer' } }] });
+    await first.reply;
+    const bad = await api(h, 'POST', '/v1/chat/completions', { body: { ...body, message_policy: 'sometimes' } });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('message_policy');
+  });
 });
