@@ -174,7 +174,7 @@ export interface SteerAccepted {
 /**
  * Steers a message into the running Agents (message_policy steer). Sent with the request's message
  * id as the update id, so a retried request is applied once (Temporal answers a repeated id with
- * the first outcome; the handler ignores an id it has taken). A message no Agent can take is
+ * the first outcome; the handler ignores an id it has taken; both within one execution). A message no Agent can take is
  * refused by the validator (never enters history) with an ApplicationFailure of type `STEER_REFUSED`.
  */
 export const steerMessageUpdate = defineUpdate<SteerAccepted, [SteerMessage]>('steerMessage');

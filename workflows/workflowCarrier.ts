@@ -194,7 +194,7 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
   setHandler(
     steerMessageUpdate,
     (m) => {
-      // A retried request whose first update Temporal no longer remembers (a continued run) is still applied once.
+      // An id taken before is not filed again, whatever Temporal remembers of its update (its dedup is per execution; so is this set).
       if (!steerIds.has(m.id)) steered.push(m);
       steerIds.add(m.id);
       return { component_ids: steerableAgents(step.state) };
