@@ -214,6 +214,34 @@ describe('message_policy: a message while the session runs', () => {
     expect(shown.map((e) => e.data)).toEqual([{ steer_id: 'steer-req-1', content: 'Only direct flights, please.', component_ids: ['Agent:a'] }]);
   });
 
+  it('steer, streamed: the reply follows the running turn from the message on, its message_steered event included, to the end', async () => {
+    const g = gate();
+    h.llm.whenPromptIncludes('Streamed steer model.', (call) =>
+      JSON.stringify(call.body.messages).includes('Window seats') ? { content: 'window seats booked' } : { until: g.held, then: { content: 'draft' } },
+    );
+    const agent = await createAgent('policy steer streamed', agentDsl('Streamed steer model.'), { message_policy: 'steer' });
+    const session = await newSession(agent);
+    const before = h.llm.calls.length;
+    const first = await firstTurn(agent, session, 'book seats');
+    await h.llm.waitForCalls(before + 1);
+    // The stream opens once the run took the message (fetch resolves at the response's headers).
+    const steering = await fetch(`${h.base}/api/v1/agents/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_id: agent, session_id: session, query: 'Window seats.', stream: true }),
+    });
+    expect(steering.headers.get('content-type')).toContain('text/event-stream');
+    g.open();
+    const frames = parseSse(await steering.text());
+    const names = frames.map((m) => m.json?.event);
+    expect(names).toContain('message_steered');
+    expect(names.indexOf('message_steered')).toBeLessThan(names.lastIndexOf('workflow_finished'));
+    expect(names).not.toContain('workflow_started');
+    expect(frames.at(-1)!.data).toBe('[DONE]');
+    expect(frames.every((m) => !m.json || m.json.task_id === first.run.id)).toBe(true);
+    await first.reply;
+  });
+
   it('steer into a run with no Agent in a model round is refused, saying why; the run goes on', async () => {
     const g = gate();
     h.llm.whenPromptIncludes('No agent model.', { until: g.held, then: { content: 'plain answer' } });
