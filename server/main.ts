@@ -13,6 +13,7 @@ import { McpPool } from '../src/io/mcp/pool';
 import { openSearchIndex } from '../src/io/knowledge/openSearchIndex';
 import { knowledgeDeps } from '../src/io/knowledge/deps';
 import { buildApp } from '../api/app';
+import { watchWaitingQueues } from '../api/services/turns/messageQueue';
 import { httpLimitsFromEnv } from '../api/httpLimits';
 import { startRunReconciler } from '../api/services/runReconciler';
 import { DEMO_MODEL_PATH } from '../api/plugins/demoModel';
@@ -152,7 +153,10 @@ async function main(): Promise<void> {
     closeHttp = politeClose(app);
     await app.listen({ port: config.port, host: config.host, backlog: httpLimits.listenBacklog });
     // Runs stranded by a crash or closed outside our finalize: repaired now and every interval.
-    reconciler = startRunReconciler({ store, client, log, batch: 100, ...config.reconcile });
+    // Messages queued behind a session's turn (message_policy enqueue) are started by a watcher
+    // of the API that queued them, and after a restart by one each pass starts.
+    const queues = { store, client, taskQueue: config.taskQueue, settings: runSettings, limits: config.runInputLimits, log };
+    reconciler = startRunReconciler({ store, client, log, batch: 100, ...config.reconcile, afterPass: () => watchWaitingQueues(queues) });
   }
 
   const base = `http://127.0.0.1:${config.port}`;

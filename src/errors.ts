@@ -32,6 +32,12 @@ export const ERROR_REGISTRY = {
   DUPLICATE: { category: 'user', http: 409, ragflow: 102, retryable: false },
   /** The operation conflicts with the current state, e.g. a session already has a run in progress. */
   CONFLICT: { category: 'user', http: 409, ragflow: 102, retryable: false },
+  /**
+   * A message sent with message_policy `steer` that the running turn cannot take now: no Agent of
+   * the run is in a model round (it waits at a form, runs another component, or is ending). The
+   * message names where the run is; nothing was applied.
+   */
+  MESSAGE_NOT_STEERED: { category: 'user', http: 409, ragflow: 102, retryable: false },
   /** Missing or unknown API key. */
   UNAUTHENTICATED: { category: 'user', http: 401, ragflow: 109, retryable: false },
   /** Too many failed attempts (API keys) from one client address: retry after the Retry-After header's seconds. */

@@ -12,6 +12,7 @@ import type { PreparedCanvas } from '../src/core/engine/prepared';
 import type { ReusedItems } from '../src/core/engine/parallelItems';
 import type { RunState, RunStatus, RunUsage, SessionState } from '../src/core/engine/state';
 import type { RunStateV1 } from '../src/core/engine/stateUpgrade';
+import type { SteerMessage } from '../src/core/engine/steer';
 
 export type { RunProgress };
 
@@ -167,6 +168,22 @@ export const FORM_INVALID = 'FORM_INVALID';
 
 /** The failure type of a submission for a pause the run no longer waits at (already answered, or another pause). */
 export const INPUTS_NOT_WAITING = 'INPUTS_NOT_WAITING';
+
+/** What the steer update answers: the Agents that take the message before their next model request. */
+export interface SteerAccepted {
+  component_ids: string[];
+}
+
+/**
+ * Steers a message into the running Agents (message_policy steer). Sent with the request's message
+ * id as the update id, so a retried request is applied once (Temporal answers a repeated id with
+ * the first outcome; the handler ignores an id it has taken; both within one execution). A message no Agent can take is
+ * refused by the validator (never enters history) with an ApplicationFailure of type `STEER_REFUSED`.
+ */
+export const steerMessageUpdate = defineUpdate<SteerAccepted, [SteerMessage]>('steerMessage');
+
+/** The failure type of a steered message the run cannot take now. */
+export const STEER_REFUSED = 'STEER_REFUSED';
 
 export function workflowIdFor(canvasId: string, runId: string): string {
   return `canvas-${canvasId}-run-${runId}`;

@@ -38,10 +38,21 @@ import type { RunStatus } from '../src/core/engine/state';
 import { upgradeState } from '../src/core/engine/stateUpgrade';
 import { RUN_STATUS_KEY } from '../src/core/searchAttributes';
 import { carryCall } from './callCarrier';
+import { steerableAgents, steerRefusal, type SteerMessage } from '../src/core/engine/steer';
 import { StepRecorder } from './stepRecorder';
 import { FORM_FOLLOW_UP_PATCH, waitFollowingUp } from './pauseFollowUp';
 import { pauseFollowUpOf } from '../src/core/engine/pauseFollowUp';
-import { cancelSignal, FORM_INVALID, INPUTS_NOT_WAITING, progressQuery, submitInputsUpdate, type RunCheckpoint, type RunSettings } from './definitions';
+import {
+  cancelSignal,
+  FORM_INVALID,
+  INPUTS_NOT_WAITING,
+  progressQuery,
+  STEER_REFUSED,
+  steerMessageUpdate,
+  submitInputsUpdate,
+  type RunCheckpoint,
+  type RunSettings,
+} from './definitions';
 
 const bookkeeping = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
@@ -97,6 +108,13 @@ function budgetStop(results: CallResult[]): string | null {
   if (!refused || refused.ok || !patched(BUDGET_STOP_PATCH)) return null;
   return `BUDGET_EXCEEDED: ${refused.error}`;
 }
+
+/**
+ * The patch under which messages steered into the run (message_policy steer) are filed for its
+ * running Agents, with a `message_steered` event. Asked only when a steered message is filed, so
+ * other runs record no marker.
+ */
+export const MESSAGE_STEER_PATCH = 'message-steer';
 
 export interface WorkflowRunOptions<R> {
   runId: string;
@@ -174,6 +192,28 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
     },
   );
 
+  // Messages steered in (message_policy steer), filed by the loop before the next results go back.
+  let steered: SteerMessage[] = [];
+  const steerIds = new Set<string>();
+  setHandler(
+    steerMessageUpdate,
+    (m) => {
+      // An id taken before is not filed again, whatever Temporal remembers of its update (its dedup is per execution; so is this set).
+      if (!steerIds.has(m.id)) steered.push(m);
+      steerIds.add(m.id);
+      return { component_ids: steerableAgents(step.state) };
+    },
+    {
+      validator: (m) => {
+        if (typeof m?.id !== 'string' || typeof m.text !== 'string' || m.text.trim() === '')
+          throw ApplicationFailure.create({ type: STEER_REFUSED, nonRetryable: true, message: 'a steered message needs an id and a text' });
+        if (steerIds.has(m.id)) return;
+        const refusal = cancelReason !== null ? 'the run is being canceled' : steerRefusal(step.state);
+        if (refusal !== null) throw ApplicationFailure.create({ type: STEER_REFUSED, nonRetryable: true, message: refusal });
+      },
+    },
+  );
+
   const recorder = new StepRecorder(runId, options.mirror, options.recordedStatus, options.revision2 === true);
   const carrier: RunCarrier<R> = {
     now: () => Date.now(),
@@ -218,6 +258,12 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
       return options.continueAsNew(checkpoint);
     },
     stopAfter: budgetStop,
+    takeSteered: () => {
+      if (steered.length === 0 || !patched(MESSAGE_STEER_PATCH)) return [];
+      const taken = steered;
+      steered = [];
+      return taken;
+    },
     observe: (s) => {
       step = s;
     },

@@ -17,6 +17,7 @@ import { testDbConnection } from '../services/dbConnection';
 import { webhookTraceSince } from '../services/webhookTrace';
 import { checkSize, DEFAULT_RUN_INPUT_LIMITS } from '../services/runLimits';
 import { acceptPipelineCanvas, isPipelineRequest, PIPELINE_CATEGORY } from '../services/pipelines';
+import { parseMessagePolicy } from '../services/turns/messagePolicy';
 
 const ragflow = { ragflow: true } as const;
 
@@ -64,6 +65,8 @@ const AgentBody = z.looseObject({
   avatar: z.string().nullish(),
   canvas_type: z.string().nullish(),
   dsl: z.unknown().optional(),
+  /** What a message does while a session of the agent runs (docs/API.md, "message_policy"); kept beside the agent, not in its DSL. */
+  message_policy: z.unknown().optional(),
 });
 
 function body(raw: unknown): z.infer<typeof AgentBody> {
@@ -86,6 +89,7 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
     async (request) => {
       const b = body(request.body);
       if (b.dsl === undefined || b.dsl === null) throw new AppError('BAD_REQUEST', 'No DSL data in request.');
+      const messagePolicy = parseMessagePolicy(b.message_policy, '$.body.message_policy');
       // An ingestion pipeline (RAGFlow's canvas_category "dataflow_canvas") is validated by the pipeline compiler.
       const pipeline = isPipelineRequest(b);
       const canvas = pipeline ? acceptPipelineCanvas(b.dsl) : acceptCanvas(b.dsl);
@@ -103,7 +107,8 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
         canvasCategory: pipeline ? PIPELINE_CATEGORY : AGENT_CATEGORY,
         dsl: canvas.dsl,
       });
-      return { ...ragflowJson(agentView(created)), ...warningsOf(canvas.warnings) };
+      if (messagePolicy) await store.messageQueue.setPolicy(request.tenantId, created.id, messagePolicy);
+      return { ...ragflowJson({ ...agentView(created), message_policy: messagePolicy ?? 'reject' }), ...warningsOf(canvas.warnings) };
     },
   );
 
@@ -138,6 +143,7 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
         : null;
     return ragflowJson({
       ...agentView(canvas),
+      message_policy: (await store.messageQueue.policyOf(request.tenantId, canvas.id)) ?? 'reject',
       last_publish_time: null,
       ...(datasets ? { datasets: datasets.map((d) => ({ id: d.id, name: d.name, avatar: d.avatar })) } : {}),
     });
@@ -151,6 +157,7 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
       const existing = await store.canvases.get(request.tenantId, agent_id);
       if (!existing) throw noAccess();
       const b = body(request.body);
+      const messagePolicy = parseMessagePolicy(b.message_policy, '$.body.message_policy');
       const accept = existing.canvas_category === PIPELINE_CATEGORY ? acceptPipelineCanvas : acceptCanvas;
       const accepted = b.dsl === undefined || b.dsl === null ? undefined : accept(b.dsl);
       if (accepted) checkCanvasSize(accepted.dsl);
@@ -170,6 +177,7 @@ export async function agentsPlugin(app: FastifyInstance, deps: AppDeps): Promise
         dsl,
       });
       if (!updated) throw noAccess();
+      if (messagePolicy) await store.messageQueue.setPolicy(request.tenantId, agent_id, messagePolicy);
       return { ...ragflowJson({ update_time: updated.update_time }), ...warningsOf(accepted?.warnings ?? []) };
     },
   );

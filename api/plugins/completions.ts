@@ -12,6 +12,7 @@ import type { AppDeps } from '../deps';
 import type { ChatRequest } from '../services/turns/chatTurn';
 import { runAgentTurn } from '../services/turns/agentTurn';
 import { runOpenAiTurn } from '../services/turns/openaiTurn';
+import { readMessageOptions } from '../services/turns/messagePolicy';
 
 function asRecord(v: unknown): Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
@@ -77,6 +78,7 @@ export async function completionsPlugin(app: FastifyInstance, deps: AppDeps): Pr
     const files = optional(body, 'files', 'a list', isArray) ?? [];
     const userId = optional(body, 'user_id', 'a string', isString) || null;
     const bodySessionId = optional(body, 'session_id', 'a string', isString) || null;
+    const message = readMessageOptions(body, request.headers);
     if (forceOpenAi || truthy(body['openai-compatible'])) {
       const messages = optional(body, 'messages', 'a list', isArray) ?? [];
       if (messages.length === 0) throw new AppError('BAD_REQUEST', 'You must provide at least one message.', { ragflowCode: 102 });
@@ -92,6 +94,7 @@ export async function completionsPlugin(app: FastifyInstance, deps: AppDeps): Pr
         userId,
         stream: truthy(body.stream),
         returnTrace: false,
+        message,
       };
       return runOpenAiTurn(deps, request, reply, req);
     }
@@ -106,6 +109,7 @@ export async function completionsPlugin(app: FastifyInstance, deps: AppDeps): Pr
       userId,
       stream: truthy(body.stream),
       returnTrace: truthy(body.return_trace),
+      message,
     };
     return runAgentTurn(deps, request, reply, req);
   };

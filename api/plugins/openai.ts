@@ -28,6 +28,7 @@ import type { AppDeps } from '../deps';
 import { parseEventId } from '../services/eventStream';
 import { resumeOpenAiStream, runOpenAiTurn } from '../services/turns/openaiTurn';
 import { lastUserMessage } from './completions';
+import { readMessageOptions } from '../services/turns/messagePolicy';
 
 const MessageSchema = z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool', 'developer']), content: z.unknown() });
 
@@ -38,6 +39,9 @@ const Body = z.looseObject({
   session_id: z.string().optional(),
   user: z.string().optional(),
   inputs: z.record(z.string(), z.unknown()).optional(),
+  /** What the message does while the session's turn runs (docs/API.md, "message_policy"). */
+  message_policy: z.enum(['reject', 'enqueue', 'interrupt', 'steer']).optional(),
+  message_id: z.string().min(1).max(200).optional(),
 });
 
 const openai = { openai: true } as const;
@@ -71,6 +75,7 @@ export async function openAiPlugin(app: FastifyInstance, deps: AppDeps): Promise
         userId: body.user ?? null,
         stream: body.stream === true,
         returnTrace: false,
+        message: readMessageOptions(body, request.headers),
       });
     },
   );

@@ -13,6 +13,7 @@ import type { AppDeps } from '../deps';
 import { pageParams } from '../paging';
 import { listRuns, RUN_STATUSES } from '../services/runList';
 import { startRunTurn } from '../services/turns/runTurn';
+import { readMessageOptions } from '../services/turns/messagePolicy';
 
 const ListQuery = z.object({
   page: z.string().optional(),
@@ -31,6 +32,10 @@ const StartBody = z.object({
   /** Continue this session (its next turn); absent: a new session. */
   session_id: z.string().min(1).optional(),
   user_id: z.string().min(1).optional(),
+  /** What the query does while the session's turn runs (docs/API.md, "message_policy"); absent: the agent's. */
+  message_policy: z.enum(['reject', 'enqueue', 'interrupt', 'steer']).optional(),
+  /** The request's message id: a steer retried with it is applied once (or the Idempotency-Key header). */
+  message_id: z.string().min(1).max(200).optional(),
 });
 
 function statusesOf(raw: string | undefined): RunRecordStatus[] | undefined {
@@ -96,8 +101,12 @@ export async function runsIndexPlugin(app: FastifyInstance, deps: AppDeps): Prom
         inputs: body.inputs ?? null,
         sessionId: body.session_id ?? null,
         userId: body.user_id ?? request.tenantId,
+        message: readMessageOptions(body, request.headers),
       });
-      return reply.status(202).send({ id: run.runId, task_id: run.runId, session_id: run.sessionId, workflow_id: run.workflowId, status: 'running' });
+      const ids = { id: run.runId, task_id: run.runId, session_id: run.sessionId, workflow_id: run.workflowId };
+      if (run.queued) return reply.status(202).send({ ...ids, status: 'queued', position: run.queued.position, message_id: run.queued.messageId });
+      if (run.steered) return reply.status(202).send({ ...ids, status: 'steered', message_id: run.steered.steerId, component_ids: run.steered.componentIds });
+      return reply.status(202).send({ ...ids, status: 'running' });
     },
   );
 }

@@ -24,6 +24,8 @@ export interface ReconcilerDeps {
   graceMs: number;
   /** Rows described per pass. */
   batch: number;
+  /** Runs after each pass: starts the messages queued behind sessions whose turn ended (turns/messageQueue.ts watchWaitingQueues). */
+  afterPass?: () => Promise<unknown>;
 }
 
 export type RunCheck = 'active' | 'ended' | 'repaired';
@@ -132,6 +134,7 @@ export async function reconcileOnce(
   }
   const releasedSessions = await deps.store.sessions.releaseOrphans(before, deps.batch);
   if (releasedSessions > 0) deps.log.warn('released sessions held by ended runs', { count: releasedSessions });
+  await deps.afterPass?.().catch((err: unknown) => deps.log.warn('queued messages not started', { error: err instanceof Error ? err.message : String(err) }));
   const lastRow = rows[rows.length - 1];
   const next = rows.length === deps.batch && lastRow ? { time: lastRow.update_time, id: lastRow.id } : null;
   return { checked: rows.length, repaired, releasedSessions, next };

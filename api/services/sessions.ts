@@ -85,6 +85,9 @@ export interface TurnRequest {
 interface ResolvedTurn extends Omit<TurnRequest, 'session'> {
   compiled: Compiled;
   runCanvas: RunCanvas;
+  /** Ids chosen before the turn is recorded (a queued message's, so a repeated start finds its run); absent: new ones. */
+  runId?: string;
+  messageId?: string;
 }
 
 /**
@@ -130,8 +133,8 @@ export interface BegunTurn {
 function prepareTurn(deps: Pick<LaunchDeps, 'limits'>, t: ResolvedTurn, sessionId: string, firstTurn: boolean) {
   checkBeginInputs(t.compiled, { inputs: t.inputs, query: t.query, firstTurn });
   checkRunInputSizes(deps.limits ?? DEFAULT_RUN_INPUT_LIMITS, t);
-  const runId = newId();
-  const messageId = newId();
+  const runId = t.runId ?? newId();
+  const messageId = t.messageId ?? newId();
   const now = Date.now();
   const start: RecordedStart = {
     runId,

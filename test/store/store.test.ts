@@ -22,6 +22,7 @@ import { knowledgeCases } from './cases/knowledgeCases';
 import { ledgerCases } from './cases/ledgerCases';
 import { callTraceCases } from './cases/callTraceCases';
 import { runChangeCases } from './cases/runChangeCases';
+import { messageQueueCases } from './cases/messageQueueCases';
 import { runEndCases } from './cases/runEndCases';
 import { runFileCases, runIndexCases, storeSurfaceCases } from './cases/runRowCases';
 import { runCases, sessionCases } from './cases/sessionRunCases';
@@ -106,6 +107,7 @@ describe.each(backends)('store on %s', (_name, backend) => {
     describe('knowledge', () => knowledgeCases(ctx));
     describe('cost ledger', () => ledgerCases(ctx));
     describe('model call traces', () => callTraceCases(ctx));
+    describe('message queue', () => messageQueueCases(ctx));
     describe('run index', () => runIndexCases(ctx));
     describe('run changes feed', () => runChangeCases(ctx));
     describe('run files', () => runFileCases(ctx));

@@ -91,4 +91,12 @@ describe('run model', () => {
     expect(m).toMatchObject({ status: 'finished', text: 'Hello' });
     expect(['begin', 'Message:m', 'UserFillUp:f', 'LLM:never'].map((id) => nodeState(m, id))).toEqual(['done', 'done', 'failed', 'skipped']);
   });
+
+  it('keeps a message steered into the run with each Agent that took it (message_steered)', async () => {
+    const { newRunModel, applyEvent } = await load<RunStateModule>('runState.js');
+    const m = newRunModel() as unknown as { nodes: Record<string, { steered: Array<{ id: string; content: string }> }> };
+    applyEvent(m, { event: 'node_started', data: { component_id: 'Agent:a', component_type: 'Agent' } });
+    applyEvent(m, { event: 'message_steered', data: { steer_id: 'req-1', content: 'Only direct flights.', component_ids: ['Agent:a'] } });
+    expect(m.nodes['Agent:a']!.steered).toEqual([{ id: 'req-1', content: 'Only direct flights.' }]);
+  });
 });

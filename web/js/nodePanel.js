@@ -91,6 +91,9 @@ export function nodePanel(id, n, state, progress, extras = [], after = [], canva
     ...execs.map((x, i) => execView(x, i, execs.length)),
     n?.text ? h('div', {}, h('h4', {}, 'Streamed text'), h('div', { class: 'stream', 'data-role': 'node-text' }, n.text)) : null,
     n?.toolCalls?.length ? toolCallsView(n.toolCalls) : null,
+    n?.steered?.length
+      ? h('div', { 'data-role': 'steered' }, h('h4', {}, 'Messages steered in'), h('ul', {}, ...n.steered.map((m) => h('li', {}, m.content))))
+      : null,
     n?.children?.length
       ? h(
           'div',

@@ -19,6 +19,7 @@ export const EVENT = Object.freeze({
   child_event: 'child_event',
   form_reminded: 'form_reminded',
   form_escalated: 'form_escalated',
+  message_steered: 'message_steered',
 });
 
 /** RAGFlow's events, then our extensions. */
@@ -31,7 +32,16 @@ export const RAGFLOW_EVENTS = Object.freeze([
   'user_inputs',
   'workflow_finished',
 ]);
-export const EXTENSION_EVENTS = Object.freeze(['run_failed', 'run_canceled', 'message_retry', 'tool_call', 'child_event', 'form_reminded', 'form_escalated']);
+export const EXTENSION_EVENTS = Object.freeze([
+  'run_failed',
+  'run_canceled',
+  'message_retry',
+  'tool_call',
+  'child_event',
+  'form_reminded',
+  'form_escalated',
+  'message_steered',
+]);
 
 /** The fields of each event's `data`. */
 export const EVENT_FIELDS = Object.freeze({
@@ -49,4 +59,5 @@ export const EVENT_FIELDS = Object.freeze({
   child_event: Object.freeze(['component_id', 'task_id', 'event', 'data']),
   form_reminded: Object.freeze(['component_id', 'attempt', 'channel', 'delivered', 'error']),
   form_escalated: Object.freeze(['component_ids', 'waited_s', 'goto']),
+  message_steered: Object.freeze(['steer_id', 'content', 'component_ids']),
 });

@@ -25,7 +25,7 @@ export function newRunModel() {
 }
 
 function node(model, id) {
-  return (model.nodes[id] ??= { execs: [], toolCalls: [], text: '', retries: 0, children: [], type: '', name: id });
+  return (model.nodes[id] ??= { execs: [], toolCalls: [], steered: [], text: '', retries: 0, children: [], type: '', name: id });
 }
 
 function addChild(n, taskId, how) {
@@ -87,6 +87,10 @@ export function applyEvent(model, e) {
       addChild(n, d.child_task_id, `tool ${d.tool_name ?? d.function ?? ''}`.trim());
       break;
     }
+    case EVENT.message_steered:
+      // A message sent while the run worked (message_policy steer): shown with each Agent that took it.
+      for (const id of d.component_ids ?? []) node(model, id).steered.push({ id: d.steer_id, content: d.content ?? '' });
+      break;
     case EVENT.child_event:
       addChild(node(model, d.component_id), d.task_id, 'child canvas');
       break;

@@ -17,9 +17,12 @@ import type { AppDeps } from '../../deps';
 import { readCanvas } from '../canvasReads';
 import { startableCanvas } from '../canvasVersions';
 import { followRun, sessionKey } from '../followers';
+import { launchDeps } from '../runLauncher';
 import { filesAsMarkers, inputFilesAsMarkers } from '../runFiles';
 import { beginTurn, beginTurnInNewSession, type BegunTurn } from '../sessions';
 import { answerOrShowForm } from './formAnswer';
+import { interruptRun, messagePolicyFor, steerMessage, type MessageOptions, type SteeredMessage } from './messagePolicy';
+import { enqueueMessage, type QueuedTurn } from './messageQueue';
 import { supersedeIfAbandoned } from './supersede';
 
 export interface ChatRequest {
@@ -32,6 +35,8 @@ export interface ChatRequest {
   stream: boolean;
   /** RAGFlow's `return_trace` (its format only). */
   returnTrace: boolean;
+  /** What the message does while the session's turn runs (messagePolicy.ts); absent: the agent's policy. */
+  message?: MessageOptions;
 }
 
 /** A turn as a completion delivers it: the run to follow, from where, and (a new turn) its recorded start. */
@@ -45,7 +50,13 @@ export interface ChatTurn {
   begun?: BegunTurn;
   /** Ends the following that lets a next question tell this turn from an abandoned one. */
   unfollow: () => void;
+  /** message_policy enqueue: the message waits behind the running turn; `runId` is the run it will start as. */
+  queued?: QueuedTurn;
+  /** message_policy steer: the message went to the running turn's Agents; `runId` is that turn's. */
+  steered?: SteeredMessage;
 }
+
+const noFollow = () => undefined;
 
 export async function takeChatTurn(deps: AppDeps, tenantId: string, req: ChatRequest): Promise<ChatTurn> {
   // Before anything is stored (a session created on the fly included).
@@ -64,7 +75,20 @@ export async function takeChatTurn(deps: AppDeps, tenantId: string, req: ChatReq
     const active = await deps.store.runs.activeForSession(tenantId, session.id);
     const resumedAfter = await answerOrShowForm(deps, session, active, { query: req.query, inputs });
     if (active && resumedAfter) return { runId: active.id, canvasId: canvas.id, sessionId: session.id, after: resumedAfter, unfollow: followRun(active.id) };
-    await supersedeIfAbandoned(deps, tenantId, session.id, active);
+    // A message while the session's turn runs: its policy says what it does (messagePolicy.ts).
+    const policy = active?.status === 'running' ? await messagePolicyFor(deps, tenantId, canvas.id, req.message?.policy) : 'reject';
+    const base = { canvasId: canvas.id, sessionId: session.id, after: null, unfollow: noFollow };
+    if (active && policy === 'steer') {
+      const text = typeof req.query === 'string' ? req.query : JSON.stringify(req.query ?? '');
+      const steered = await steerMessage(deps, active, text, req.message?.messageId);
+      return { ...base, runId: active.id, after: steered.after, steered };
+    }
+    if (policy === 'enqueue') {
+      const queued = await enqueueMessage({ ...launchDeps(deps), log: deps.log }, { ...turn, session });
+      return { ...base, runId: queued.runId, queued };
+    }
+    if (active && policy === 'interrupt') await interruptRun(deps, session.id, active);
+    else await supersedeIfAbandoned(deps, tenantId, session.id, active);
   }
 
   // A session's next turn is followed from before its run is visible: a next question arriving

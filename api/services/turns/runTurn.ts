@@ -9,6 +9,9 @@ import type { AppDeps } from '../../deps';
 import { startableCanvas } from '../canvasVersions';
 import { launchDeps, startRecordedRun, type LaunchDeps, type LaunchedRun } from '../runLauncher';
 import { beginTurn, checkBeginInputs, createSession, isFirstTurn, type TurnRequest } from '../sessions';
+import { workflowIdFor } from '../../../workflows/definitions';
+import { interruptRun, messagePolicyFor, steerMessage, type MessageOptions, type SteeredMessage } from './messagePolicy';
+import { enqueueMessage, type QueuedTurn } from './messageQueue';
 
 export interface RunStart {
   agentId: string;
@@ -17,9 +20,14 @@ export interface RunStart {
   /** Continue this session (its next turn); null: a new session. */
   sessionId: string | null;
   userId: string;
+  /** What the query does while the session's turn runs (messagePolicy.ts). */
+  message?: MessageOptions;
 }
 
-export async function startRunTurn(deps: AppDeps, tenantId: string, s: RunStart): Promise<LaunchedRun & { sessionId: string }> {
+/** A run request's outcome: the turn started, or (a running session) the message queued or steered. */
+export type RunTurnStart = LaunchedRun & { sessionId: string; queued?: QueuedTurn; steered?: SteeredMessage };
+
+export async function startRunTurn(deps: AppDeps, tenantId: string, s: RunStart): Promise<RunTurnStart> {
   const canvas = await deps.store.canvases.get(tenantId, s.agentId);
   if (!canvas) throw new AppError('NOT_FOUND', `No canvas ${s.agentId}`, { problems: [{ path: '$.body.agent_id', message: 'no such canvas' }] });
   const session = s.sessionId ? await deps.store.sessions.get(tenantId, canvas.id, s.sessionId) : null;
@@ -29,6 +37,20 @@ export async function startRunTurn(deps: AppDeps, tenantId: string, s: RunStart)
   const rows = { store: deps.store, limits: deps.runInputLimits };
   const startable = startableCanvas(canvas, { query: s.query, inputs: s.inputs, files: [] }, rows.limits);
   checkBeginInputs(startable.compiled, { inputs: s.inputs, query: s.query, firstTurn: isFirstTurn(session) });
+  const active = session ? await deps.store.runs.activeForSession(tenantId, session.id) : null;
+  if (session && active?.status === 'running') {
+    const policy = await messagePolicyFor(deps, tenantId, canvas.id, s.message?.policy);
+    if (policy === 'steer') {
+      const steered = await steerMessage(deps, active, s.query, s.message?.messageId);
+      return { runId: active.id, messageId: steered.steerId, workflowId: active.workflow_id, sessionId: session.id, steered };
+    }
+    if (policy === 'enqueue') {
+      const message = { tenantId, canvas, session, query: s.query, inputs: s.inputs, files: [], userId: s.userId };
+      const queued = await enqueueMessage({ ...launchDeps(deps), log: deps.log }, message);
+      return { runId: queued.runId, messageId: queued.messageId, workflowId: workflowIdFor(canvas.id, queued.runId), sessionId: session.id, queued };
+    }
+    if (policy === 'interrupt') await interruptRun(deps, session.id, active);
+  }
   const turnSession =
     session ??
     (await createSession(rows, { tenantId, canvas, name: s.query.slice(0, 250), userId: s.userId, withPrologue: false, compiled: startable.compiled }));

@@ -38,14 +38,23 @@ export async function supersedeIfAbandoned(deps: AppDeps, tenantId: string, sess
   // holding the session is superseded.
   const run = await deps.store.runs.activeForSession(tenantId, sessionId);
   if (run?.id !== active.id || run.status !== 'running') return;
-  await cancelRunById(deps, run, SUPERSEDED_REASON);
+  await endRunForNextTurn(deps, run, sessionId, SUPERSEDED_REASON);
+}
+
+/**
+ * Cancels the run holding the session with `reason` (its events end with run_canceled) and waits
+ * until it has let go of the session: at most SUPERSEDE_WAIT_MS, after that it is terminated.
+ * Superseding an abandoned turn and message_policy `interrupt` (messagePolicy.ts) end a run so.
+ */
+export async function endRunForNextTurn(deps: AppDeps, run: RunRecord, sessionId: string, reason: string): Promise<void> {
+  await cancelRunById(deps, run, reason);
   const deadline = Date.now() + SUPERSEDE_WAIT_MS;
   for (;;) {
     // The run's end is recorded first, then the session let go: wait for the latter.
     const session = await deps.store.sessions.get(run.tenant_id, run.canvas_id, sessionId);
     if (!session || session.active_run_id !== run.id) return;
     if (Date.now() >= deadline) {
-      await terminateAndRelease(deps, sessionId, run.id, SUPERSEDED_REASON);
+      await terminateAndRelease(deps, sessionId, run.id, reason);
       return;
     }
     await new Promise((r) => setTimeout(r, 100));

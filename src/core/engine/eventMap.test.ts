@@ -42,6 +42,7 @@ const samples: RunEvent[] = [
   runEvent(envelope, 'form_reminded', { component_id: 'UserFillUp:f', attempt: 1, channel: 'webhook', delivered: true }),
   runEvent(envelope, 'form_reminded', { component_id: 'UserFillUp:f', attempt: 2, channel: 'email', delivered: false, error: 'refused' }),
   runEvent(envelope, 'form_escalated', { component_ids: ['UserFillUp:f'], waited_s: 86400, goto: ['Message:up'] }),
+  runEvent(envelope, 'message_steered', { steer_id: 'req-1', content: 'Only direct flights.', component_ids: ['Agent:a'] }),
 ];
 
 describe('the run-event map', () => {

@@ -17,7 +17,16 @@ export const RAGFLOW_EVENTS = ['workflow_started', 'node_started', 'node_finishe
  * counterpart of RAGFlow's tool-use trace (Canvas.tool_use_callback); RAGFlow streams no per-step
  * agent event, so neither do we.
  */
-export const EXTENSION_EVENTS = ['run_failed', 'run_canceled', 'message_retry', 'tool_call', 'child_event', 'form_reminded', 'form_escalated'] as const;
+export const EXTENSION_EVENTS = [
+  'run_failed',
+  'run_canceled',
+  'message_retry',
+  'tool_call',
+  'child_event',
+  'form_reminded',
+  'form_escalated',
+  'message_steered',
+] as const;
 export const RUN_EVENT_NAMES = [...RAGFLOW_EVENTS, ...EXTENSION_EVENTS] as const;
 export type RunEventName = (typeof RUN_EVENT_NAMES)[number];
 
@@ -110,6 +119,13 @@ export const EVENT_DATA = {
   form_escalated: z
     .strictObject({ component_ids: z.array(z.string()), waited_s: z.number(), goto: z.array(z.string()) })
     .describe('Extension: nobody answered the form within `escalate_after`; the run goes on at `goto`.'),
+  message_steered: z
+    .strictObject({
+      steer_id: z.string().describe('the request’s message id (Idempotency-Key or message_id): a retried request shows once'),
+      content: z.string(),
+      component_ids: z.array(z.string()).describe('the Agents that take it before their next model request; empty: none could any more'),
+    })
+    .describe('Extension: a message sent while the run works (message_policy steer) reached its running Agents.'),
 } satisfies Record<RunEventName, z.ZodType>;
 
 export type EventData<K extends RunEventName> = z.infer<(typeof EVENT_DATA)[K]>;
@@ -144,6 +160,7 @@ export const RunEventSchema = z.discriminatedUnion('event', [
   eventOf('child_event'),
   eventOf('form_reminded'),
   eventOf('form_escalated'),
+  eventOf('message_steered'),
 ]);
 export type RunEvent = z.infer<typeof RunEventSchema>;
 export type RunEventOf<K extends RunEventName> = Extract<RunEvent, { event: K }>;

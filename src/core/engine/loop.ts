@@ -12,6 +12,7 @@ import { escalatePause, remindPause } from './pauseFollowUp';
 import type { RunState } from './state';
 import { failRun } from './stopRun';
 import type { CallResult, EngineCall } from './step';
+import { steerRun, type SteerMessage } from './steer';
 
 /** What ended a wait at a pause. */
 export type PauseOutcome =
@@ -63,6 +64,11 @@ export interface RunCarrier<H = never> {
    * whatever the calling component's exception handling says; null (or absent) to go on.
    */
   stopAfter?(results: CallResult[]): string | null;
+  /**
+   * Messages steered into the run since the last round (message_policy steer, ./steer.ts): filed
+   * for the running Agents before the round's results go back to the engine. Absent: none.
+   */
+  takeSteered?(): SteerMessage[];
   /** Sees every step the loop moves to (progress queries, a cancel through Temporal). */
   observe?(step: StepResult): void;
 }
@@ -147,6 +153,15 @@ async function afterPause<H>(canvas: CompiledCanvas, paused: StepResult, carrier
   }
 }
 
+/** The run continued with the round's results, after filing the messages steered in meanwhile (their events first). */
+function resumeWithSteered<H>(canvas: CompiledCanvas, step: StepResult, results: CallResult[], carrier: RunCarrier<H>, options: LoopOptions): StepResult {
+  const steered = carrier.takeSteered?.() ?? [];
+  if (steered.length === 0) return resumeRun(canvas, step.state, results, carrier.now(), options);
+  const filed = steerRun(canvas, step.state, steered, carrier.now());
+  const next = resumeRun(canvas, filed.state, results, carrier.now(), options);
+  return { ...next, events: [...filed.events, ...next.events] };
+}
+
 /** Drives a run from `first` until it ends, stops at a pause, or is handed over. */
 export async function runLoop<H>(canvas: CompiledCanvas, first: StepResult, carrier: RunCarrier<H>, options: LoopOptions): Promise<LoopEnd<H>> {
   let step = first;
@@ -190,6 +205,6 @@ export async function runLoop<H>(canvas: CompiledCanvas, first: StepResult, carr
     const stop = canceled === null ? (carrier.stopAfter?.(results) ?? null) : null;
     if (canceled !== null) cancel(canceled);
     else if (stop !== null) moveTo(failRun(canvas, step.state, stop, carrier.now()));
-    else moveTo(resumeRun(canvas, step.state, results, carrier.now(), options));
+    else moveTo(resumeWithSteered(canvas, step, results, carrier, options));
   }
 }

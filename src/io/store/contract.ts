@@ -20,6 +20,7 @@ import type { TenantsRepository } from './tenantTypes';
 import type { RunEvent } from '../../core/engine/runEvents';
 import type { TravelStore } from './travelTypes';
 import type { RunChangesFeed } from './runChanges';
+import type { MessageQueueStore } from './messageQueueTypes';
 import type { SessionState } from '../../core/engine/state';
 
 export type { Db, DbKind, ListOptions, Queryable, QueryResult } from './dbContract';
@@ -43,6 +44,8 @@ export type { ProviderWindows } from './ledgerTypes';
 export type { CallTrace, CallTraces, TracedMessage, TracedRequest, TracedResponse } from './callTraceTypes';
 
 export type { RunChange, RunChangesFeed } from './runChanges';
+
+export type { MessagePolicy, MessageQueueStore, QueuedMessage, QueuedRequest } from './messageQueueTypes';
 
 export type { Ledger, ModelCallEntry, ModelCallReuse, UsageGroup, UsageRow, UsageTotals, SavedTotals } from './ledgerTypes';
 
@@ -243,6 +246,8 @@ export interface Store {
 
   /** What each attempt of a model call sent and got, for the run view's model call panel (callTraces.ts). */
   callTraces: CallTraces;
+  /** Agents' message policies and the messages queued behind a running session turn (messageQueue.ts). */
+  messageQueue: MessageQueueStore;
 
   /** Resolves once the database answers a trivial query (the health probe); rejects otherwise. */
   ping(): Promise<void>;

@@ -5,6 +5,7 @@
  */
 import type { Db } from './contract';
 import { MEMORY_MIGRATION } from './memoryMigration';
+import { MESSAGE_QUEUE_MIGRATION } from './messageQueueMigration';
 import { LEDGER_MIGRATION } from './ledgerMigration';
 import { CALL_TRACE_MIGRATION } from './callTraceMigration';
 import { PIPELINE_MIGRATION } from './pipelineMigration';
@@ -31,6 +32,7 @@ export const MIGRATIONS: readonly Migration[] = [
   MEMORY_MIGRATION,
   TRAVEL_MIGRATION,
   LEDGER_MIGRATION,
+  MESSAGE_QUEUE_MIGRATION,
   CALL_TRACE_MIGRATION,
   RUN_CHANGES_MIGRATION,
   TRAVEL_ITEM_MIGRATION,

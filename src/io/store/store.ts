@@ -8,6 +8,7 @@ import { eventsRepository } from './events';
 import { ledgerRepository } from './ledger';
 import { callTracesRepository } from './callTraces';
 import { mcpServersRepository } from './mcpServers';
+import { messageQueueRepository } from './messageQueue';
 import { memoriesRepository } from './memories';
 import { migrate } from './migrations';
 import { runChangesRepository } from './runChanges';
@@ -62,6 +63,7 @@ export function createStore(db: Db, opts: { vector?: boolean; apiKeySecret?: str
     memories: memoriesRepository(db),
     ledger: ledgerRepository(db),
     callTraces: callTracesRepository(db),
+    messageQueue: messageQueueRepository(db),
     knowledge: {
       datasets: datasetsRepository(db),
       documents: documentsRepository(db),

@@ -6,11 +6,13 @@
  */
 import type { LlmChatResult } from '../callContracts';
 import type { CallOutcome, ComponentContext, Outcome, WorkNotice, ReferenceAddition } from '../definition';
-import { afterReference, ask, finish, roundsExhausted, withSystem, type AgentMemo, type AgentSettings } from './memo';
+import { afterReference, ask, finish, roundsExhausted, withSteeredMessages, withSystem, type AgentMemo, type AgentSettings } from './memo';
 import { plannedCalls, prepareCalls, settleRound } from './toolCalls';
 
-function askModel(s: AgentSettings, memo: AgentMemo, extras: { notices?: WorkNotice[]; reference?: ReferenceAddition } = {}): Outcome {
+function askModel(s: AgentSettings, given: AgentMemo, extras: { notices?: WorkNotice[]; reference?: ReferenceAddition } = {}): Outcome {
   const { p } = s;
+  // Messages steered in while the round ran join the conversation before this request.
+  const memo = withSteeredMessages(given);
   if (memo.round >= p.max_rounds + 1) {
     const messages = [...memo.messages, { role: 'user' as const, content: roundsExhausted(p.max_rounds) }];
     return ask(p, { ...memo, messages }, 'final', { messages: withSystem(memo.system, messages) }, 'final answer (tool rounds used up)', extras);
@@ -32,7 +34,12 @@ export function beginFunctionCalling(s: AgentSettings, memo: AgentMemo): Outcome
 
 /** The model answered: run its tool calls, or finish. */
 function onModel(s: AgentSettings, ctx: ComponentContext, memo: AgentMemo, answer: LlmChatResult): Outcome {
-  if (answer.toolCalls.length === 0) return finish(s.p, memo, answer.content);
+  if (answer.toolCalls.length === 0) {
+    // A message steered in while the model answered is not left unread: the answer joins the
+    // conversation and the model is asked again with it.
+    if (memo.steered?.length) return askModel(s, { ...memo, messages: [...memo.messages, { role: 'assistant', content: answer.content }] });
+    return finish(s.p, memo, answer.content);
+  }
   const assistant = {
     role: 'assistant' as const,
     content: answer.content,

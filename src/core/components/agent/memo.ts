@@ -35,6 +35,22 @@ export interface AgentMemo {
   attempt: number;
   /** `cite` is on and this is not a sub-agent: tool results with chunks turn citations on. */
   citeAllowed: boolean;
+  /** Messages steered into the run (engine/steer.ts) not yet given to the model; absent in older states. */
+  steered?: string[];
+}
+
+/** The memo with its steered messages moved into the conversation as user messages (function calling). */
+export function withSteeredMessages(memo: AgentMemo): AgentMemo {
+  if (!memo.steered?.length) return memo;
+  const { steered, ...rest } = memo;
+  return { ...rest, messages: [...memo.messages, ...steered.map((content) => ({ role: 'user' as const, content }))] };
+}
+
+/** The memo with its steered messages moved into what the ReAct prompts show (its task stays the first request). */
+export function withSteeredObservations(memo: AgentMemo): AgentMemo {
+  if (!memo.steered?.length) return memo;
+  const { steered, ...rest } = memo;
+  return { ...rest, observations: [...memo.observations, ...steered.map((m) => `The user added while you worked: ${m}`)] };
 }
 
 /** The memo after a round whose tools found citable chunks: the system prompt asks for citations. */

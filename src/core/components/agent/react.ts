@@ -8,7 +8,7 @@ import { jsonrepair } from 'jsonrepair';
 import type { LlmChatResult } from '../callContracts';
 import { summarize } from '../tooling';
 import type { CallOutcome, ComponentContext, Outcome, WorkNotice, ReferenceAddition } from '../definition';
-import { afterReference, ask, finish, withSystem, type AgentMemo, type AgentSettings } from './memo';
+import { afterReference, ask, finish, withSteeredObservations, withSystem, type AgentMemo, type AgentSettings } from './memo';
 import { plannedCalls, prepareCalls, settleRound, type RequestedCall } from './toolCalls';
 
 export const COMPLETE_TASK = 'complete_task';
@@ -51,7 +51,9 @@ export function beginReAct(s: AgentSettings, memo: AgentMemo): Outcome {
   );
 }
 
-function plan(s: AgentSettings, memo: AgentMemo, extras: { notices?: WorkNotice[]; reference?: ReferenceAddition } = {}): Outcome {
+function plan(s: AgentSettings, given: AgentMemo, extras: { notices?: WorkNotice[]; reference?: ReferenceAddition } = {}): Outcome {
+  // Messages steered in while the step ran are shown with what happened so far.
+  const memo = withSteeredObservations(given);
   if (memo.round >= s.p.max_rounds + 1) return final(s, memo, '', extras);
   const system = [
     'You plan the next step of a task and call tools to make progress.',
@@ -76,7 +78,8 @@ function plan(s: AgentSettings, memo: AgentMemo, extras: { notices?: WorkNotice[
   return ask(s.p, next, 'plan', { messages: withSystem(system, [{ role: 'user', content: user }]), show: false }, `plan step ${next.round}`, extras);
 }
 
-function final(s: AgentSettings, memo: AgentMemo, draft: string, extras: { notices?: WorkNotice[]; reference?: ReferenceAddition } = {}): Outcome {
+function final(s: AgentSettings, given: AgentMemo, draft: string, extras: { notices?: WorkNotice[]; reference?: ReferenceAddition } = {}): Outcome {
+  const memo = withSteeredObservations(given);
   const findings = memo.observations.length > 0 ? `\n\nWhat the tools found:\n${memo.observations.join('\n\n')}` : '';
   const draftNote = draft ? `\n\nDraft answer:\n${draft}` : '';
   const messages = [
