@@ -14,6 +14,7 @@ import type { Store } from '../../src/io/store/contract';
 import { api, parseSse, startHarness, type Harness, type SseMessage } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 import { startPostgres, type StartedPostgres } from '../helpers/postgres';
+import { skipBecause } from '../helpers/skip';
 import { createAgent, startRun } from '../ui/kit';
 
 const postgres = await startPostgres();
@@ -140,7 +141,8 @@ describe('runs stream', () => {
   });
 
   it('delivers a run started through another API instance on the same database', async (ctx) => {
-    if (!pg) return ctx.skip();
+    if (!pg)
+      return skipBecause(ctx, `PostgreSQL unavailable (${'skipped' in postgres ? postgres.skipped : ''}): a second API instance needs a shared database`);
     let other: FastifyInstance | undefined;
     let otherStore: Store | undefined;
     try {
