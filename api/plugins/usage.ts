@@ -30,7 +30,8 @@ const Totals = z.object({
   total_tokens: z.number(),
   cost: z.number().describe('At MODEL_PRICES, in its currency'),
   unpriced_calls: z.number().describe('Calls of models MODEL_PRICES does not price (cost 0)'),
-  unreported_usage_calls: z.number().describe('Calls whose provider reported no usage (0 tokens, never an estimate)'),
+  unreported_usage_calls: z.number().describe('Finished calls whose provider reported no usage (0 tokens, never an estimate)'),
+  estimated_tokens: z.number().describe('Of the tokens, those estimated (characters ÷ 4) for attempts a cancel cut off mid-stream, where no usage came back'),
 });
 
 const UsageResponse = z.object({

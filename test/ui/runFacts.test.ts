@@ -127,6 +127,10 @@ describe('run facts', () => {
       .poll(() => page.locator('[data-role=run-tokens]').textContent(), { timeout: 15_000 })
       .toBe(`Tokens ≈ ${usage.total_tokens} (${usage.prompt_tokens} in / ${usage.completion_tokens} out)`);
     expect((await listed(agentId))[0]!.usage?.total_tokens).toBe(usage.total_tokens);
+    // The ledger says which of its tokens are estimates (no usage came back from a cut stream).
+    const ledger = (await api(h, 'GET', `/api/v1/usage?run_id=${runId}`)).body as { total: { total_tokens: number; estimated_tokens: number } };
+    expect(ledger.total.estimated_tokens).toBeGreaterThan(0);
+    expect(ledger.total.estimated_tokens).toBeLessThanOrEqual(ledger.total.total_tokens);
   });
 
   it('refuses a required Begin input left blank in the page (no request made) and over HTTP (400 naming the field), and a number for a paragraph', async () => {

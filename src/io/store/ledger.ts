@@ -20,6 +20,7 @@ interface SumRow {
   cost: number | string | null;
   unpriced_calls: number | string;
   unreported_usage_calls: number | string;
+  estimated_tokens: number | string | null;
 }
 
 const SUMS = `count(*) AS calls,
@@ -29,7 +30,8 @@ const SUMS = `count(*) AS calls,
   coalesce(sum(completion_tokens), 0) AS completion_tokens,
   coalesce(sum(cost), 0) AS cost,
   count(*) FILTER (WHERE NOT priced) AS unpriced_calls,
-  count(*) FILTER (WHERE NOT usage_reported AND outcome = 'ok') AS unreported_usage_calls`;
+  count(*) FILTER (WHERE NOT usage_reported AND outcome = 'ok') AS unreported_usage_calls,
+  coalesce(sum(prompt_tokens + completion_tokens) FILTER (WHERE NOT usage_reported AND outcome = 'failed'), 0) AS estimated_tokens`;
 
 function totalsOf(row: SumRow | undefined): UsageTotals {
   const prompt = Number(row?.prompt_tokens ?? 0);
@@ -44,6 +46,7 @@ function totalsOf(row: SumRow | undefined): UsageTotals {
     cost: Number(row?.cost ?? 0),
     unpriced_calls: Number(row?.unpriced_calls ?? 0),
     unreported_usage_calls: Number(row?.unreported_usage_calls ?? 0),
+    estimated_tokens: Number(row?.estimated_tokens ?? 0),
   };
 }
 

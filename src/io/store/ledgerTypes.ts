@@ -59,6 +59,8 @@ export interface UsageTotals {
   unpriced_calls: number;
   /** Calls whose provider reported no usage (counted at 0 tokens). */
   unreported_usage_calls: number;
+  /** Of the tokens above, those estimated (characters ÷ 4) for attempts a cancel cut off mid-stream: no usage came back. */
+  estimated_tokens: number;
 }
 
 export interface UsageRow extends UsageTotals {
