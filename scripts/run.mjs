@@ -38,6 +38,7 @@ if (command === 'start') {
     state: 'bench/stateCopy.ts',
     streams: 'bench/streamCapacity.ts',
     iteration: 'bench/iteration.ts',
+    scale: 'bench/scale.ts',
   };
   const chosen = args.length > 0 ? args : Object.keys(benches);
   for (const name of chosen) {
