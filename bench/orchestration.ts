@@ -10,9 +10,7 @@
 import os from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import OpenAI from 'openai';
 import { silentLogger } from '../src/io/log';
-import { pooledFetch } from '../src/io/net';
 import { buildApp } from '../api/app';
 import type { LlmChatRequest } from '../src/core/components/callContracts';
 import { compileCanvas, runInProcess, type CallResult, type CompiledCanvas, type EngineCall } from '../src/core/engine';
@@ -20,9 +18,11 @@ import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
 import type { CanvasRecord } from '../src/io/store/contract';
 import { dsl } from '../test/helpers/canvasKit';
 import { chainCanvas, median, REPEATS, runBench, startBenchEnvironment, startBenchRun, table } from './common';
-import { createFloorWorker, floorStartToActivity, runsPerSecond, timeFloor } from './floor/harness';
-import { DbMeter } from './startPhases';
-import { medianAt, medianSlope, pairedRatio, repeatChains, sampled } from './chainRepeats';
+import { createFloorWorker, runsPerSecond, timeFloor } from './floor/harness';
+import { measureTtft, TimedDbMeter, ttftMedian, type TtftSample } from './ttft';
+import { targetRows, TARGET_HEADER, type TargetFigure } from './targets';
+import { printSnapshotCost, snapshotCostRows } from './snapshotCost';
+import { medianAt, medianSlope, pairedRatio, repeatChains } from './chainRepeats';
 import { historyCounts, medianRows, PHASE_NAMES, PHASE_RUNS, phaseMedians, RUN_SPAN_NAMES, spansOf, type Phase, type RunSpan } from './historyPhases';
 
 /** Chain lengths the per-node slope is fitted over (BENCH_CHAIN=1,11,21). */
@@ -48,7 +48,7 @@ const ratio = (ours: number, floor: number) => `${(ours / floor).toFixed(2)}×`;
 
 async function main(): Promise<void> {
   const load = [os.loadavg()[0]!];
-  const meter = new DbMeter();
+  const meter = new TimedDbMeter();
   const bench = await startBenchEnvironment({}, { wrapDb: (db) => meter.wrap(db) });
   const { llm, store, client, worker, activities } = bench;
   const floor = await createFloorWorker(bench.address, { modelUrl: llm.url });
@@ -70,6 +70,8 @@ async function main(): Promise<void> {
   const figures: string[][] = [];
   const snapshotRows: string[][] = []; // a node's time with and without batch snapshots (RUN_SNAPSHOTS=off), time travel's cost
   const counts: string[][] = [];
+  /** Issue 37's targets against the same-work floors (bench/targets.ts). */
+  const targets: TargetFigure[] = [];
   /** Where a node's time goes in the longest chain (medians of a few runs' history times). */
   const phases: Record<'floor' | 'floorModel' | 'ours', Array<Record<Phase, number>>> = { floor: [], floorModel: [], ours: [] };
   /** Where the fixed cost goes: the shortest runs' time (start call → result) split by their histories. */
@@ -167,14 +169,17 @@ async function main(): Promise<void> {
         `${ratio(perOurs, perFloor)}; ${ratio(perOurs, perFloorModel)}; ${ratio(perOurs, perFloorLocal)}`,
         `${paired('floorActivity')}; ${paired('floorModel')}; ${paired('floorLocal')}`,
       ]);
+      const pairedModel = pairedRatio(repeats, 'ours', 'floorModel');
+      targets.push({
+        name: 'per model node, ms (one activity streaming the model)',
+        kind: 'at most',
+        bound: 1.15,
+        floor: perFloorModel,
+        ours: perOurs,
+        paired: pairedModel,
+      });
       figures.push(['per inline node, ms', '0', ms(per('oursInline')), '—', '']);
-      const perNoSnapshots = per('oursNoSnapshots');
-      snapshotRows.push(
-        ['per activity node, snapshots on (default), ms', ms(perOurs)],
-        ['per activity node, snapshots off (RUN_SNAPSHOTS=off), ms', ms(perNoSnapshots)],
-        ['snapshots cost per node, ms (on − off)', ms(perOurs - perNoSnapshots)],
-        ['paired: median of per-repeat ratios on / off', `${pairedRatio(repeats, 'ours', 'oursNoSnapshots').toFixed(2)}×`],
-      );
+      snapshotRows.push(...snapshotCostRows(perOurs, per('oursNoSnapshots'), pairedRatio(repeats, 'ours', 'oursNoSnapshots')));
       figures.push(['  (same activity node run by the in-process engine, ms)', '', ms(per('inProcess')), '', '']);
 
       // Fixed cost of a run: an empty workflow (the target's floor), and one whose end is a local
@@ -193,49 +198,34 @@ async function main(): Promise<void> {
         `${paired('floorEmpty', shortest)}; ${paired('floorDurable', shortest)}`,
       ]);
 
-      // Time to first token: the floor's start → activity running against API request → first
-      // `message` event, less the raw model stream's own time to first token.
-      // Through the client our model calls use, so that what is subtracted is the model's own time.
-      const raw = new OpenAI({ baseURL: llm.url, apiKey: 'x', maxRetries: 0, fetch: pooledFetch });
+      targets.push({
+        name: 'fixed cost per run, ms (the empty run that records its end)',
+        kind: 'at most',
+        bound: 1.3,
+        floor: fixed.durable,
+        ours: fixed.ours,
+        paired: pairedRatio(repeats, 'oursInline', 'floorDurable', shortest),
+      });
+
+      // Time to first token: the floor's start → activity running (and, for the same-work floor,
+      // the API's own statements before the start) against API request → first `message` event,
+      // less the raw model stream's own time to first token (bench/ttft.ts).
       await store.tenants.addApiKey('bench', 'bench-key');
       const app = await buildApp({ store, temporal: client, taskQueue: bench.taskQueue, runSettings: DEFAULT_RUN_SETTINGS, log: silentLogger });
       await app.listen({ port: 0, host: '127.0.0.1' });
-      const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
       const agent = await store.canvases.create({ tenantId: 'bench', title: 'ttft', dsl: streamCanvas('answer') });
       const tokenAgent = await store.canvases.create({ tenantId: 'bench', title: 'token path', dsl: streamCanvas('tokenpath') });
-      /** API request → first `message` event at the client, and that moment (performance.now()). */
-      const firstMessage = async (agentId: string): Promise<{ after: number; at: number }> => {
-        const t = performance.now();
-        const res = await fetch(`${base}/api/v1/agents/chat/completions`, {
-          method: 'POST',
-          headers: { authorization: 'Bearer bench-key', 'content-type': 'application/json' },
-          body: JSON.stringify({ agent_id: agentId, query: 'hi', stream: true }),
-        });
-        const reader = res.body!.getReader();
-        const decoder = new TextDecoder();
-        let buf = '';
-        let at = 0;
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          buf += decoder.decode(value, { stream: true });
-          if (at === 0 && buf.includes('"event":"message"')) at = performance.now();
-        }
-        if (at === 0) throw new Error('the stream had no message event');
-        return { after: at - t, at };
-      };
-      const ttftRepeats = await sampled(REPEATS, async () => {
-        const t = performance.now();
-        const stream = await raw.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true });
-        let rawTtft = 0;
-        for await (const _ of stream) {
-          rawTtft ||= performance.now() - t;
-        }
-        const api = await firstMessage(agent.id);
-        const token = await firstMessage(tokenAgent.id);
-        return { floor: await floorStartToActivity(floor.client, floor), raw: rawTtft, api: api.after, tokenPath: token.at - modelFirstToken };
+      const ttftRepeats = await measureTtft(REPEATS, {
+        base: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`,
+        agentId: agent.id,
+        tokenAgentId: tokenAgent.id,
+        modelUrl: llm.url,
+        meter,
+        client,
+        floor,
+        modelFirstToken: () => modelFirstToken,
       });
-      const ttft = (k: 'floor' | 'raw' | 'api' | 'tokenPath') => median(ttftRepeats.map((x) => x[k]));
+      const ttft = (k: keyof TtftSample) => ttftMedian(ttftRepeats, k);
       const added = ttft('api') - ttft('raw');
       figures.push([
         'added time to first token, ms (start → activity running; request → first message − raw model)',
@@ -244,6 +234,14 @@ async function main(): Promise<void> {
         ratio(added, ttft('floor')),
         `${median(ttftRepeats.map((x) => (x.api - x.raw) / x.floor)).toFixed(2)}×`,
       ]);
+      targets.push({
+        name: `added time to first token, ms (start → activity running + the API's ${ttft('apiStatementCount')} statements before its start, ${ms(ttft('apiStatements'))} ms)`,
+        kind: 'at most',
+        bound: 1.3,
+        floor: median(ttftRepeats.map((x) => x.floor + x.apiStatements)),
+        ours: added,
+        paired: median(ttftRepeats.map((x) => (x.api - x.raw) / (x.floor + x.apiStatements))),
+      });
       figures.push(['model first token → client first token, ms', '—', ms(ttft('tokenPath')), '—', '']);
 
       // Throughput: LANES clients, each starting its next run when its last one ended. One batch
@@ -266,13 +264,15 @@ async function main(): Promise<void> {
         ratio(oursRps, floorRps),
         `${median(rps.ratios).toFixed(2)}× (${Math.min(...rps.ratios).toFixed(2)}–${Math.max(...rps.ratios).toFixed(2)})`,
       ]);
+      targets.push({ name: 'runs/s (one activity)', kind: 'at least', bound: 1, floor: floorRps, ours: oursRps, paired: median(rps.ratios) });
       await app.close();
     }),
   );
   load.push(os.loadavg()[0]!);
   const title = `agent-canvas beside bare Temporal on the same dev server (${REPEATS} repeats, medians; chains of ${CHAIN.join(', ')} nodes; zero-latency scripted model; ${os.cpus().length} cores, load ${load.map((l) => l.toFixed(1)).join(' → ')})`;
   table(title, ['metric', 'floor', 'agent-canvas', 'ratio', 'paired: median of per-repeat ratios'], figures);
-  table(`batch snapshots for time travel (chains of ${CHAIN.join(', ')} LLM nodes, ${REPEATS} repeats, medians)`, ['', 'value'], snapshotRows);
+  printSnapshotCost(CHAIN, REPEATS, snapshotRows);
+  table(`targets against same-work floors (judged on the paired ratio; load ${load.map((l) => l.toFixed(1)).join(' → ')})`, TARGET_HEADER, targetRows(targets));
   // Round trips per run (the shortest chain: Begin → one LLM node) and per further LLM node.
   const byChain = new Map(counts.map((c) => [Number(c[0]!.split('|')[0]), new Map(c.map((x) => [x.split('|')[1]!, Number(x.split('|')[2])]))]));
   const [first, last] = [CHAIN[0]!, CHAIN[CHAIN.length - 1]!];

@@ -8,21 +8,16 @@
  * BENCH_PAUSED_REMIND=1: each pause also reminds after 30 days and escalates after 60
  * (UserFillUp `remind_after`, `escalate_after`): its timers live in the Temporal server.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { launchRun } from '../api/services/runLauncher';
-import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
 import { openStore } from '../src/io/store/store';
-import type { Store } from '../src/io/store/contract';
 import { obtainTemporalCli } from '../src/io/temporal/cli';
 import { pickFreePort } from '../src/io/temporal/ports';
 import { startDevServer } from '../src/io/temporal/devServer';
-import { dsl } from '../test/helpers/canvasKit';
 import { startPostgres } from '../test/helpers/postgres';
 import { submitInputsUpdate } from '../workflows/definitions';
 import { printTable, root, runBench } from './common';
+import { pauseMany, rssMiB, startWorker } from './pausedWorker';
 
 const RUNS = Number(process.env.BENCH_PAUSED_RUNS ?? 1000);
 const DAY_S = 24 * 3600;
@@ -31,32 +26,6 @@ const FOLLOW_UP =
   process.env.BENCH_PAUSED_REMIND === '1'
     ? { remind_after: 30 * DAY_S, remind_max: 1, remind_webhook: 'https://hooks.example.test/remind', escalate_after: 60 * DAY_S, escalate_goto: ['Message:m'] }
     : {};
-
-/** Resident memory of a process, MiB (Linux /proc). */
-function rssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmRSS:'));
-  return Number(line?.replace(/\D+/g, '') ?? 0) / 1024;
-}
-
-function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('agent-canvas is running')) resolve(proc);
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${out.slice(-2000)}`)));
-  });
-}
 
 /** The worker's sticky workflow cache size (the SDK's `temporal_sticky_cache_size` gauge on its /metrics), or null. */
 async function cachedWorkflows(metricsPort: number): Promise<number | null> {
@@ -67,30 +36,6 @@ async function cachedWorkflows(metricsPort: number): Promise<number | null> {
   } catch {
     return null;
   }
-}
-
-async function pauseMany(store: Store, client: Client, taskQueue: string, n: number): Promise<string[]> {
-  const canvas = await store.canvases.create({
-    tenantId: 'bench',
-    title: `paused ${taskQueue} ${n} ${Date.now()}`,
-    dsl: dsl({
-      begin: { name: 'Begin', downstream: ['UserFillUp:ok'] },
-      'UserFillUp:ok': { name: 'UserFillUp', params: { tips: 'Approve?', inputs: { approved: { type: 'boolean' } }, ...FOLLOW_UP }, downstream: ['Message:m'] },
-      'Message:m': { name: 'Message', params: { content: ['approved: {UserFillUp:ok@approved}'] } },
-    }),
-  });
-  const deps = { store, client, taskQueue, settings: DEFAULT_RUN_SETTINGS };
-  const ids: string[] = [];
-  for (let i = 0; i < n; i += 50) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(50, n - i) }, () =>
-        launchRun(deps, { tenantId: 'bench', canvas, sessionId: null, query: '', inputs: null, files: [], userId: 'u', session: null }),
-      ),
-    );
-    ids.push(...batch.map((b) => b.runId));
-  }
-  for (const id of ids) while ((await store.runs.getById(id))?.status !== 'paused') await new Promise((r) => setTimeout(r, 50));
-  return ids;
 }
 
 async function main(): Promise<void> {
@@ -119,10 +64,10 @@ async function main(): Promise<void> {
       API_KEY: 'bench-paused-key',
       WORKER_MAX_CACHED_WORKFLOWS: String(cache),
     });
-    await pauseMany(store, client, taskQueue, 20); // warm-up: the workflow bundle is loaded
+    await pauseMany(store, client, taskQueue, 20, FOLLOW_UP); // warm-up: the workflow bundle is loaded
     await new Promise((r) => setTimeout(r, 2000));
     const before = rssMiB(worker.pid!);
-    const ids = await pauseMany(store, client, taskQueue, RUNS);
+    const ids = await pauseMany(store, client, taskQueue, RUNS, FOLLOW_UP);
     await new Promise((r) => setTimeout(r, 2000));
     const after = rssMiB(worker.pid!);
     rows.push([`worker RSS, no paused runs → ${RUNS} paused (${label}), MiB`, `${before.toFixed(0)} → ${after.toFixed(0)}`]);

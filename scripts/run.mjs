@@ -39,6 +39,7 @@ if (command === 'start') {
     streams: 'bench/streamCapacity.ts',
     iteration: 'bench/iteration.ts',
     flood: 'bench/flood.ts',
+    scale: 'bench/scale.ts',
   };
   const chosen = args.length > 0 ? args : Object.keys(benches);
   for (const name of chosen) {
