@@ -9,15 +9,10 @@
  * (UserFillUp `remind_after`, `escalate_after`): its timers live in the Temporal server.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { openStore } from '../src/io/store/store';
-import { obtainTemporalCli } from '../src/io/temporal/cli';
 import { pickFreePort } from '../src/io/temporal/ports';
-import { startDevServer } from '../src/io/temporal/devServer';
-import { startPostgres } from '../test/helpers/postgres';
 import { submitInputsUpdate } from '../workflows/definitions';
-import { printTable, root, runBench } from './common';
-import { pauseMany, rssMiB, startWorker } from './pausedWorker';
+import { printTable, runBench } from './common';
+import { pauseMany, rssMiB, startPausedEnvironment, startWorker } from './pausedWorker';
 
 const RUNS = Number(process.env.BENCH_PAUSED_RUNS ?? 1000);
 const DAY_S = 24 * 3600;
@@ -39,15 +34,8 @@ async function cachedWorkflows(metricsPort: number): Promise<number | null> {
 }
 
 async function main(): Promise<void> {
-  const pg = await startPostgres();
-  if ('skipped' in pg) throw new Error(`this benchmark needs PostgreSQL: ${pg.skipped}`);
-  const cli = await obtainTemporalCli({ projectRoot: root });
-  if (!cli) throw new Error('no Temporal CLI');
-  const server = await startDevServer({ cliPath: cli.path });
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection });
-  const store = await openStore({ databaseUrl: pg.url });
-  await store.tenants.ensure('bench', 'bench');
+  const env = await startPausedEnvironment();
+  const { pg, server, client, store } = env;
   const rows: Array<[string, string]> = [];
   for (const cache of [2000, 100] as const) {
     const taskQueue = `paused-${randomUUID()}`;
@@ -89,10 +77,7 @@ async function main(): Promise<void> {
   }
   const kind = process.env.BENCH_PAUSED_REMIND === '1' ? ' with remind_after 30 days and escalate_after 60 days' : '';
   printTable(`agent-canvas paused-runs benchmark (${RUNS} runs waiting at a UserFillUp${kind}; worker process on PostgreSQL)`, rows);
-  await store.close();
-  await connection.close();
-  await server.stop();
-  await pg.stop();
+  await env.close();
 }
 
 runBench(main);

@@ -5,7 +5,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { Client } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
+import { openStore } from '../src/io/store/store';
+import { obtainTemporalCli } from '../src/io/temporal/cli';
+import { startDevServer } from '../src/io/temporal/devServer';
+import { startPostgres } from '../test/helpers/postgres';
 import { launchRun } from '../api/services/runLauncher';
 import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
 import type { Store } from '../src/io/store/contract';
@@ -69,4 +73,29 @@ export async function pauseMany(store: Store, client: Client, taskQueue: string,
   }
   for (const id of ids) while ((await store.runs.getById(id))?.status !== 'paused') await new Promise((r) => setTimeout(r, 50));
   return ids;
+}
+
+/** Debian PostgreSQL, a dev server, a client and the store (tenant `bench`): what the paused benches run on. */
+export async function startPausedEnvironment() {
+  const pg = await startPostgres();
+  if ('skipped' in pg) throw new Error(`this benchmark needs PostgreSQL: ${pg.skipped}`);
+  const cli = await obtainTemporalCli({ projectRoot: root });
+  if (!cli) throw new Error('no Temporal CLI');
+  const server = await startDevServer({ cliPath: cli.path });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection });
+  const store = await openStore({ databaseUrl: pg.url });
+  await store.tenants.ensure('bench', 'bench');
+  return {
+    pg,
+    server,
+    client,
+    store,
+    async close(): Promise<void> {
+      await store.close();
+      await connection.close();
+      await server.stop();
+      await pg.stop();
+    },
+  };
 }

@@ -13,17 +13,12 @@
  */
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
-import { openStore } from '../src/io/store/store';
-import { obtainTemporalCli } from '../src/io/temporal/cli';
-import { startDevServer } from '../src/io/temporal/devServer';
 import { dsl } from '../test/helpers/canvasKit';
-import { startPostgres } from '../test/helpers/postgres';
 import { startWebSearchServer } from '../test/helpers/webSearchServer';
 import { submitInputsUpdate } from '../workflows/definitions';
-import { printTable, root, runBench, startBenchEnvironment, startBenchRun } from './common';
-import { pauseMany, rssMiB, startWorker } from './pausedWorker';
+import { printTable, runBench, startBenchEnvironment, startBenchRun } from './common';
+import { pauseMany, rssMiB, startPausedEnvironment, startWorker } from './pausedWorker';
 
 const PAUSED = Number(process.env.BENCH_SCALE_PAUSED ?? 10_000);
 const STEP = Number(process.env.BENCH_SCALE_STEP ?? 2500);
@@ -38,15 +33,8 @@ const HISTORY_LIMIT = { events: 10_000, bytes: 10 * 1024 * 1024 };
 const load = () => `load ${os.loadavg()[0]!.toFixed(1)}`;
 
 async function pausedAtScale(rows: Array<[string, string]>): Promise<void> {
-  const pg = await startPostgres();
-  if ('skipped' in pg) throw new Error(`this benchmark needs PostgreSQL: ${pg.skipped}`);
-  const cli = await obtainTemporalCli({ projectRoot: root });
-  if (!cli) throw new Error('no Temporal CLI');
-  const server = await startDevServer({ cliPath: cli.path });
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection });
-  const store = await openStore({ databaseUrl: pg.url });
-  await store.tenants.ensure('bench', 'bench');
+  const env = await startPausedEnvironment();
+  const { pg, server, client, store } = env;
   const taskQueue = `scale-${randomUUID()}`;
   const worker = await startWorker({
     AGENT_CANVAS_ROLE: 'worker',
@@ -95,10 +83,7 @@ async function pausedAtScale(rows: Array<[string, string]>): Promise<void> {
   rows.push([`worker RSS after the answers, MiB [${load()}]`, rssMiB(worker.pid!).toFixed(0)]);
   worker.kill('SIGTERM');
   await new Promise((r) => worker.once('exit', r));
-  await store.close();
-  await connection.close();
-  await server.stop();
-  await pg.stop();
+  await env.close();
 }
 
 async function agentsAtScale(rows: Array<[string, string]>): Promise<void> {

@@ -3,6 +3,7 @@
  * sessionStorage: gone when the tab closes). Our routes answer with HTTP statuses; RAGFlow's
  * (/api/v1/agents...) with `{code, data}` on HTTP 200 — both come back here as data or an ApiError.
  */
+import { readSse } from './sse.js';
 const KEY = 'agent-canvas.api-key';
 
 export const session = {
@@ -80,32 +81,16 @@ export async function followEvents(runId, { onEvent, onConnection, signal }) {
       if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => null));
       onConnection?.('live');
       attempt = 0;
-      const reader = res.body.getReader();
-      const decoder = new TextDecoder();
-      let buffer = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        let cut;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          let id = null;
-          const data = [];
-          for (const line of block.split('\n')) {
-            if (line.startsWith('id:')) id = line.slice(3).trim();
-            else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-          }
-          if (data.length === 0) continue;
-          const text = data.join('\n');
-          if (text === '[DONE]') {
-            onConnection?.('ended');
-            return;
-          }
-          if (id) lastId = id;
-          onEvent(JSON.parse(text), id);
-        }
+      let ended = false;
+      await readSse(res, (text, id) => {
+        if (text === '[DONE]') return (ended = true);
+        if (id) lastId = id;
+        onEvent(JSON.parse(text), id);
+        return false;
+      });
+      if (ended) {
+        onConnection?.('ended');
+        return;
       }
     } catch (err) {
       if (signal.aborted) return;

@@ -1,7 +1,8 @@
 /**
  * Reading a server-sent event stream from a fetch response (fetch, not EventSource, so the API key
  * travels in a header). Calls `onMessage(text, id)` for each message with data; returns when the
- * stream ends. Comment lines (keepalives) are skipped.
+ * stream ends, or as soon as `onMessage` returns true (the reader is then released). Comment lines
+ * (keepalives) are skipped.
  */
 export async function readSse(res, onMessage) {
   const reader = res.body.getReader();
@@ -21,7 +22,10 @@ export async function readSse(res, onMessage) {
         if (line.startsWith('id:')) id = line.slice(3).trim();
         else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
       }
-      if (data.length > 0) onMessage(data.join('\n'), id);
+      if (data.length > 0 && onMessage(data.join('\n'), id) === true) {
+        await reader.cancel();
+        return;
+      }
     }
   }
 }
