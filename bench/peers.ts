@@ -9,11 +9,13 @@
  * `--quick` is a smoke run with small sizes (test/bench/peers.test.ts).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import pg from 'pg';
 import { obtainTemporalCli } from '../src/io/temporal/cli';
+import { WORKFLOW_BUNDLER_OPTIONS, workflowsPath } from '../src/io/temporal/bundle';
 import { startDevServer } from '../src/io/temporal/devServer';
 import { startPostgres } from '../test/helpers/postgres';
 import { startScriptedLlm } from '../test/helpers/scriptedLlm';
@@ -23,10 +25,14 @@ import type { Job } from './peers/child';
 import { PEERS, type PeerName } from './peers/registry';
 import { chainFigures, markdownTable, type Cell, type ChainResult, type CrashResult, type MapResult, type PauseResult, type Row } from './peers/report';
 
-const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1]?.split(',');
+const flag = (name: string) =>
+  process.argv
+    .find((a) => a.startsWith(`--${name}=`))
+    ?.split('=')[1]
+    ?.split(',');
 const QUICK = process.argv.includes('--quick');
 const SIZES = QUICK
-  ? { repeats: 3, runs: 20, lanes: 20, items: 20, pauses: 20, jobTimeoutMs: 240_000 }
+  ? { repeats: 2, runs: 10, lanes: 5, items: 10, pauses: 10, jobTimeoutMs: 240_000 }
   : { repeats: 15, runs: 200, lanes: 20, items: 1000, pauses: 1000, jobTimeoutMs: 1_800_000 };
 const CONCURRENCY = [1, 32];
 /** The crashed chain's length, each of its model calls' answer delay, and the call during which its process is killed. */
@@ -110,6 +116,13 @@ async function main(): Promise<void> {
   if (!cli) throw new Error('no Temporal CLI');
   const temporal = await startDevServer({ cliPath: cli.path });
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'agent-canvas-peers-'));
+  // agent-canvas's workers load one workflow bundle built here (WORKER_WORKFLOW_BUNDLE, as a
+  // deployment that ships a built bundle runs), so that no child spends its time in webpack.
+  if (peerNames.some((p) => p.startsWith('agent-canvas'))) {
+    const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(root), ...WORKFLOW_BUNDLER_OPTIONS, logger: new DefaultLogger('ERROR') });
+    process.env.WORKER_WORKFLOW_BUNDLE = path.join(scratch, 'workflow-bundle.js');
+    writeFileSync(process.env.WORKER_WORKFLOW_BUNDLE, bundle.code);
+  }
   const contextOf = (peer: PeerName, tag: string): PeerContext => ({
     modelUrl: llm.url,
     databaseUrl: peer.startsWith('LangGraph') ? databases.peers_langgraph! : peer.startsWith('DBOS') ? databases.peers_dbos! : databases.peers_agent_canvas!,
@@ -120,7 +133,11 @@ async function main(): Promise<void> {
 
   const cells = new Map<string, Cell[]>();
   const put = (label: string, i: number, cell: Cell) => {
-    if (!cells.has(label)) cells.set(label, Array.from({ length: peerNames.length }, () => '—'));
+    if (!cells.has(label))
+      cells.set(
+        label,
+        Array.from({ length: peerNames.length }, () => '—'),
+      );
     cells.get(label)![i] = cell;
   };
   const labels = {
@@ -134,6 +151,7 @@ async function main(): Promise<void> {
     finished: '(d) killed mid-run: finished after restart',
     repeated: '(d) model calls repeated',
     recovery: '(d) restart → run finished, s',
+    boot: '(d) of which the new process starting, s',
   };
   for (const [i, peer] of peerNames.entries()) {
     const cannot = (await PEERS[peer]()).cannot ?? {};
@@ -141,7 +159,14 @@ async function main(): Promise<void> {
     process.stderr.write(`peers: ${peer}\n`);
     if (SHAPES.includes('chain')) {
       try {
-        const r = (await runChild({ peer, ctx: contextOf(peer, tag), shape: 'chain', repeats: SIZES.repeats, runs: SIZES.runs, lanes: SIZES.lanes })) as ChainResult;
+        const r = (await runChild({
+          peer,
+          ctx: contextOf(peer, tag),
+          shape: 'chain',
+          repeats: SIZES.repeats,
+          runs: SIZES.runs,
+          lanes: SIZES.lanes,
+        })) as ChainResult;
         const f = chainFigures(r, (id) => firstCallAt.get(id));
         put(labels.perNode, i, f.perNode);
         put(labels.fixed, i, f.fixed);
@@ -171,20 +196,25 @@ async function main(): Promise<void> {
       }
     }
     if (SHAPES.includes('crash')) {
-      if (cannot.crash) for (const l of [labels.finished, labels.repeated, labels.recovery]) put(l, i, `cannot: ${cannot.crash}`);
+      if (cannot.crash) for (const l of [labels.finished, labels.repeated, labels.recovery, labels.boot]) put(l, i, `cannot: ${cannot.crash}`);
       else
         try {
           const r = await crashAndRecover(peer, contextOf(peer, tag), tag, callsOf, onCall);
           put(labels.finished, i, r.finished ? 'yes' : 'no');
           put(labels.repeated, i, r.finished ? r.repeated : '—');
           put(labels.recovery, i, r.finished ? r.recoveryMs / 1000 : '—');
+          put(labels.boot, i, r.finished ? r.openMs / 1000 : '—');
         } catch (err) {
-          for (const l of [labels.finished, labels.repeated, labels.recovery]) put(l, i, reason(err));
+          for (const l of [labels.finished, labels.repeated, labels.recovery, labels.boot]) put(l, i, reason(err));
         }
     }
   }
   load.push(os.loadavg()[0]!);
-  const rows: Row[] = [...cells].map(([label, row]) => ({ label, digits: label.includes('calls repeated') ? 0 : label.includes('KiB') ? 0 : label.includes('ms') ? 2 : 1, cells: row }));
+  const rows: Row[] = [...cells].map(([label, row]) => ({
+    label,
+    digits: label.includes('calls repeated') ? 0 : label.includes('KiB') ? 0 : label.includes('ms') ? 2 : 1,
+    cells: row,
+  }));
   process.stdout.write(
     `\n### Peers${QUICK ? ' (--quick: small sizes, a smoke run)' : ''}\n\n` +
       `${os.cpus().length} cores, node ${process.version}, load ${load.map((l) => l.toFixed(1)).join(' → ')}; scripted model with zero latency ` +
@@ -221,8 +251,8 @@ async function crashAndRecover(peer: PeerName, ctx: PeerContext, tag: string, ca
   if ((callsOf.get(runId) ?? 0) < CRASH.killDuringCall) throw new Error(`the run made ${callsOf.get(runId) ?? 0} calls before its process ended`);
   const t = now();
   const result = await runChild({ peer, ctx, shape: 'crash-recover', runId, nodes: CRASH.nodes }, { timeoutMs: CRASH.recoverTimeoutMs });
-  if (result === 'killed') return { finished: false, repeated: 0, recoveryMs: 0 };
-  return { finished: true, repeated: (callsOf.get(runId) ?? 0) - CRASH.nodes, recoveryMs: now() - t };
+  if (result === 'killed') return { finished: false, repeated: 0, recoveryMs: 0, openMs: 0 };
+  return { finished: true, repeated: (callsOf.get(runId) ?? 0) - CRASH.nodes, recoveryMs: now() - t, openMs: (result as { openMs: number }).openMs };
 }
 
 runBench(main);

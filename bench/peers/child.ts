@@ -26,9 +26,11 @@ function settledRss(): number {
 /** Runs `n` jobs over `lanes` loops, each starting its next when its last ended. */
 async function lanes(n: number, width: number, job: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
-    while (next < n) await job(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(width, n) }, async () => {
+      while (next < n) await job(next++);
+    }),
+  );
 }
 
 async function chainShape(peer: Peer, job: Extract<Job, { shape: 'chain' }>) {
@@ -60,14 +62,15 @@ async function chainShape(peer: Peer, job: Extract<Job, { shape: 'chain' }>) {
 async function mapShape(peer: Peer, job: Extract<Job, { shape: 'map' }>) {
   /** Wall time per concurrency, or why that map failed. */
   const wallMs: Record<number, number | string> = {};
-  await peer.map(newRunId('mapwarm'), 4, 4);
+  await peer.map(newRunId('mapwarm'), 4, job.concurrency.at(-1)!);
   for (const c of job.concurrency) {
     const t = now();
     try {
       await peer.map(newRunId(`map${c}`), job.items, c);
       wallMs[c] = now() - t;
     } catch (err) {
-      wallMs[c] = `failed: ${err instanceof Error ? err.message : String(err)}`;
+      const message = err instanceof Error ? err.message : String(err);
+      wallMs[c] = message.startsWith('cannot:') ? message : `failed: ${message}`;
     }
   }
   return { wallMs };

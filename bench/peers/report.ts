@@ -26,6 +26,8 @@ export interface CrashResult {
   repeated: number;
   /** Restart (a new process spawned) → the run finished. */
   recoveryMs: number;
+  /** Of which the new process's start (loading the peer, opening its database, a worker polling). */
+  openMs: number;
 }
 
 /** A figure, or why there is none ("cannot: …", "failed: …"). */
