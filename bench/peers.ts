@@ -218,7 +218,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `\n### Peers${QUICK ? ' (--quick: small sizes, a smoke run)' : ''}\n\n` +
       `${os.cpus().length} cores, node ${process.version}, load ${load.map((l) => l.toFixed(1)).join(' → ')}; scripted model with zero latency ` +
-      `(crash runs: ${CRASH.delayMs} ms a call); medians of ${SIZES.repeats} repeats; (ratio) = figure ÷ agent-canvas (PGlite)'s.\n\n` +
+      `(crash runs: ${CRASH.delayMs} ms a call); medians of ${SIZES.repeats} repeats; (ratio) = figure ÷ ${peerNames[0]}'s.\n\n` +
       `${markdownTable(peerNames, rows)}\n`,
   );
   await temporal.stop();

@@ -76,7 +76,9 @@ function langgraphPeer(kind: 'postgres' | 'sqlite'): PeerModule {
           // Seen with LangGraph 1.7.3: at maxConcurrency 1 the runner ends the step once no task is
           // running, after the first Send; the graph then finishes without the other items.
           if (out.labels.length !== items)
-            throw new Error(`cannot: maxConcurrency ${concurrency} ran ${out.labels.length} of ${items} Sends, then ended the step without error (1.7.3)`);
+            throw new Error(
+              `cannot: maxConcurrency ${concurrency} ends the step after its first task, ${out.labels.length} of ${items} labels, no error (1.7.3)`,
+            );
         },
         pause: async (runId) => void (await pause.invoke({ runId }, config(runId))),
         resume: async (runId) => void (await pause.invoke(new Command({ resume: true }), config(runId))),
