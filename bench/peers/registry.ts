@@ -10,6 +10,5 @@ export const PEERS = {
   'DBOS (PostgreSQL)': async () => (await import('./dbos')).dbosPostgres,
 } satisfies Record<string, () => Promise<PeerModule>>;
 
+/** The first is what the others' ratios are taken against. */
 export type PeerName = keyof typeof PEERS;
-/** What each peer's ratios are taken against. */
-export const REFERENCE: PeerName = 'agent-canvas (PGlite)';
