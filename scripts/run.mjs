@@ -3,7 +3,7 @@
 //
 //   node scripts/run.mjs start [args for server/main.ts]
 //   node scripts/run.mjs test  [args for vitest]      (AGENT_CANVAS_SKIP_LINT=1 skips typecheck, lint, layers)
-//   node scripts/run.mjs bench [orchestration|agent|paused|retrieval|starts|devserver|pipeline|model|state|streams|iteration|flood]  (benchmarks, print tables; default: all)
+//   node scripts/run.mjs bench [orchestration|agent|paused|retrieval|starts|devserver|pipeline|model|state|streams|iteration|flood|scale|peers] [--flags]  (benchmarks, print tables; default: all; --flags go to each bench)
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -40,15 +40,18 @@ if (command === 'start') {
     iteration: 'bench/iteration.ts',
     flood: 'bench/flood.ts',
     scale: 'bench/scale.ts',
+    peers: 'bench/peers.ts',
   };
-  const chosen = args.length > 0 ? args : Object.keys(benches);
+  const flags = args.filter((a) => a.startsWith('--'));
+  const names = args.filter((a) => !a.startsWith('--'));
+  const chosen = names.length > 0 ? names : Object.keys(benches);
   for (const name of chosen) {
     if (!benches[name]) {
       console.error(`unknown benchmark ${name}; choose from ${Object.keys(benches).join(', ')}`);
       process.exitCode = 2;
       break;
     }
-    process.exitCode = await exitCodeOf(spawn(process.execPath, ['--expose-gc', '--import', 'tsx', benches[name]], { cwd: root, stdio: 'inherit' }));
+    process.exitCode = await exitCodeOf(spawn(process.execPath, ['--expose-gc', '--import', 'tsx', benches[name], ...flags], { cwd: root, stdio: 'inherit' }));
     if (process.exitCode !== 0) break;
   }
 } else {
