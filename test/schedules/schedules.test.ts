@@ -1,6 +1,7 @@
 /**
  * Agent schedules over HTTP on the dev server's Temporal Schedules: an interval schedule fires
- * normal runs (own sessions, started_by schedule), a paused one does not until triggered, overlap
+ * normal runs (own sessions, started_by schedule), a one-minute cron fires at the minute, a paused
+ * one does not until triggered, overlap
  * skip takes no action while the previous run still runs, and another tenant cannot see them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,6 +75,27 @@ describe('agent schedules', () => {
     }
     expect((await api(h, 'GET', `/api/v1/agents/${agentId}/schedules/${s.id}`)).status).toBe(404);
   }, 120_000);
+
+  it('fire a one-minute cron schedule at the minute, in its time zone', async () => {
+    h.llm.whenPromptIncludes('Minute cron.', { content: 'on the minute' });
+    const agentId = await createAgent('Minute cron.');
+    const s = await schedule(agentId, { cron: '* * * * *', time_zone: 'Asia/Kolkata', query: 'tick' });
+    try {
+      // Temporal computes the next minute boundary; the first action is at most a minute away.
+      const next = Date.parse(s.next_action_times[0]!);
+      expect(new Date(next).getUTCSeconds()).toBe(0);
+      expect(next - Date.now()).toBeLessThanOrEqual(61_000);
+      const runs = await until(
+        'the cron run',
+        () => runsOf(agentId),
+        (r) => r.some((x) => x.status === 'finished'),
+        100_000,
+      );
+      expect(runs.find((x) => x.status === 'finished')!.started_by).toEqual({ kind: 'schedule', id: s.id });
+    } finally {
+      await remove(agentId, s.id);
+    }
+  }, 150_000);
 
   it('take no action while paused, and one when triggered now', async () => {
     h.llm.whenPromptIncludes('Paused schedule.', { content: 'triggered' });
