@@ -1,9 +1,8 @@
 /**
- * Runs (or reuses, or connects to) the Temporal server the product needs.
- *
- * `startDevServer` spawns `temporal server start-dev`; `connectOrStartTemporal` is the one call
- * `npm start` and the tests use: TEMPORAL_ADDRESS → the CLI `obtainTemporalCli` finds or builds.
- * Production needs no `@temporalio/testing` (a dev dependency): the CLI is the dev server.
+ * Runs (or reuses, or connects to) the Temporal server the product needs. `startDevServer` spawns
+ * `temporal server start-dev`; `connectOrStartTemporal` is the one call `npm start` and the tests
+ * use: TEMPORAL_ADDRESS → the CLI `obtainTemporalCli` finds or builds; production needs no
+ * `@temporalio/testing` (a dev dependency): the CLI is the dev server.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, promises as fs, openSync } from 'node:fs';
@@ -38,6 +37,8 @@ export interface StartDevServerOptions {
   log?: (line: string) => void;
   /** Replaces {@link DEV_SERVER_TUNING} and {@link DEV_SERVER_FILE_TUNING} (benchmarks compare settings; the product never passes it). */
   tuning?: readonly string[];
+  /** Task-queue fairness on ({@link FAIRNESS_TUNING}): `npm start` with TEMPORAL_DEV_FAIRNESS=on. */
+  fairness?: boolean;
 }
 
 const READY_TIMEOUT_MS = 60_000;
@@ -103,6 +104,7 @@ export async function startDevServer(opts: StartDevServerOptions): Promise<DevSe
     '--log-level',
     'warn',
     ...(opts.tuning ?? DEV_SERVER_TUNING),
+    ...(opts.fairness ? FAIRNESS_TUNING : []),
   ];
   if (opts.dbFile) {
     await fs.mkdir(path.dirname(opts.dbFile), { recursive: true });
@@ -184,7 +186,7 @@ export async function connectOrStartTemporal(opts: {
     );
   }
   const logFile = opts.persistent ? files.logFile : undefined;
-  return startDevServer({ cliPath: cli.path, ...placement, ui: opts.ui, logFile, log });
+  return startDevServer({ cliPath: cli.path, ...placement, ui: opts.ui, logFile, log, fairness: process.env.TEMPORAL_DEV_FAIRNESS === 'on' });
 }
 
 /** Registers any missing product search attributes on an existing server (they are idempotent to add). */
