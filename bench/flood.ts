@@ -15,6 +15,7 @@ import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
 import { DEV_SERVER_TUNING, FAIRNESS_TUNING } from '../src/io/temporal/devServer';
 import { dsl } from '../test/helpers/canvasKit';
 import { percentile } from './startPhases';
+import { firstMessage } from './ttft';
 import { chainCanvas, median, runBench, startBenchEnvironment, table, type BenchEnvironment } from './common';
 
 const FLOOD = Number(process.env.BENCH_FLOOD_RUNS ?? 500);
@@ -86,27 +87,7 @@ async function flood(bench: BenchEnvironment): Promise<Outcome> {
 }
 
 /** Request → the first `message` event (the answer's first token) at the client, ms. */
-async function firstToken(base: string, agentId: string, i: number): Promise<number> {
-  const t = performance.now();
-  const res = await fetch(`${base}/api/v1/agents/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: 'Bearer bench-key', 'content-type': 'application/json' },
-    body: JSON.stringify({ agent_id: agentId, query: `question ${i}`, stream: true }),
-  });
-  if (!res.ok || !res.body) throw new Error(`tenant B's question ${i}: HTTP ${res.status}`);
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  let buf = '';
-  let at = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buf += decoder.decode(value, { stream: true });
-    if (at === 0 && buf.includes('"event":"message"')) at = performance.now() - t;
-  }
-  if (at === 0) throw new Error(`tenant B's question ${i}: the stream had no message event`);
-  return at;
-}
+const firstToken = async (base: string, agentId: string, i: number): Promise<number> => (await firstMessage(base, agentId, `question ${i}`)).after;
 
 /** A progress line on stderr (the table goes to stdout). */
 const progress = (line: string) => process.stderr.write(`flood: ${line}\n`);

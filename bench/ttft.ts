@@ -55,14 +55,15 @@ export interface TtftDeps {
 }
 
 /** API request → first `message` event at the client, and that moment (performance.now()). */
-async function firstMessage(base: string, agentId: string): Promise<{ after: number; at: number }> {
+export async function firstMessage(base: string, agentId: string, query = 'hi'): Promise<{ after: number; at: number }> {
   const t = performance.now();
   const res = await fetch(`${base}/api/v1/agents/chat/completions`, {
     method: 'POST',
     headers: { authorization: 'Bearer bench-key', 'content-type': 'application/json' },
-    body: JSON.stringify({ agent_id: agentId, query: 'hi', stream: true }),
+    body: JSON.stringify({ agent_id: agentId, query, stream: true }),
   });
-  const reader = res.body!.getReader();
+  if (!res.ok || !res.body) throw new Error(`"${query}": HTTP ${res.status}`);
+  const reader = res.body.getReader();
   const decoder = new TextDecoder();
   let buf = '';
   let at = 0;
@@ -72,7 +73,7 @@ async function firstMessage(base: string, agentId: string): Promise<{ after: num
     buf += decoder.decode(value, { stream: true });
     if (at === 0 && buf.includes('"event":"message"')) at = performance.now();
   }
-  if (at === 0) throw new Error('the stream had no message event');
+  if (at === 0) throw new Error(`"${query}": the stream had no message event`);
   return { after: at - t, at };
 }
 
