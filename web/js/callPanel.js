@@ -102,11 +102,23 @@ function callView(c, i) {
   );
 }
 
+/** The calls last loaded per (run, node): a panel the live stream redraws shows them at once, without a "loading…" gap. */
+const loadedCalls = new Map();
+
+function show(box, calls) {
+  replace(box, calls.length ? calls.map(callView) : h('p', { class: 'muted', 'data-role': 'no-calls' }, 'This node made no model call (yet).'));
+}
+
 async function load(box, runId, nodeId) {
-  replace(box, h('p', { class: 'muted' }, 'loading…'));
+  const key = `${runId}|${nodeId}`;
+  if (loadedCalls.has(key)) show(box, loadedCalls.get(key));
+  else replace(box, h('p', { class: 'muted' }, 'loading…'));
   try {
     const { calls } = await get(`/api/v1/runs/${encodeURIComponent(runId)}/calls?node=${encodeURIComponent(nodeId)}`);
-    replace(box, calls.length ? calls.map(callView) : h('p', { class: 'muted', 'data-role': 'no-calls' }, 'This node made no model call (yet).'));
+    // Unchanged calls are not drawn again (what a reader has unfolded stays so).
+    if (JSON.stringify(calls) === JSON.stringify(loadedCalls.get(key))) return;
+    loadedCalls.set(key, calls);
+    show(box, calls);
   } catch (err) {
     replace(box, h('div', { class: 'error-box' }, `Model calls: ${err.message}`));
   }
