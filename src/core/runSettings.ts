@@ -25,6 +25,11 @@ export interface RunSettings {
   pauseTimeoutS?: number | null;
   /** Keep batch snapshots for time travel (RUN_SNAPSHOTS); false: the run cannot be forked. Absent: kept. */
   snapshots?: boolean;
+  /**
+   * Runs of one tenant in flight at once (TENANT_MAX_RUNS); a run started beyond it waits in its
+   * workflow until one ends (workflows/admission.ts). Absent: no cap.
+   */
+  tenantMaxRuns?: number;
   /** How deep this run is nested in InvokeCanvas child runs (0: a top-level run). */
   nestingDepth?: number;
 }

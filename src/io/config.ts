@@ -34,6 +34,8 @@ const EnvSchema = z.object({
   RUN_CONTINUE_AS_NEW_EVENTS: z.coerce.number().int().min(100).max(50_000).default(DEFAULT_RUN_SETTINGS.continueAsNewAfterEvents),
   // Batch snapshots for time travel (docs/ARCHITECTURE.md, "Time travel"); off: runs cannot be forked.
   RUN_SNAPSHOTS: z.enum(['on', 'off']).default('on'),
+  // Runs of one tenant in flight at once; later ones wait their turn (docs/ARCHITECTURE.md, "Fair share"). Unset: no cap.
+  TENANT_MAX_RUNS: z.coerce.number().int().min(1).max(100_000).optional(),
   MCP_STDIO_COMMANDS: z.string().default(''),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2, 'must be at least 2').default(100),
   // Slots of one worker (server/boot/worker.ts, WORKER_CAPACITY): activities (model streams, tools)
@@ -175,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, projectRoot: string): AppConf
       continueAsNewAfterEvents: e.RUN_CONTINUE_AS_NEW_EVENTS,
       pauseTimeoutS: e.RUN_PAUSE_TIMEOUT ?? null,
       ...(e.RUN_SNAPSHOTS === 'off' ? { snapshots: false } : {}),
+      ...(e.TENANT_MAX_RUNS ? { tenantMaxRuns: e.TENANT_MAX_RUNS } : {}),
     },
     workerMaxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
     workerCapacity: { activities: e.WORKER_MAX_ACTIVITIES, workflowTasks: e.WORKER_MAX_WORKFLOW_TASKS, localActivities: e.WORKER_MAX_LOCAL_ACTIVITIES },

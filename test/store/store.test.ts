@@ -21,6 +21,7 @@ import { eventCases } from './cases/eventCases';
 import { knowledgeCases } from './cases/knowledgeCases';
 import { ledgerCases } from './cases/ledgerCases';
 import { callTraceCases } from './cases/callTraceCases';
+import { admissionCases } from './cases/admissionCases';
 import { runChangeCases } from './cases/runChangeCases';
 import { messageQueueCases } from './cases/messageQueueCases';
 import { runEndCases } from './cases/runEndCases';
@@ -108,6 +109,7 @@ describe.each(backends)('store on %s', (_name, backend) => {
     describe('cost ledger', () => ledgerCases(ctx));
     describe('model call traces', () => callTraceCases(ctx));
     describe('message queue', () => messageQueueCases(ctx));
+    describe('tenant admission', () => admissionCases(ctx));
     describe('run index', () => runIndexCases(ctx));
     describe('run changes feed', () => runChangeCases(ctx));
     describe('run files', () => runFileCases(ctx));

@@ -225,6 +225,10 @@ export async function runPage(main, runId) {
     replace(
       outcome,
       model.status === 'failed' ? h('div', { class: 'error-box', 'data-role': 'run-error' }, model.error ?? run.error ?? 'failed') : null,
+      // Started beyond TENANT_MAX_RUNS: it starts when one of the tenant's runs ends (workflows/admission.ts).
+      run.waiting_for_tenant && !ENDED.has(model.status)
+        ? h('p', { class: 'muted', 'data-role': 'tenant-wait' }, "Waiting for its turn: the tenant's runs in flight are at TENANT_MAX_RUNS")
+        : null,
       model.status === 'canceled' ? canceledNote(model.cancelReason ?? run.cancel_reason) : null,
       model.status === 'finished' && model.outputs !== null && typeof model.outputs === 'object'
         ? h('details', {}, h('summary', {}, 'Outputs'), pre(model.outputs))
@@ -243,7 +247,7 @@ export async function runPage(main, runId) {
       const fresh = await get(`/api/v1/runs/${encodeURIComponent(runId)}`).catch(() => null);
       if (!fresh) return;
       progress = fresh.nodes ?? progress;
-      Object.assign(run, { usage: fresh.usage, cancel_reason: fresh.cancel_reason ?? run.cancel_reason });
+      Object.assign(run, { usage: fresh.usage, cancel_reason: fresh.cancel_reason ?? run.cancel_reason, waiting_for_tenant: fresh.waiting_for_tenant ?? null });
       run.children = fresh.children ?? run.children;
       if (fresh.diff && !run.diff) renderDiff(diffBox, Object.assign(run, { diff: fresh.diff }));
       if (model.status === 'paused') model.pausedIds = fresh.pending_inputs?.component_ids ?? [];

@@ -21,6 +21,7 @@ import type { RunEvent } from '../../core/engine/runEvents';
 import type { TravelStore } from './travelTypes';
 import type { RunChangesFeed } from './runChanges';
 import type { MessageQueueStore } from './messageQueueTypes';
+import type { AdmissionStore } from './admissionTypes';
 import type { SessionState } from '../../core/engine/state';
 
 export type { Db, DbKind, ListOptions, Queryable, QueryResult } from './dbContract';
@@ -46,6 +47,7 @@ export type { CallTrace, CallTraces, TracedMessage, TracedRequest, TracedRespons
 export type { RunChange, RunChangesFeed } from './runChanges';
 
 export type { MessagePolicy, MessageQueueStore, QueuedMessage, QueuedRequest } from './messageQueueTypes';
+export type { Admission, AdmissionStore } from './admissionTypes';
 
 export type { Ledger, ModelCallEntry, ModelCallReuse, UsageGroup, UsageRow, UsageTotals, SavedTotals } from './ledgerTypes';
 
@@ -248,6 +250,8 @@ export interface Store {
   callTraces: CallTraces;
   /** Agents' message policies and the messages queued behind a running session turn (messageQueue.ts). */
   messageQueue: MessageQueueStore;
+  /** Runs in flight per tenant under TENANT_MAX_RUNS, and the runs waiting their turn (admission.ts). */
+  admission: AdmissionStore;
 
   /** Resolves once the database answers a trivial query (the health probe); rejects otherwise. */
   ping(): Promise<void>;

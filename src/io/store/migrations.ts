@@ -16,6 +16,7 @@ import { RUNS_LIST_MIGRATION } from './runsListMigration';
 import { STREAM_FENCE_MIGRATION } from './streamFenceMigration';
 import { TRAVEL_MIGRATION } from './travelMigration';
 import { TRAVEL_ITEM_MIGRATION } from './travelItemMigration';
+import { ADMISSION_MIGRATION } from './admissionMigration';
 
 export type { Migration };
 
@@ -36,6 +37,7 @@ export const MIGRATIONS: readonly Migration[] = [
   CALL_TRACE_MIGRATION,
   RUN_CHANGES_MIGRATION,
   TRAVEL_ITEM_MIGRATION,
+  ADMISSION_MIGRATION,
 ];
 
 /**

@@ -7,6 +7,7 @@ import { openDb } from './db';
 import { eventsRepository } from './events';
 import { ledgerRepository } from './ledger';
 import { callTracesRepository } from './callTraces';
+import { admissionRepository } from './admission';
 import { mcpServersRepository } from './mcpServers';
 import { messageQueueRepository } from './messageQueue';
 import { memoriesRepository } from './memories';
@@ -64,6 +65,7 @@ export function createStore(db: Db, opts: { vector?: boolean; apiKeySecret?: str
     ledger: ledgerRepository(db),
     callTraces: callTracesRepository(db),
     messageQueue: messageQueueRepository(db),
+    admission: admissionRepository(db),
     knowledge: {
       datasets: datasetsRepository(db),
       documents: documentsRepository(db),

@@ -1,0 +1,64 @@
+/**
+ * Tenant admission (TENANT_MAX_RUNS; docs/ARCHITECTURE.md, "Fair share"). A run the API started
+ * beyond its tenant's cap waits here before its first step: durably, holding no worker slot or
+ * memory, woken by the `admit` signal of a run that ended and made room. A wake-up that is lost (the
+ * ending run's worker died between admitting and signalling, a run terminated by hand, a place
+ * freed by a pause) costs at most one {@link RECHECK} interval: the waiting run then asks the store
+ * itself. Ending runs admit the next ones (the store decides who, under a per-tenant lock).
+ */
+import { condition, getExternalWorkflowHandle, patched, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../activities/activityTypes';
+import { admitSignal, cancelSignal, type CanvasRunInput } from './definitions';
+
+/** The patch under which runs started beyond their tenant's cap wait, and ending runs admit the next ones. */
+export const TENANT_ADMISSION_PATCH = 'tenant-admission';
+
+/** How often a waiting run asks the store whether its turn came, when no run woke it. */
+const RECHECK = '15 seconds';
+
+const admission = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+/** Whether the run takes part in admission (the API gated it, and this code knows the patch). */
+const gated = (input: CanvasRunInput, cap: number | undefined): cap is number =>
+  input.admission !== undefined && cap !== undefined && patched(TENANT_ADMISSION_PATCH);
+
+/**
+ * Waits until the run's turn comes. Returns the reason of a cancel that came while it waited (the
+ * run then starts canceled, running nothing), else null.
+ */
+export async function waitForAdmission(input: CanvasRunInput): Promise<string | null> {
+  const cap = input.settings.tenantMaxRuns;
+  if (!input.admission?.waiting || input.checkpoint || !gated(input, cap)) return null;
+  let admitted = false;
+  let canceled: string | null = null;
+  setHandler(admitSignal, () => {
+    admitted = true;
+  });
+  // Replaced by the run's own handler once it starts (workflows/workflowCarrier.ts).
+  setHandler(cancelSignal, (reason?: string) => {
+    canceled ??= reason?.trim() || 'canceled by request';
+  });
+  while (!admitted && canceled === null) {
+    if (await condition(() => admitted || canceled !== null, RECHECK)) break;
+    admitted = await admission.claimAdmission({ tenantId: input.tenantId, runId: input.runId, cap });
+  }
+  return canceled;
+}
+
+/** At the run's end: admits the tenant's waiting runs it made room for, and wakes them. */
+export async function admitNext(input: CanvasRunInput): Promise<void> {
+  const cap = input.settings.tenantMaxRuns;
+  if (!gated(input, cap)) return;
+  const woken = await admission.admitWaiting({ tenantId: input.tenantId, cap });
+  // A run that is gone (terminated, never started) has nobody to wake.
+  await Promise.all(
+    woken.map((id) =>
+      getExternalWorkflowHandle(id)
+        .signal(admitSignal)
+        .catch(() => undefined),
+    ),
+  );
+}
