@@ -2,7 +2,7 @@
  * Tenant admission's activities (workflows/admission.ts): a waiting run asks whether its turn came;
  * an ending run admits the waiting runs its place (and any other free one) makes room for.
  */
-import type { Store } from '../src/io/store/contract';
+import type { AdmissionTurn, Store } from '../src/io/store/contract';
 
 export interface AdmissionInput {
   tenantId: string;
@@ -12,8 +12,8 @@ export interface AdmissionInput {
 
 export function createAdmissionActivities(deps: { store: Store }) {
   return {
-    /** Whether the waiting run may start now (it is admitted then). */
-    async claimAdmission(input: AdmissionInput & { runId: string }): Promise<boolean> {
+    /** Whether the waiting run may start now (it is admitted then); else how many wait before it. */
+    async claimAdmission(input: AdmissionInput & { runId: string }): Promise<AdmissionTurn> {
       return deps.store.admission.claim({ ...input, now: Date.now() });
     },
     /** Admits the oldest waiting runs of the tenant there is room for; their workflow ids, to wake. */

@@ -1,73 +1,132 @@
 /**
- * Fair share under a flood (`npm run bench -- flood`, issue 35): tenant A starts 500 runs at once
- * (each three model calls of BENCH_FLOOD_LATENCY_MS) while tenant B asks one streamed question at
- * a time over HTTP; B's time to first token is compared with B's on an idle system. Run twice on
- * fresh dev servers: with the task queue first-in first-out (the dev server's default) and with
- * Temporal's task-queue fairness on (`matching.enableFairness`, keyed by tenant as every run is
- * started: api/services/runLauncher.ts). Prints numbers; asserts nothing.
+ * Fair share under a flood (`npm run bench -- flood`, issue 35), on a deployment's topology: an API
+ * (this process: Fastify, the run launcher), two worker processes, PostgreSQL, a Temporal dev
+ * server and the scripted model. Tenant A starts 500 runs at once (each three model calls of
+ * BENCH_FLOOD_LATENCY_MS) while tenant B asks one streamed question every BENCH_FLOOD_PROBE_EVERY_MS
+ * until A's flood is done; B's time to first token is compared with B's on the idle system.
+ * Each mode on a fresh dev server and database: the task queue first-in first-out (the dev server's
+ * default), Temporal's task-queue fairness on (keyed by tenant: api/services/runLauncher.ts), and
+ * fairness with TENANT_MAX_RUNS (workflows/admission.ts). Prints numbers; asserts nothing.
  */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import pg from 'pg';
 import { buildApp } from '../api/app';
 import { launchRun } from '../api/services/runLauncher';
 import { silentLogger } from '../src/io/log';
-import { DEFAULT_RUN_SETTINGS } from '../src/core/runSettings';
-import { DEV_SERVER_TUNING, FAIRNESS_TUNING } from '../src/io/temporal/devServer';
+import { DEFAULT_RUN_SETTINGS, type RunSettings } from '../src/core/runSettings';
+import { openStore } from '../src/io/store/store';
+import type { Store } from '../src/io/store/contract';
+import { WORKFLOW_BUNDLER_OPTIONS, workflowsPath } from '../src/io/temporal/bundle';
+import { obtainTemporalCli } from '../src/io/temporal/cli';
+import { DEV_SERVER_TUNING, FAIRNESS_TUNING, startDevServer } from '../src/io/temporal/devServer';
 import { dsl } from '../test/helpers/canvasKit';
+import { startPostgres } from '../test/helpers/postgres';
+import { startScriptedLlm, type ScriptedLlm } from '../test/helpers/scriptedLlm';
+import { startWorkerProcess } from '../test/helpers/workerProcess';
 import { percentile } from './startPhases';
 import { firstMessage } from './ttft';
-import { chainCanvas, median, runBench, startBenchEnvironment, table, type BenchEnvironment } from './common';
+import { chainCanvas, median, root, runBench, table } from './common';
 
 const FLOOD = Number(process.env.BENCH_FLOOD_RUNS ?? 500);
 const PROBES = Number(process.env.BENCH_FLOOD_PROBES ?? 7);
 /** How often tenant B asks while the flood lasts. */
 const PROBE_EVERY_MS = Number(process.env.BENCH_FLOOD_PROBE_EVERY_MS ?? 2000);
 const LATENCY_MS = Number(process.env.BENCH_FLOOD_LATENCY_MS ?? 200);
+const CAP = Number(process.env.BENCH_FLOOD_CAP ?? 10);
+const WORKERS = Number(process.env.BENCH_FLOOD_WORKERS ?? 2);
+
+interface Mode {
+  name: string;
+  tuning: readonly string[];
+  cap?: number;
+}
+
+const MODES: Record<string, Mode> = {
+  fifo: { name: 'first-in first-out (dev server default)', tuning: DEV_SERVER_TUNING },
+  fair: { name: 'fairness on (FAIRNESS_TUNING)', tuning: [...DEV_SERVER_TUNING, ...FAIRNESS_TUNING] },
+  'fair+cap': { name: `fairness on, TENANT_MAX_RUNS=${CAP}`, tuning: [...DEV_SERVER_TUNING, ...FAIRNESS_TUNING], cap: CAP },
+  'fifo+cap': { name: `first-in first-out, TENANT_MAX_RUNS=${CAP}`, tuning: DEV_SERVER_TUNING, cap: CAP },
+};
 
 interface Outcome {
   idle: number[];
   flooded: number[];
   floodMs: number;
   floodFailed: number;
+  /** Most of A's model calls open at the model at once. */
+  mostAtOnce: number;
 }
 
-async function measure(tuning: readonly string[]): Promise<Outcome> {
-  const bench = await startBenchEnvironment({}, { devServerTuning: tuning });
+interface Shared {
+  postgresUrl: string;
+  bundlePath: string;
+  cliPath: string;
+  llm: ScriptedLlm;
+}
+
+async function freshDatabase(url: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS ${name}`);
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  return url.replace(/\/[^/]+$/, `/${name}`);
+}
+
+async function measure(shared: Shared, mode: Mode, key: string): Promise<Outcome> {
+  const databaseUrl = await freshDatabase(shared.postgresUrl, `flood_${key.replace(/\W/g, '_')}`);
+  // Benches register API keys: any secret will do for a store that lives as long as the bench.
+  const store = await openStore({ databaseUrl, apiKeySecret: randomBytes(32).toString('hex') });
+  const server = await startDevServer({ cliPath: shared.cliPath, tuning: mode.tuning });
+  const connection = await Connection.connect({ address: server.address });
+  const taskQueue = 'flood';
+  const workers = await Promise.all(
+    Array.from({ length: WORKERS }, () =>
+      startWorkerProcess({ temporalAddress: server.address, taskQueue, databaseUrl, llmUrl: shared.llm.url, bundlePath: shared.bundlePath }),
+    ),
+  );
   try {
-    return await bench.worker.runUntil(() => flood(bench));
+    const settings: RunSettings = { ...DEFAULT_RUN_SETTINGS, ...(mode.cap ? { tenantMaxRuns: mode.cap } : {}) };
+    return await flood(store, new Client({ connection }), taskQueue, settings, shared.llm);
   } finally {
-    await bench.close();
+    await Promise.all(workers.map((w) => w.kill()));
+    await connection.close();
+    await store.close();
+    await server.stop();
   }
 }
 
-async function flood(bench: BenchEnvironment): Promise<Outcome> {
-  const { llm, store, client } = bench;
-  {
-    llm.when(() => ({ until: delay(LATENCY_MS), then: { content: 'ok, an answer' } }));
-    await store.tenants.ensure('tenant-a', 'a');
-    await store.tenants.ensure('tenant-b', 'b');
-    await store.tenants.addApiKey('tenant-b', 'bench-key');
-    const flooder = await store.canvases.create({ tenantId: 'tenant-a', title: 'flood', dsl: chainCanvas('activity', 3) });
-    const asker = await store.canvases.create({
-      tenantId: 'tenant-b',
-      title: 'asker',
-      dsl: dsl({
-        begin: { name: 'Begin', downstream: ['LLM:a'] },
-        'LLM:a': { name: 'LLM', params: { llm_id: 'b@OpenAI', sys_prompt: 'answer' }, downstream: ['Message:m'] },
-        'Message:m': { name: 'Message', params: { content: ['{LLM:a@content}'] } },
-      }),
-    });
-    const app = await buildApp({ store, temporal: client, taskQueue: bench.taskQueue, runSettings: DEFAULT_RUN_SETTINGS, log: silentLogger });
-    await app.listen({ port: 0, host: '127.0.0.1' });
+async function flood(store: Store, client: Client, taskQueue: string, settings: RunSettings, llm: ScriptedLlm): Promise<Outcome> {
+  await store.tenants.ensure('tenant-a', 'a');
+  await store.tenants.ensure('tenant-b', 'b');
+  await store.tenants.addApiKey('tenant-b', 'bench-key');
+  const flooder = await store.canvases.create({ tenantId: 'tenant-a', title: 'flood', dsl: chainCanvas('activity', 3) });
+  const asker = await store.canvases.create({
+    tenantId: 'tenant-b',
+    title: 'asker',
+    dsl: dsl({
+      begin: { name: 'Begin', downstream: ['LLM:a'] },
+      'LLM:a': { name: 'LLM', params: { llm_id: 'b@OpenAI', sys_prompt: 'answer' }, downstream: ['Message:m'] },
+      'Message:m': { name: 'Message', params: { content: ['{LLM:a@content}'] } },
+    }),
+  });
+  const app = await buildApp({ store, temporal: client, taskQueue, runSettings: settings, log: silentLogger });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
     const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-    progress('environment up');
-    await firstToken(base, asker.id, -1); // warm-up: the bundle, connections, the canvas's first compile
-    progress('warm');
+    await firstToken(base, asker.id, -1); // warm-up: the workers' first tasks, connections, the canvas's first compile
     const idle: number[] = [];
     for (let i = 0; i < PROBES; i++) idle.push(await firstToken(base, asker.id, i));
-
     progress(`idle: ${idle.map((x) => x.toFixed(0)).join(' ')} ms; flooding`);
-    const deps = { store, client, taskQueue: bench.taskQueue, settings: DEFAULT_RUN_SETTINGS };
+
+    const callsBefore = llm.calls.length;
+    const deps = { store, client, taskQueue, settings };
     const started = performance.now();
     const handles = await Promise.all(
       Array.from({ length: FLOOD }, () =>
@@ -75,15 +134,35 @@ async function flood(bench: BenchEnvironment): Promise<Outcome> {
       ),
     );
     progress(`${FLOOD} started in ${(performance.now() - started).toFixed(0)} ms`);
-    const results = Promise.allSettled(handles.map((h) => client.workflow.getHandle(h.workflowId).result()));
+    let done = false;
+    const results = Promise.allSettled(handles.map((h) => client.workflow.getHandle(h.workflowId).result())).finally(() => (done = true));
     const flooded: number[] = [];
-    for (let i = 0; i < PROBES; i++) flooded.push(await firstToken(base, asker.id, 100 + i));
+    for (let i = 0; !done; i++) {
+      const asked = performance.now();
+      flooded.push(await firstToken(base, asker.id, 100 + i));
+      await Promise.race([results, delay(Math.max(0, PROBE_EVERY_MS - (performance.now() - asked)))]);
+    }
     progress(`flooded: ${flooded.map((x) => x.toFixed(0)).join(' ')} ms`);
     const settled = await results;
     const floodMs = performance.now() - started;
+    const floodCalls = llm.calls.slice(callsBefore).filter((c) => c.body.model === 'bench');
+    return { idle, flooded, floodMs, floodFailed: settled.filter((s) => s.status === 'rejected').length, mostAtOnce: mostOpen(floodCalls) };
+  } finally {
     await app.close();
-    return { idle, flooded, floodMs, floodFailed: settled.filter((s) => s.status === 'rejected').length };
   }
+}
+
+/** Most calls open at once (from their start and end at the model). */
+function mostOpen(calls: Array<{ startedAt: number; endedAt: number | null }>): number {
+  const edges = calls.flatMap((c): Array<[number, number]> => [
+    [c.startedAt, 1],
+    [c.endedAt ?? Infinity, -1],
+  ]);
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let most = 0;
+  for (const [, d] of edges) most = Math.max(most, (open += d));
+  return most;
 }
 
 /** Request → the first `message` event (the answer's first token) at the client, ms. */
@@ -94,29 +173,46 @@ const progress = (line: string) => process.stderr.write(`flood: ${line}\n`);
 
 async function main(): Promise<void> {
   const load = os.loadavg()[0]!;
+  const keys = (process.env.BENCH_FLOOD_MODES ?? 'fifo,fair,fair+cap').split(',').map((k) => k.trim());
+  const unknown = keys.filter((k) => !MODES[k]);
+  if (unknown.length) throw new Error(`BENCH_FLOOD_MODES: unknown ${unknown.join(', ')}; known: ${Object.keys(MODES).join(', ')}`);
+  const postgres = await startPostgres();
+  if ('skipped' in postgres) throw new Error(`this benchmark needs PostgreSQL: ${postgres.skipped}`);
+  const cli = await obtainTemporalCli({ projectRoot: root });
+  if (!cli) throw new Error('no Temporal CLI');
+  const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(root), ...WORKFLOW_BUNDLER_OPTIONS, logger: new DefaultLogger('WARN') });
+  const bundlePath = path.join(mkdtempSync(path.join(os.tmpdir(), 'flood-bundle-')), 'workflow-bundle.js');
+  writeFileSync(bundlePath, bundle.code);
+  const llm = await startScriptedLlm();
+  llm.when(() => ({ until: delay(LATENCY_MS), then: { content: 'ok, an answer' } }));
   const rows: string[][] = [];
-  for (const [name, tuning] of [
-    ['first-in first-out (dev server default)', DEV_SERVER_TUNING],
-    ['task-queue fairness on (FAIRNESS_TUNING)', [...DEV_SERVER_TUNING, ...FAIRNESS_TUNING]],
-  ] as const) {
-    const o = await measure(tuning);
-    const idle = median(o.idle);
-    const flooded = median(o.flooded);
-    rows.push([
-      name,
-      idle.toFixed(0),
-      flooded.toFixed(0),
-      `${(flooded / idle).toFixed(2)}×`,
-      percentile(o.flooded, 90).toFixed(0),
-      Math.max(...o.flooded).toFixed(0),
-      String(o.flooded.length),
-      `${(o.floodMs / 1000).toFixed(1)} s`,
-      String(o.floodFailed),
-    ]);
+  try {
+    for (const key of keys) {
+      const mode = MODES[key]!;
+      progress(mode.name);
+      const o = await measure({ postgresUrl: postgres.url, bundlePath, cliPath: cli.path, llm }, mode, key);
+      const idle = median(o.idle);
+      const flooded = median(o.flooded);
+      const worst = Math.max(...o.flooded);
+      rows.push([
+        mode.name,
+        idle.toFixed(0),
+        `${flooded.toFixed(0)} (${(flooded / idle).toFixed(2)}×)`,
+        percentile(o.flooded, 90).toFixed(0),
+        `${worst.toFixed(0)} (${(worst / idle).toFixed(2)}×)`,
+        String(o.flooded.length),
+        `${(o.floodMs / 1000).toFixed(1)} s`,
+        String(o.mostAtOnce),
+        String(o.floodFailed),
+      ]);
+    }
+  } finally {
+    await llm.stop();
+    await postgres.stop();
   }
   table(
-    `Tenant B's time to first token while tenant A floods ${FLOOD} runs (3 model calls of ${LATENCY_MS} ms each; B idle: median of ${PROBES}; B flooded: a question every ${PROBE_EVERY_MS} ms until the flood ends; ms; load ${load.toFixed(1)} at start)`,
-    ['task queue', 'B idle', 'B flooded median', 'ratio', 'p90', 'worst', 'questions', "A's flood done", 'A failed'],
+    `Tenant B's time to first token while tenant A floods ${FLOOD} runs (3 model calls of ${LATENCY_MS} ms each; ${WORKERS} worker processes, PostgreSQL; B idle: median of ${PROBES}; B flooded: a question every ${PROBE_EVERY_MS} ms until the flood is done; ms; load ${load.toFixed(1)} at start)`,
+    ['mode', 'B idle', 'B flooded median', 'p90', 'worst', 'questions', "A's flood done", "A's calls at once", 'A failed'],
     rows,
   );
 }

@@ -1,10 +1,10 @@
 /**
- * Tenant admission (TENANT_MAX_RUNS; docs/ARCHITECTURE.md, "Fair share"). A run the API started
+ * Tenant admission (TENANT_MAX_RUNS; docs/ARCHITECTURE.md, "Provider limits and fairness"). A run the API started
  * beyond its tenant's cap waits here before its first step: durably, holding no worker slot or
  * memory, woken by the `admit` signal of a run that ended and made room. A wake-up that is lost (the
  * ending run's worker died between admitting and signalling, a run terminated by hand, a place
- * freed by a pause) costs at most one {@link RECHECK} interval: the waiting run then asks the store
- * itself. Ending runs admit the next ones (the store decides who, under a per-tenant lock).
+ * freed by a pause) costs at most one {@link recheckAfterMs} interval: the waiting run then asks the
+ * store itself. Ending runs admit the next ones (the store decides who, under a per-tenant lock).
  */
 import { condition, getExternalWorkflowHandle, patched, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/activityTypes';
@@ -13,8 +13,14 @@ import { admitSignal, cancelSignal, type CanvasRunInput } from './definitions';
 /** The patch under which runs started beyond their tenant's cap wait, and ending runs admit the next ones. */
 export const TENANT_ADMISSION_PATCH = 'tenant-admission';
 
-/** How often a waiting run asks the store whether its turn came, when no run woke it. */
-const RECHECK = '15 seconds';
+/**
+ * How long a waiting run waits for a wake-up before it asks the store itself: 15 s at the head of
+ * the queue, longer the further back it is (its turn cannot come before those ahead of it have
+ * theirs), at most 5 minutes; so hundreds of waiting runs do not ask every few seconds.
+ */
+export function recheckAfterMs(ahead: number, cap: number): number {
+  return Math.min(300_000, 15_000 * (1 + Math.floor(ahead / cap)));
+}
 
 const admission = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -41,9 +47,10 @@ export async function waitForAdmission(input: CanvasRunInput): Promise<string | 
   setHandler(cancelSignal, (reason?: string) => {
     canceled ??= reason?.trim() || 'canceled by request';
   });
+  let ahead = input.admission.ahead ?? 0;
   while (!admitted && canceled === null) {
-    if (await condition(() => admitted || canceled !== null, RECHECK)) break;
-    admitted = await admission.claimAdmission({ tenantId: input.tenantId, runId: input.runId, cap });
+    if (await condition(() => admitted || canceled !== null, recheckAfterMs(ahead, cap))) break;
+    ({ admitted, ahead } = await admission.claimAdmission({ tenantId: input.tenantId, runId: input.runId, cap }));
   }
   return canceled;
 }

@@ -56,7 +56,7 @@ export interface CanvasRunInput {
   /** A fork (time travel): the run starts from another run's batch snapshot instead of Begin. */
   fork?: ForkInput;
   /** Started beyond its tenant's TENANT_MAX_RUNS: the run waits its turn before its first step (workflows/admission.ts). */
-  admission?: { waiting: boolean };
+  admission?: { waiting: boolean; /** The tenant's runs waiting before it when it started. */ ahead?: number };
   /** A replay (time travel): with tools frozen, its tool calls are answered from the source's journal. */
   replay?: { sourceRunId: string; tools: 'frozen' | 'live' };
 }

@@ -131,7 +131,10 @@ export async function startRecordedRun(deps: LaunchDeps, req: RecordedStart): Pr
   input.revision = RUN_REVISION; // the row says running, and so does the start's RunStatus below
   // TENANT_MAX_RUNS: beyond it the run is started all the same, and waits its turn in its workflow.
   const cap = deps.settings.tenantMaxRuns;
-  if (cap) input.admission = { waiting: (await deps.store.admission.enter({ tenantId: req.tenantId, runId, cap, now: Date.now() })) === 'waiting' };
+  if (cap) {
+    const turn = await deps.store.admission.enter({ tenantId: req.tenantId, runId, cap, now: Date.now() });
+    input.admission = { waiting: !turn.admitted, ahead: turn.ahead };
+  }
   try {
     await deps.client.workflow.start('canvasRun', {
       taskQueue: deps.taskQueue,

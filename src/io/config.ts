@@ -34,7 +34,7 @@ const EnvSchema = z.object({
   RUN_CONTINUE_AS_NEW_EVENTS: z.coerce.number().int().min(100).max(50_000).default(DEFAULT_RUN_SETTINGS.continueAsNewAfterEvents),
   // Batch snapshots for time travel (docs/ARCHITECTURE.md, "Time travel"); off: runs cannot be forked.
   RUN_SNAPSHOTS: z.enum(['on', 'off']).default('on'),
-  // Runs of one tenant in flight at once; later ones wait their turn (docs/ARCHITECTURE.md, "Fair share"). Unset: no cap.
+  // Runs of one tenant in flight at once; later ones wait their turn (docs/ARCHITECTURE.md, "Provider limits and fairness"). Unset: no cap.
   TENANT_MAX_RUNS: z.coerce.number().int().min(1).max(100_000).optional(),
   MCP_STDIO_COMMANDS: z.string().default(''),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2, 'must be at least 2').default(100),

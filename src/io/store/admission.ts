@@ -6,10 +6,23 @@
  * decision made before.
  */
 import type { Db, Queryable } from './dbContract';
-import type { Admission, AdmissionStore } from './admissionTypes';
+import type { Admission, AdmissionStore, AdmissionTurn } from './admissionTypes';
 
 /** The advisory lock class of the admission's per-tenant lock (the second key is the tenant's hash). */
 const ADMISSION_LOCK_CLASS = 21;
+
+/** The tenant's runs waiting before the run `$2` (in start order). */
+async function turnOf(tx: Queryable, tenantId: string, runId: string): Promise<AdmissionTurn> {
+  const r = await tx.query<{ admission: Admission | null; ahead: number }>(
+    `SELECT admission, (SELECT count(*)::int FROM runs w WHERE w.tenant_id = $1 AND w.status = 'running' AND w.admission = 'waiting'
+       AND (w.create_time, w.id) < (runs.create_time, runs.id)) AS ahead
+     FROM runs WHERE id = $2`,
+    [tenantId, runId],
+  );
+  const row = r.rows[0];
+  // A row that is gone or never gated has nothing to wait for.
+  return row?.admission === 'waiting' ? { admitted: false, ahead: row.ahead } : { admitted: true, ahead: 0 };
+}
 
 /** Admitted runs of the tenant that are running (the run `$2` itself excluded). */
 const IN_FLIGHT = `SELECT count(*)::int FROM runs WHERE tenant_id = $1 AND status = 'running' AND admission = 'admitted' AND id <> $2`;
@@ -25,37 +38,30 @@ export function admissionRepository(db: Db): AdmissionStore {
   return {
     enter: ({ tenantId, runId, cap, now }) =>
       locked(db, tenantId, async (tx) => {
-        const r = await tx.query<{ admission: Admission }>(
+        await tx.query(
           `UPDATE runs SET admission_time = $4, admission = CASE
              WHEN (${IN_FLIGHT}) < $3
                AND NOT EXISTS (SELECT 1 FROM runs w WHERE w.tenant_id = $1 AND w.status = 'running' AND w.admission = 'waiting' AND w.id <> $2)
              THEN 'admitted' ELSE 'waiting' END
-           WHERE id = $2 AND tenant_id = $1 AND admission IS NULL
-           RETURNING admission`,
+           WHERE id = $2 AND tenant_id = $1 AND admission IS NULL`,
           [tenantId, runId, cap, now],
         );
-        if (r.rows[0]) return r.rows[0].admission;
-        // Decided before (a retried start): that decision stands.
-        const before = await tx.query<{ admission: Admission | null }>('SELECT admission FROM runs WHERE id = $1', [runId]);
-        return before.rows[0]?.admission ?? 'admitted';
+        // Decided now or before (a retried start): that decision stands.
+        return turnOf(tx, tenantId, runId);
       }),
     claim: ({ tenantId, runId, cap, now }) =>
       locked(db, tenantId, async (tx) => {
         // Its turn: room under the cap, and no run of the tenant waiting longer.
-        const r = await tx.query<{ admission: Admission | null }>(
+        await tx.query(
           `UPDATE runs SET admission = 'admitted', admission_time = $4
            WHERE id = $2 AND tenant_id = $1 AND admission = 'waiting'
              AND (${IN_FLIGHT}) < $3
              AND NOT EXISTS (
                SELECT 1 FROM runs w WHERE w.tenant_id = $1 AND w.status = 'running' AND w.admission = 'waiting'
-                 AND (w.create_time, w.id) < (runs.create_time, runs.id))
-           RETURNING admission`,
+                 AND (w.create_time, w.id) < (runs.create_time, runs.id))`,
           [tenantId, runId, cap, now],
         );
-        if (r.rows[0]) return true;
-        const row = await tx.query<{ admission: Admission | null }>('SELECT admission FROM runs WHERE id = $1', [runId]);
-        // A row that is gone or never gated has nothing to wait for.
-        return row.rows[0]?.admission !== 'waiting';
+        return turnOf(tx, tenantId, runId);
       }),
     admitWaiting: ({ tenantId, cap, now }) =>
       locked(db, tenantId, async (tx) => {

@@ -1,5 +1,5 @@
 /**
- * Migration 21: tenant admission (TENANT_MAX_RUNS, docs/ARCHITECTURE.md, "Fair share"). A run
+ * Migration 21: tenant admission (TENANT_MAX_RUNS, docs/ARCHITECTURE.md, "Provider limits and fairness"). A run
  * started while its tenant already has that many runs in flight waits, durably, in its workflow;
  * its row says so here. Null for runs started without a cap and for every row before it.
  */

@@ -28,11 +28,10 @@ export function admissionCases(ctx: StoreContext): void {
     const tenantId = freshTenant();
     const runs = await newRuns(tenantId, 8);
     const decided = await Promise.all(runs.map((r) => ctx.store.admission.enter({ tenantId, runId: r.id, cap: 3, now: 5 })));
-    expect(decided.filter((d) => d === 'admitted')).toHaveLength(3);
-    expect(decided.filter((d) => d === 'waiting')).toHaveLength(5);
+    expect(decided.filter((d) => d.admitted)).toHaveLength(3);
     // A retried start keeps its decision.
-    const i = decided.indexOf('waiting');
-    expect(await ctx.store.admission.enter({ tenantId, runId: runs[i]!.id, cap: 3, now: 6 })).toBe('waiting');
+    const i = decided.findIndex((d) => !d.admitted);
+    expect(await ctx.store.admission.enter({ tenantId, runId: runs[i]!.id, cap: 3, now: 6 })).toEqual(decided[i]);
     expect(await ctx.store.admission.waitingSince(runs[i]!.id)).toBe(5);
   });
 
@@ -40,30 +39,34 @@ export function admissionCases(ctx: StoreContext): void {
     const tenantId = freshTenant();
     const other = freshTenant();
     const runs = await newRuns(tenantId, 5);
-    for (const r of runs) await ctx.store.admission.enter({ tenantId, runId: r.id, cap: 2, now: 1 });
+    const entered = [];
+    for (const r of runs) entered.push(await ctx.store.admission.enter({ tenantId, runId: r.id, cap: 2, now: 1 }));
+    // Each waiting run knows its place: those started before it wait before it.
+    expect(entered.map((e) => (e.admitted ? 'in' : e.ahead))).toEqual(['in', 'in', 0, 1, 2]);
     // Another tenant's runs take none of this tenant's places.
     const [theirs] = await newRuns(other, 1);
-    expect(await ctx.store.admission.enter({ tenantId: other, runId: theirs!.id, cap: 2, now: 1 })).toBe('admitted');
+    expect(await ctx.store.admission.enter({ tenantId: other, runId: theirs!.id, cap: 2, now: 1 })).toEqual({ admitted: true, ahead: 0 });
     // No room: nobody is admitted, and the youngest waiting run cannot jump the queue.
     expect(await ctx.store.admission.admitWaiting({ tenantId, cap: 2, now: 2 })).toEqual([]);
-    expect(await ctx.store.admission.claim({ tenantId, runId: runs[4]!.id, cap: 2, now: 2 })).toBe(false);
+    expect(await ctx.store.admission.claim({ tenantId, runId: runs[4]!.id, cap: 2, now: 2 })).toEqual({ admitted: false, ahead: 2 });
     await ctx.store.runs.setStatus(runs[0]!.id, 'finished', { result: null });
     // Room for one: still not the youngest's turn, the oldest waiting one goes.
-    expect(await ctx.store.admission.claim({ tenantId, runId: runs[4]!.id, cap: 2, now: 3 })).toBe(false);
+    expect(await ctx.store.admission.claim({ tenantId, runId: runs[4]!.id, cap: 2, now: 3 })).toEqual({ admitted: false, ahead: 2 });
     expect(await ctx.store.admission.admitWaiting({ tenantId, cap: 2, now: 3 })).toEqual([runs[2]!.workflow_id]);
     expect(await ctx.store.admission.waitingSince(runs[2]!.id)).toBeNull();
     // A paused run holds no place: the next one claims it itself.
     await ctx.store.runs.setStatus(runs[1]!.id, 'paused');
-    expect(await ctx.store.admission.claim({ tenantId, runId: runs[3]!.id, cap: 2, now: 4 })).toBe(true);
-    expect(await ctx.store.admission.claim({ tenantId, runId: runs[3]!.id, cap: 2, now: 5 })).toBe(true);
+    expect(await ctx.store.admission.claim({ tenantId, runId: runs[3]!.id, cap: 2, now: 4 })).toEqual({ admitted: true, ahead: 0 });
+    expect(await ctx.store.admission.claim({ tenantId, runId: runs[3]!.id, cap: 2, now: 5 })).toEqual({ admitted: true, ahead: 0 });
+    expect(await ctx.store.admission.claim({ tenantId, runId: runs[4]!.id, cap: 2, now: 5 })).toEqual({ admitted: false, ahead: 0 });
     expect(await ctx.store.admission.waitingSince(runs[4]!.id)).toBe(1);
   });
 
   it('lets a run that was never gated, or is gone, go on', async () => {
     const tenantId = freshTenant();
     const [run] = await newRuns(tenantId, 1);
-    expect(await ctx.store.admission.claim({ tenantId, runId: run!.id, cap: 1, now: 1 })).toBe(true);
-    expect(await ctx.store.admission.claim({ tenantId, runId: 'no-such-run', cap: 1, now: 1 })).toBe(true);
+    expect(await ctx.store.admission.claim({ tenantId, runId: run!.id, cap: 1, now: 1 })).toEqual({ admitted: true, ahead: 0 });
+    expect(await ctx.store.admission.claim({ tenantId, runId: 'no-such-run', cap: 1, now: 1 })).toEqual({ admitted: true, ahead: 0 });
     expect(await ctx.store.admission.waitingSince(run!.id)).toBeNull();
   });
 }
