@@ -5,7 +5,9 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
 import { localEmbedding } from '../../src/io/text/localEmbedding';
+import { api, type Harness } from './appHarness';
 
 export interface EmbedRerankServer {
   url: string;
@@ -82,4 +84,22 @@ export async function startEmbedRerankServer(): Promise<EmbedRerankServer> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A dataset of the tenant with one document holding `chunks` (added through the chunk route, which embeds each); its id. */
+export async function seedDataset(h: Harness, chunks: string[]): Promise<string> {
+  type Envelope<T> = { code: number; data: T };
+  const created = (await api(h, 'POST', '/api/v1/datasets', { body: { name: `seeded ${Date.now()} ${Math.random()}` } })).body as Envelope<{ id: string }>;
+  expect(created.code, JSON.stringify(created)).toBe(0);
+  const datasetId = created.data.id;
+  const form = new FormData();
+  form.append('file', new Blob([new TextEncoder().encode('seeded')]), 'seeded.txt');
+  form.append('parse', 'false');
+  const res = await fetch(`${h.base}/api/v1/datasets/${datasetId}/documents`, { method: 'POST', headers: { authorization: `Bearer ${h.key}` }, body: form });
+  const doc = ((await res.json()) as Envelope<Array<{ id: string }>>).data[0]!.id;
+  for (const content of chunks) {
+    const added = (await api(h, 'POST', `/api/v1/datasets/${datasetId}/documents/${doc}/chunks`, { body: { content } })).body as Envelope<unknown>;
+    expect(added.code, JSON.stringify(added)).toBe(0);
+  }
+  return datasetId;
 }

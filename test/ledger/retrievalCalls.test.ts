@@ -8,14 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startHarness, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
-import { EMBED_TOKENS_PER_TEXT, RERANK_TOKENS, startEmbedRerankServer, type EmbedRerankServer } from '../helpers/embedRerankServer';
+import { EMBED_TOKENS_PER_TEXT, RERANK_TOKENS, seedDataset, startEmbedRerankServer, type EmbedRerankServer } from '../helpers/embedRerankServer';
 import { createAgent, script, startRun } from '../ui/kit';
 
 let h: Harness;
 let peer: EmbedRerankServer;
 let datasetId: string;
 
-type Envelope<T> = { code: number; message?: string; data: T };
 interface Attempt {
   kind: string;
   attempt: number;
@@ -38,18 +37,7 @@ beforeAll(async () => {
   h = await startHarness({
     env: { EMBEDDING_BASE_URL: peer.url, EMBEDDING_API_KEY: 'test', EMBEDDING_MODEL: 'trace-embed', RERANK_BASE_URL: peer.url },
   });
-  const created = (await api(h, 'POST', '/api/v1/datasets', { body: { name: `traced ${Date.now()}` } })).body as Envelope<{ id: string }>;
-  expect(created.code, JSON.stringify(created)).toBe(0);
-  datasetId = created.data.id;
-  const form = new FormData();
-  form.append('file', new Blob([new TextEncoder().encode('policies')]), 'policies.txt');
-  form.append('parse', 'false');
-  const res = await fetch(`${h.base}/api/v1/datasets/${datasetId}/documents`, { method: 'POST', headers: { authorization: `Bearer ${h.key}` }, body: form });
-  const doc = ((await res.json()) as Envelope<Array<{ id: string }>>).data[0]!.id;
-  for (const content of CHUNKS) {
-    const added = (await api(h, 'POST', `/api/v1/datasets/${datasetId}/documents/${doc}/chunks`, { body: { content } })).body as Envelope<unknown>;
-    expect(added.code, JSON.stringify(added)).toBe(0);
-  }
+  datasetId = await seedDataset(h, CHUNKS);
 }, 120_000);
 afterAll(async () => {
   await h?.close();
