@@ -146,4 +146,30 @@ describe("a Retrieval's embedding and rerank requests", () => {
     expect(embedding).toMatchObject({ outcome: 'ok', model: 'trace-embed', usage: { prompt_tokens: EMBED_TOKENS_PER_TEXT, reported: true } });
     expect(embedding.request.messages).toEqual([{ role: 'query', content: 'warranty years' }]);
   }, 120_000);
+
+  it("lists the query's embedding of a Retrieval that searches memories", async () => {
+    const memory = (
+      await api(h, 'POST', '/api/v1/memories', { body: { name: 'Traced memory', memory_type: ['raw'], embd_id: 'trace-embed', llm_id: 'glm-4@ZHIPU-AI' } })
+    ).body as { code: number; data: { id: string } };
+    expect(memory.code, JSON.stringify(memory)).toBe(0);
+    const agentId = await createAgent(
+      h,
+      'memory retrieval traced',
+      dsl({
+        begin: { name: 'Begin', downstream: ['Retrieval:mem'] },
+        'Retrieval:mem': {
+          name: 'Retrieval',
+          params: { query: '{sys.query}', memory_ids: [memory.data.id], empty_response: 'NOTHING' },
+          downstream: ['Message:m'],
+        },
+        'Message:m': { name: 'Message', params: { content: ['{Retrieval:mem@formalized_content}'] } },
+      }),
+    );
+    const runId = await startRun(h, agentId, { query: 'Which locker is mine?' });
+    await finished(runId);
+    const { calls } = (await api(h, 'GET', `/api/v1/runs/${runId}/calls?node=Retrieval:mem`)).body as Calls;
+    expect(calls.map((c) => c.attempts.map((a) => `${a.kind} ${a.outcome} ${a.model} ${a.request.messages[0]?.content}`))).toEqual([
+      ['embedding ok trace-embed Which locker is mine?'],
+    ]);
+  }, 120_000);
 });
