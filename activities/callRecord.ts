@@ -27,6 +27,8 @@ export interface CallOptions {
   record?: AppendRunEventsInput;
   /** Who a model call is for (its run and node), for the cost ledger and budgets (activities/meteredLlm.ts). */
   ledger?: CallLedger;
+  /** Whose a tool call is (its run and node): its embedding and rerank requests are traced as the node's (activities/tools.ts). */
+  trace?: CallLedger;
 }
 
 type CallActivity = (request: never, options: CallOptions) => Promise<unknown>;

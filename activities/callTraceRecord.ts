@@ -42,6 +42,7 @@ export async function recordTrace(
   try {
     await deps.store.callTraces.record({
       id: entry.id,
+      kind: 'chat',
       tenantId: entry.tenantId,
       runId: entry.runId,
       nodeId: entry.nodeId,
@@ -67,7 +68,8 @@ export async function recordTrace(
   }
 }
 
-function errorText(err: unknown): string {
+/** An error as a trace shows it: its code (type) and message. */
+export function errorText(err: unknown): string {
   if (err instanceof Error) {
     const type = (err as { type?: unknown }).type;
     return typeof type === 'string' && type !== '' ? `${type}: ${err.message}` : err.message;

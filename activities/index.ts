@@ -58,7 +58,7 @@ export function createActivities(deps: ActivityDeps) {
   const all = {
     ...meteredLlm(createLlmActivities({ store: deps.store, settings: deps.llm, log: deps.log, heartbeatMs: deps.heartbeatMs }), ledger),
     ...runs,
-    ...createToolActivities({ store: deps.store, log: deps.log, env: deps.env ?? {}, knowledge }),
+    ...createToolActivities({ store: deps.store, log: deps.log, env: deps.env ?? {}, knowledge, secrets: ledger.secrets }),
     ...createKnowledgeActivities({ ...knowledge, log: deps.log }),
     // The worker's settings (VISION_MODEL, ASR_MODEL) read before the model settings' own environment, as speech reads TTS_MODEL.
     ...createPipelineActivities({ ...knowledge, log: deps.log, llm: { ...deps.llm, env: { ...deps.llm.env, ...deps.env } } }),

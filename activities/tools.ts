@@ -25,6 +25,9 @@ import { tavilyExtract, tavilySearch } from '../src/io/tools/tavily';
 import type { ToolExecutor } from '../src/io/tools/executor';
 import { wikipediaSearch } from '../src/io/tools/wikipedia';
 import { codeExec } from '../src/io/tools/codeExec';
+import { textRedactor } from '../src/io/llm/callTrace';
+import type { CallOptions } from './callRecord';
+import { serviceCallTracer } from './serviceCallTrace';
 
 /** The executor of every tool the `toolInvoke` activity runs, by component name. */
 export const TOOL_EXECUTORS: Readonly<Record<string, ToolExecutor>> = {
@@ -46,12 +49,15 @@ export interface ToolActivityDeps {
   log: Logger;
   env: Record<string, string | undefined>;
   knowledge: KnowledgeDeps;
+  /** Configured secret values, never shown in a call trace (src/io/llm/callTrace.ts). */
+  secrets?: string[];
 }
 
 export function createToolActivities(deps: ToolActivityDeps) {
+  const traces = { store: deps.store, log: deps.log, redact: textRedactor(deps.secrets ?? []) };
   return {
     /** Runs one tool call. */
-    async toolInvoke(request: ToolInvokeRequest, options: { maxRetries: number }): Promise<ToolInvokeResult & { preview?: string }> {
+    async toolInvoke(request: ToolInvokeRequest, options: CallOptions): Promise<ToolInvokeResult & { preview?: string }> {
       const ctx = Context.current();
       const started = Date.now();
       const exhausted = ctx.info.attempt > options.maxRetries;
@@ -60,6 +66,19 @@ export function createToolActivities(deps: ToolActivityDeps) {
         if (!executor) throw new AppError('COMPONENT_UNSUPPORTED', `The ${request.componentName} tool cannot run in this build yet`);
         const { params, tenantId } = await loadToolParams(deps.store, request.runId, request.paramsPath);
         ctx.heartbeat();
+        // The node's embedding and rerank requests (a Retrieval's) join its model calls' traces.
+        // Histories from before the workflow passed `trace` carry none: those are not traced.
+        const who = options.trace;
+        const serviceCalls = who
+          ? serviceCallTracer(traces, {
+              tenantId,
+              runId: who.runId,
+              nodeId: who.nodeId,
+              workflowRunId: ctx.info.workflowExecution?.runId ?? who.runId,
+              activityId: ctx.info.activityId,
+              attempt: ctx.info.attempt,
+            })
+          : undefined;
         // Heartbeat while the service works: a call slower than the heartbeat timeout (a search
         // over several pages, an SMTP exchange) must not be taken for a lost worker and retried.
         const beat = setInterval(() => ctx.heartbeat(), 1000);
@@ -70,6 +89,7 @@ export function createToolActivities(deps: ToolActivityDeps) {
           signal: ctx.cancellationSignal,
           tenantId,
           knowledge: deps.knowledge,
+          ...(serviceCalls ? { serviceCalls } : {}),
         }).finally(() => clearInterval(beat));
         // A tool that stops early on the signal may still answer: what it did by then is not its result.
         if (ctx.cancellationSignal.aborted) throw abortedFailure(ctx);

@@ -79,11 +79,16 @@ export async function carryCall(call: EngineCall, settings: RunSettings, record?
       };
       // The step's events, when it left them to this call, are written by the activity first.
       // A model call says whose it is (run and node): the cost ledger records it and budgets gate it
-      // (activities/meteredLlm.ts). Arguments only, no new command: histories replay as before.
-      const ledger = runId && CALL_TRAITS[c.activity].usage === 'model' ? { ledger: { runId, nodeId: call.componentId } } : {};
-      value = await act.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries, ...(record ? { record } : {}), ...ledger }]);
+      // (activities/meteredLlm.ts). A tool call says the same so that its embedding and rerank
+      // requests are traced as its node's (activities/tools.ts). Arguments only, no new command:
+      // replay matches an activity by its type and id, not its input, so histories replay as
+      // before and no patched() branch is needed; an activity from an older history gets no
+      // `trace` and traces nothing.
+      const who = runId ? { runId, nodeId: call.componentId } : null;
+      const owner = who && CALL_TRAITS[c.activity].usage === 'model' ? { ledger: who } : who && c.activity === 'toolInvoke' ? { trace: who } : {};
+      value = await act.executeWithOptions(options, [c.request, { maxRetries: p.maxRetries, ...(record ? { record } : {}), ...owner }]);
       // A result taken from history on replay is a call durability saved (workflows/ledgerSinks.ts).
-      if (runId && 'ledger' in ledger) reportIfReused(runId, call.callId, call.componentId, value);
+      if (runId && 'ledger' in owner) reportIfReused(runId, call.callId, call.componentId, value);
     } else if (CALL_TRAITS[c.activity].carrier === 'engine') {
       // Carried by the run loop itself (src/core/engine/parallelItems.ts); never handed to this function.
       return { callId: call.callId, ok: false, error: `${c.activity} is carried by the run loop` };

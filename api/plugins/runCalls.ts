@@ -1,7 +1,8 @@
 /**
  * What a run's nodes did, in detail (issue 36): `GET /api/v1/runs/{id}/calls` lists every model
  * call attempt (messages sent, redacted and folded; model and parameters; capacity wait, time to
- * first token, duration; the provider's token counts, cost; the error of a failed attempt), and
+ * first token, duration; the provider's token counts, cost; the error of a failed attempt) — chat
+ * completions and a Retrieval's embedding and rerank requests, each with its `kind` — and
  * `GET /api/v1/runs/{id}/timeline` the bars of the run's Gantt (api/services/runTimeline.ts).
  * Both tenant-scoped: another tenant's run is a 404.
  */
@@ -21,6 +22,11 @@ const ToolCall = z.object({ id: z.string(), name: z.string(), arguments: z.strin
 const Folded = z.number().optional().describe('Characters before folding: only the first 8,000 are kept');
 const Attempt = z.object({
   id: z.string(),
+  kind: z
+    .enum(['chat', 'embedding', 'rerank'])
+    .describe(
+      'chat: a chat completion. embedding / rerank: a request a Retrieval made (as a node or an Agent tool); its messages are the query (role `query`) and, for a rerank, the documents (role `document`, their number in params.documents); no ledger row, so cost 0 and priced false',
+    ),
   attempt: z.number(),
   outcome: z.enum(['ok', 'failed']),
   model: z.string().describe('The model that answered (as the provider named it), else the llm_id asked for'),
@@ -57,7 +63,7 @@ const CallsResponse = z.object({
   task_id: z.string(),
   calls: z.array(
     z.object({
-      call_id: z.string().describe('The Temporal activity id: its attempts share it'),
+      call_id: z.string().describe('The Temporal activity id (with `:embedding` or `:rerank` for those requests): its attempts share it'),
       node_id: z.string().nullable(),
       attempts: z.array(Attempt),
     }),
@@ -95,6 +101,7 @@ const TimelineResponse = z.object({
 function attemptView(t: CallTrace): z.infer<typeof Attempt> {
   return {
     id: t.id,
+    kind: t.kind,
     attempt: t.attempt,
     outcome: t.outcome,
     model: t.model,
@@ -134,7 +141,8 @@ export async function runCallsPlugin(app: FastifyInstance, deps: AppDeps): Promi
     {
       schema: {
         tags: ['runs'],
-        summary: 'Every model call of the run (or of one node): messages sent (secrets redacted), model, parameters, timing, tokens, cost, attempts',
+        summary:
+          'Every model call of the run (or of one node), chat and Retrieval embedding/rerank requests: messages sent (secrets redacted), model, parameters, timing, tokens, cost, attempts',
         params: TaskParams,
         querystring: CallsQuery,
         response: { 200: CallsResponse },
@@ -186,7 +194,14 @@ export async function runCallsPlugin(app: FastifyInstance, deps: AppDeps): Promi
               })
               .catch((): string[] => [])
           : [];
-      const executions = timelineOf(events, traces, waits, now, paused);
+      // The bars draw chat attempts (the model's rounds); a Retrieval's embedding and rerank requests are in /calls.
+      const executions = timelineOf(
+        events,
+        traces.filter((t) => t.kind === 'chat'),
+        waits,
+        now,
+        paused,
+      );
       const ended = run.status === 'finished' || run.status === 'failed' || run.status === 'canceled';
       const end = ended ? Math.max(run.finish_time ?? run.update_time, ...executions.map((x) => x.end ?? 0)) : now;
       return { task_id: run.id, status: run.status, start: run.create_time, end, executions };

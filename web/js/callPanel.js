@@ -3,7 +3,9 @@
  * its attempts, the messages sent (system, history, user, tool results; long ones folded, files as
  * their references, secrets redacted by the server), the model and its parameters, the wait for
  * provider capacity, time to first token, duration, the provider's token counts, cost, and the
- * error of a failed attempt. From `GET /api/v1/runs/{id}/calls?node=…`.
+ * error of a failed attempt. A Retrieval's embedding and rerank requests (as a node or an Agent's
+ * tool) show as calls of their kind: the model, the query, the documents reranked, the duration,
+ * the tokens the endpoint reported and the error. From `GET /api/v1/runs/{id}/calls?node=…`.
  */
 import { get } from './api.js';
 import { duration, h, replace } from './dom.js';
@@ -45,7 +47,46 @@ export function cost(value, priced) {
   return value < 0.01 ? value.toPrecision(2) : value.toFixed(4);
 }
 
+/** What kind of call, as a reader names it. */
+const KIND_LABEL = { chat: 'chat', embedding: 'embedding', rerank: 'rerank' };
+
+/** An embedding or rerank request: what was searched for, with what, and what it cost in time and tokens. */
+function serviceAttemptView(a) {
+  const [query, ...documents] = a.request.messages;
+  const usage = a.usage.reported ? `${a.usage.prompt_tokens} tokens` : 'not reported by the endpoint';
+  const facts = [
+    ['Kind', KIND_LABEL[a.kind] ?? a.kind, 'kind'],
+    ['Model', a.model, 'model'],
+    ...(a.kind === 'rerank' ? [['Documents', String(a.request.params.documents ?? documents.length), 'documents']] : []),
+    ['Duration', duration(a.duration_ms), 'duration'],
+    ['Tokens', usage, 'tokens'],
+    ['Cost', 'not in the cost ledger', 'cost'],
+  ];
+  return h(
+    'div',
+    { class: `attempt${a.outcome === 'failed' ? ' has-error' : ''}`, 'data-attempt': a.attempt, 'data-kind': a.kind },
+    h(
+      'div',
+      { class: 'round-title' },
+      `Attempt ${a.attempt} · ${a.outcome === 'ok' ? 'answered' : 'failed'} · started ${new Date(a.started_at).toLocaleTimeString()}`,
+    ),
+    a.error ? h('div', { class: 'error-box', 'data-role': 'call-error' }, a.error) : null,
+    h('dl', { class: 'facts' }, ...facts.flatMap(([k, v, role]) => [h('dt', {}, k), h('dd', { 'data-role': role }, v)])),
+    query
+      ? h(
+          'div',
+          { class: 'msg role-query', 'data-message-role': 'query' },
+          h('div', { class: 'msg-role' }, 'query'),
+          ...text(query.content, query.folded_chars, 'query'),
+        )
+      : null,
+    documents.length ? h('details', { class: 'messages' }, h('summary', {}, `Documents sent (${documents.length})`), ...documents.map(messageView)) : null,
+    a.response ? h('div', { class: 'response muted', 'data-role': 'response-content' }, a.response.content) : null,
+  );
+}
+
 function attemptView(a) {
+  if (a.kind && a.kind !== 'chat') return serviceAttemptView(a);
   const usage = a.usage.reported ? `${a.usage.prompt_tokens} in / ${a.usage.completion_tokens} out` : 'not reported by the provider';
   const facts = [
     ['Model', a.model, 'model'],
@@ -88,13 +129,16 @@ function callView(c, i) {
   const tokensIn = c.attempts.reduce((n, a) => n + a.usage.prompt_tokens, 0);
   const tokensOut = c.attempts.reduce((n, a) => n + a.usage.completion_tokens, 0);
   const retries = c.attempts.length - 1;
+  const chat = !last.kind || last.kind === 'chat';
   return h(
     'details',
-    { class: 'model-call', 'data-call': i, open: true },
+    { class: 'model-call', 'data-call': i, 'data-kind': last.kind ?? 'chat', open: true },
     h(
       'summary',
       {},
-      `Call ${i + 1} · ${last.model} · ${tokensIn} in / ${tokensOut} out · ${duration(last.duration_ms)}`,
+      chat
+        ? `Call ${i + 1} · ${last.model} · ${tokensIn} in / ${tokensOut} out · ${duration(last.duration_ms)}`
+        : `Call ${i + 1} · ${KIND_LABEL[last.kind] ?? last.kind} · ${last.model} · ${tokensIn} tokens · ${duration(last.duration_ms)}`,
       retries ? ` · ${retries} ${retries === 1 ? 'retry' : 'retries'}` : '',
       last.outcome === 'failed' ? ' · failed' : '',
     ),
@@ -106,7 +150,10 @@ function callView(c, i) {
 const loadedCalls = new Map();
 
 function show(box, calls) {
-  replace(box, calls.length ? calls.map(callView) : h('p', { class: 'muted', 'data-role': 'no-calls' }, 'This node made no model call (yet).'));
+  replace(
+    box,
+    calls.length ? calls.map(callView) : h('p', { class: 'muted', 'data-role': 'no-calls' }, 'This node made no model, embedding or rerank call (yet).'),
+  );
 }
 
 async function load(box, runId, nodeId) {

@@ -62,6 +62,11 @@ export function sameEmbedding(a: string, b: string, s: EmbeddingSettings): boole
 export interface Embedder {
   readonly model: string;
   embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
+  /**
+   * `embed` through the provider, with the token count its answer reported (null when it reported
+   * none). Absent for the offline embedding, which sends no request (nothing to trace).
+   */
+  embedReporting?(texts: string[], signal?: AbortSignal): Promise<{ vectors: number[][]; promptTokens: number | null }>;
 }
 
 export function embedderFor(model: string, s: EmbeddingSettings): Embedder {
@@ -71,20 +76,22 @@ export function embedderFor(model: string, s: EmbeddingSettings): Embedder {
   const name = model.includes('@') ? model.slice(0, model.indexOf('@')) : model;
   // Retries are Temporal's (activity retry policy), not the client's.
   const client = new OpenAI({ baseURL: s.baseUrl, apiKey: s.apiKey ?? 'none', maxRetries: 0, timeout: 60_000, fetch: pooledFetch });
-  return {
-    model,
-    async embed(texts, signal) {
-      try {
-        // Floats, not the client's default base64: not every OpenAI-compatible server speaks base64.
-        const res = await client.embeddings.create({ model: name, input: texts, encoding_format: 'float' }, { signal });
-        return [...res.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
-      } catch (err) {
-        if (signal?.aborted) throw err;
-        const status = (err as { status?: number }).status;
-        const code =
-          status === 401 || status === 403 ? 'TOOL_AUTH' : status && status >= 400 && status < 500 && status !== 429 ? 'TOOL_BAD_REQUEST' : 'TOOL_UNAVAILABLE';
-        throw new AppError(code, `Embedding with ${model} failed: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    },
+  const embedReporting = async (texts: string[], signal?: AbortSignal) => {
+    try {
+      // Floats, not the client's default base64: not every OpenAI-compatible server speaks base64.
+      const res = await client.embeddings.create({ model: name, input: texts, encoding_format: 'float' }, { signal });
+      const reported = (res as { usage?: { prompt_tokens?: unknown } }).usage?.prompt_tokens;
+      return {
+        vectors: [...res.data].sort((a, b) => a.index - b.index).map((d) => d.embedding),
+        promptTokens: typeof reported === 'number' && Number.isFinite(reported) ? reported : null,
+      };
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      const status = (err as { status?: number }).status;
+      const code =
+        status === 401 || status === 403 ? 'TOOL_AUTH' : status && status >= 400 && status < 500 && status !== 429 ? 'TOOL_BAD_REQUEST' : 'TOOL_UNAVAILABLE';
+      throw new AppError(code, `Embedding with ${model} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
   };
+  return { model, embedReporting, embed: async (texts, signal) => (await embedReporting(texts, signal)).vectors };
 }

@@ -8,6 +8,7 @@
 import { AppError } from '../../errors';
 import type { ChunkIndex } from './chunkIndex';
 import { embedderFor, type EmbeddingSettings } from './embedder';
+import { embedQuery, type ServiceCallSink } from './serviceCalls';
 import { indexMemoryMessages, memoryCandidates, unindexMemoryMessages } from './memoryIndex';
 import { clientFor } from '../llm/client';
 import { resolveModel, type LlmSettings } from '../llm/providers';
@@ -231,15 +232,22 @@ export interface MemoryQuery {
  * vector and full text, scored `(1 − kw) × vector + kw × keywords` (its weighted-sum fusion),
  * those under the threshold dropped, the best `top_n` returned.
  */
-export async function searchMemories(deps: MemoryDeps, tenantId: string, q: MemoryQuery, signal?: AbortSignal): Promise<MemoryMessage[]> {
+export async function searchMemories(
+  deps: MemoryDeps,
+  tenantId: string,
+  q: MemoryQuery,
+  signal?: AbortSignal,
+  /** Told of the query's embedding request (a run's call traces), when it is a provider's. */
+  sink?: ServiceCallSink,
+): Promise<MemoryMessage[]> {
   const memories = await deps.store.memories.getMany(tenantId, q.memoryIds);
   const question = q.query.trim();
   if (memories.length === 0 || !question) return [];
-  const [embedding] = await embed(deps, memories[0]!.embd_id, [question], signal);
+  const embedding = await embedQuery(embedderFor(memories[0]!.embd_id, deps.embedding), question, signal, sink);
   const hits = await memoryCandidates(deps.store, deps.index, {
     tenantId,
     memoryIds: memories.map((m) => m.id),
-    embedding: embedding!,
+    embedding,
     query: question,
     agentId: q.agentId,
     sessionId: q.sessionId,

@@ -14,8 +14,15 @@ export function rerankSettingsFromEnv(env: Record<string, string | undefined>): 
   return { baseUrl: env.RERANK_BASE_URL || undefined, apiKey: env.RERANK_API_KEY || undefined };
 }
 
-/** Relevance scores in [0, 1] for `documents`, in their order. */
-export async function rerankScores(s: RerankSettings, model: string, query: string, documents: string[], signal?: AbortSignal): Promise<number[]> {
+export interface RerankAnswer {
+  /** Relevance scores in [0, 1] for the documents, in their order. */
+  scores: number[];
+  /** The endpoint's token count (`usage.prompt_tokens`, else `usage.total_tokens` as Jina and vLLM report it); null when none. */
+  promptTokens: number | null;
+}
+
+/** Relevance scores in [0, 1] for `documents`, in their order, with the tokens the endpoint reported. */
+export async function rerankScores(s: RerankSettings, model: string, query: string, documents: string[], signal?: AbortSignal): Promise<RerankAnswer> {
   if (!s.baseUrl) throw new AppError('TOOL_BAD_REQUEST', 'no RERANK_BASE_URL is configured');
   const res = await fetch(`${s.baseUrl.replace(/\/$/, '')}/rerank`, {
     method: 'POST',
@@ -31,8 +38,12 @@ export async function rerankScores(s: RerankSettings, model: string, query: stri
       res.status >= 500 || res.status === 429 ? 'TOOL_UNAVAILABLE' : 'TOOL_BAD_REQUEST',
       `Rerank failed with HTTP ${res.status}: ${text.slice(0, 200)}`,
     );
-  const body = JSON.parse(text) as { results?: Array<{ index: number; relevance_score?: number; score?: number }> };
+  const body = JSON.parse(text) as {
+    results?: Array<{ index: number; relevance_score?: number; score?: number }>;
+    usage?: { prompt_tokens?: unknown; total_tokens?: unknown };
+  };
   const scores = new Array<number>(documents.length).fill(0);
   for (const r of body.results ?? []) if (r.index >= 0 && r.index < documents.length) scores[r.index] = Number(r.relevance_score ?? r.score ?? 0);
-  return scores;
+  const reported = body.usage?.prompt_tokens ?? body.usage?.total_tokens;
+  return { scores, promptTokens: typeof reported === 'number' && Number.isFinite(reported) ? reported : null };
 }

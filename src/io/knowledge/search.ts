@@ -11,7 +11,8 @@ import type { DatasetRecord } from '../store/knowledgeTypes';
 import type { Store } from '../store/contract';
 import type { ChunkIndex } from './chunkIndex';
 import { embedderFor, type EmbeddingSettings } from './embedder';
-import { rerankScores, type RerankSettings } from './rerank';
+import type { RerankSettings } from './rerank';
+import { embedQuery, rerankReported, type ServiceCallSink } from './serviceCalls';
 
 export interface KnowledgeDeps {
   store: Store;
@@ -65,7 +66,8 @@ async function resolveDatasets(deps: KnowledgeDeps, tenantId: string, names: str
   return found;
 }
 
-export async function searchKnowledge(deps: KnowledgeDeps, q: KnowledgeQuery, signal?: AbortSignal): Promise<KnowledgeResult> {
+/** `sink`, when given, is told of each embedding and rerank request made (a run's call traces). */
+export async function searchKnowledge(deps: KnowledgeDeps, q: KnowledgeQuery, signal?: AbortSignal, sink?: ServiceCallSink): Promise<KnowledgeResult> {
   const datasets = await resolveDatasets(deps, q.tenantId, q.datasets);
   const question = q.question.replace(/^user[:：\s]*/i, '').trim();
   const notes: string[] = [];
@@ -82,13 +84,13 @@ export async function searchKnowledge(deps: KnowledgeDeps, q: KnowledgeQuery, si
       .map((d) => d.id);
     documentIds = documentIds ? documentIds.filter((id) => passing.includes(id)) : passing;
   }
-  const [embedding] = await embedderFor(datasets[0]!.embedding_model, deps.embedding).embed([question], signal);
+  const embedding = await embedQuery(embedderFor(datasets[0]!.embedding_model, deps.embedding), question, signal, sink);
   const candidates = await deps.index.candidates({
     tenantId: q.tenantId,
     datasetIds: datasets.map((d) => d.id),
     documentIds,
     query: question,
-    embedding: embedding!,
+    embedding,
     topK: q.topK,
   });
   const page = q.page ?? 1;
@@ -103,12 +105,13 @@ export async function searchKnowledge(deps: KnowledgeDeps, q: KnowledgeQuery, si
   });
   if (!useRerank) return { ...ranked, datasets, notes };
   // Reranking replaces the vector side of the score, as RAGFlow combines them.
-  const scores = await rerankScores(
+  const scores = await rerankReported(
     deps.rerank,
     q.rerankId!,
     question,
     ranked.chunks.map((c) => c.content),
     signal,
+    sink,
   );
   const reranked = ranked.chunks
     .map((c, i) => ({ ...c, vectorSimilarity: scores[i]!, similarity: q.vectorWeight * scores[i]! + (1 - q.vectorWeight) * c.termSimilarity }))

@@ -74,3 +74,22 @@ export function tracedResponse(result: LlmChatResult, redact: (t: string) => str
     tool_calls: result.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: fold(c.arguments, redact).content })),
   };
 }
+
+/**
+ * What an embedding or rerank request sent, in the messages' shape the panel reads: the query
+ * (role `query`) and, for a rerank, each document (role `document`), folded and redacted like
+ * messages; the number of documents in `params`.
+ */
+export function tracedServiceRequest(sent: { query: string; documents?: string[] }, redact: (t: string) => string): TracedRequest {
+  const documents = sent.documents ?? [];
+  return {
+    messages: [{ role: 'query', ...fold(sent.query, redact) }, ...documents.map((d) => ({ role: 'document', ...fold(d, redact) }))],
+    params: sent.documents ? { documents: documents.length } : {},
+    tools: [],
+  };
+}
+
+/** An embedding or rerank answer, as its few words (`1 vector of 1536 dimensions`). */
+export function tracedServiceResponse(summary: string): TracedResponse {
+  return { content: summary, reasoning_chars: 0, finish_reason: null, tool_calls: [] };
+}

@@ -26,14 +26,27 @@ export interface TracedResponse {
   tool_calls: Array<{ id: string; name: string; arguments: string }>;
 }
 
+/**
+ * What kind of model call: a chat completion (the LLM activity), or an embedding or rerank request
+ * a Retrieval made (the `toolInvoke` activity; migration 20). Rows before migration 20 are `chat`.
+ */
+export type CallKind = 'chat' | 'embedding' | 'rerank';
+
 /** One attempt of a model call. */
 export interface CallTrace {
-  /** The cost ledger's id of the attempt (`model_calls.id`). */
+  /**
+   * A chat attempt: the cost ledger's id (`model_calls.id`). An embedding or rerank request: the
+   * activity attempt's id with the kind and the request's number in the attempt (no ledger row).
+   */
   id: string;
+  kind: CallKind;
   tenantId: string;
   runId: string;
   nodeId: string | null;
-  /** The Temporal activity id: the attempts of one call share it. */
+  /**
+   * The Temporal activity id: the attempts of one call share it. An embedding or rerank request
+   * adds its kind (`7:embedding`), so it is a call of its own beside the activity's others.
+   */
   activityId: string;
   model: string;
   attempt: number;

@@ -1,9 +1,10 @@
-/** The SQL of model call traces (migration 16): one row per attempt, read back per run or node. */
+/** The SQL of model call traces (migrations 16, 20): one row per attempt, read back per run or node. */
 import type { Queryable } from './dbContract';
-import type { CallTrace, CallTraces, TracedRequest, TracedResponse } from './callTraceTypes';
+import type { CallKind, CallTrace, CallTraces, TracedRequest, TracedResponse } from './callTraceTypes';
 
 interface TraceRow {
   id: string;
+  kind: CallKind;
   tenant_id: string;
   run_id: string;
   node_id: string | null;
@@ -31,6 +32,7 @@ const parsed = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) 
 function toTrace(r: TraceRow): CallTrace {
   return {
     id: r.id,
+    kind: r.kind,
     tenantId: r.tenant_id,
     runId: r.run_id,
     nodeId: r.node_id,
@@ -58,8 +60,8 @@ export function callTracesRepository(db: Queryable): CallTraces {
     async record(t) {
       await db.query(
         `INSERT INTO model_call_traces (id, tenant_id, run_id, node_id, activity_id, model, attempt, outcome, request, response, error,
-           started_at, capacity_wait_ms, first_token_ms, duration_ms, prompt_tokens, completion_tokens, usage_reported, cost, priced)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+           started_at, capacity_wait_ms, first_token_ms, duration_ms, prompt_tokens, completion_tokens, usage_reported, cost, priced, kind)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
          ON CONFLICT (id) DO NOTHING`,
         [
           t.id,
@@ -82,6 +84,7 @@ export function callTracesRepository(db: Queryable): CallTraces {
           t.usageReported,
           t.cost,
           t.priced,
+          t.kind,
         ],
       );
     },

@@ -8,6 +8,7 @@ import { MEMORY_MIGRATION } from './memoryMigration';
 import { MESSAGE_QUEUE_MIGRATION } from './messageQueueMigration';
 import { LEDGER_MIGRATION } from './ledgerMigration';
 import { CALL_TRACE_MIGRATION } from './callTraceMigration';
+import { CALL_KIND_MIGRATION } from './callKindMigration';
 import { PIPELINE_MIGRATION } from './pipelineMigration';
 import { PROVISIONED_KEYS_MIGRATION } from './provisionedKeysMigration';
 import { RELEASED_MIGRATIONS, type Migration } from './releasedMigrations';
@@ -37,6 +38,7 @@ export const MIGRATIONS: readonly Migration[] = [
   CALL_TRACE_MIGRATION,
   RUN_CHANGES_MIGRATION,
   TRAVEL_ITEM_MIGRATION,
+  CALL_KIND_MIGRATION,
   ADMISSION_MIGRATION,
 ];
 

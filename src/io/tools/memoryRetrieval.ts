@@ -35,7 +35,7 @@ export function memoriesToSearch(params: Record<string, unknown>, datasetNames: 
 }
 
 export async function retrieveFromMemories(x: ToolExecution, memoryIds: string[]) {
-  const { params, args, tenantId, knowledge, signal } = x;
+  const { params, args, tenantId, knowledge, signal, serviceCalls } = x;
   if (!knowledge) throw new AppError('TOOL_UNAVAILABLE', 'Retrieval has no knowledge store in this process');
   const memories = await knowledge.store.memories.getMany(tenantId, memoryIds);
   if (memories.length === 0) throw new AppError('TOOL_BAD_REQUEST', 'No memory is selected.');
@@ -54,6 +54,7 @@ export async function retrieveFromMemories(x: ToolExecution, memoryIds: string[]
       ...(userId ? { userId } : {}),
     },
     signal,
+    serviceCalls,
   );
   if (messages.length === 0) {
     const empty = typeof params.empty_response === 'string' ? params.empty_response : '';

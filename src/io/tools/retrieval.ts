@@ -14,7 +14,7 @@ const num = (v: unknown, def: number) =>
   typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() && Number.isFinite(Number(v)) ? Number(v) : def;
 
 export const retrieve: ToolExecutor = async (execution) => {
-  const { params, args, tenantId, knowledge, signal } = execution;
+  const { params, args, tenantId, knowledge, signal, serviceCalls } = execution;
   if (!knowledge) throw new AppError('TOOL_UNAVAILABLE', 'Retrieval has no knowledge store in this process');
   const names = Array.isArray(args.datasets)
     ? args.datasets.map(String)
@@ -35,6 +35,7 @@ export const retrieve: ToolExecutor = async (execution) => {
       metaFilter: manualFilter(args.meta_data_filter ?? params.meta_data_filter),
     },
     signal,
+    serviceCalls,
   );
   const chunks: RagChunk[] = result.chunks.map((c) => ({
     chunk_id: c.id,

@@ -1,10 +1,11 @@
-/** Model call traces (migration 16) on both backends: an attempt recorded once, read back whole, per run and node, tenant-scoped. */
+/** Model call traces (migrations 16, 20) on both backends: an attempt recorded once, read back whole with its kind, per run and node, tenant-scoped. */
 import { expect, it } from 'vitest';
 import type { CallTrace } from '../../../src/io/store/contract';
 import { freshTenant, type StoreContext } from './context';
 
 const trace = (tenantId: string, id: string, over: Partial<CallTrace> = {}): CallTrace => ({
   id,
+  kind: 'chat',
   tenantId,
   runId: 'run-1',
   nodeId: 'Agent:a',
@@ -46,5 +47,31 @@ export function callTraceCases(ctx: StoreContext): void {
     expect(await ctx.store.callTraces.list(t, 'run-1', 'Agent:a')).toEqual([first, second]);
     expect((await ctx.store.callTraces.list(t, 'run-1')).map((x) => x.id)).toEqual([`${t}:1`, `${t}:2`, `${t}:3`]);
     expect(await ctx.store.callTraces.list(freshTenant(), 'run-1')).toEqual([]);
+  });
+
+  it("keeps an embedding or rerank request's kind beside the chat attempts of its run", async () => {
+    const t = freshTenant();
+    const rerank = trace(t, `${t}:r`, {
+      kind: 'rerank',
+      activityId: '9:rerank',
+      model: 'rerank-small@Jina',
+      request: {
+        messages: [
+          { role: 'query', content: 'what?' },
+          { role: 'document', content: 'a doc' },
+        ],
+        params: { documents: 1 },
+        tools: [],
+      },
+      response: { content: '1 scores, the best 0.900', reasoning_chars: 0, finish_reason: null, tool_calls: [] },
+      completionTokens: 0,
+      cost: 0,
+      priced: false,
+      startedAt: 5_000,
+    });
+    await ctx.store.callTraces.record(trace(t, `${t}:c`));
+    await ctx.store.callTraces.record(rerank);
+    expect((await ctx.store.callTraces.list(t, 'run-1')).map((x) => x.kind)).toEqual(['chat', 'rerank']);
+    expect((await ctx.store.callTraces.list(t, 'run-1')).at(-1)).toEqual(rerank);
   });
 }
