@@ -6,12 +6,10 @@
  * freed by a pause) costs at most one {@link recheckAfterMs} interval: the waiting run then asks the
  * store itself. Ending runs admit the next ones (the store decides who, under a per-tenant lock).
  */
-import { condition, getExternalWorkflowHandle, patched, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/activityTypes';
 import { admitSignal, cancelSignal, type CanvasRunInput } from './definitions';
 
-/** The patch under which runs started beyond their tenant's cap wait, and ending runs admit the next ones. */
-export const TENANT_ADMISSION_PATCH = 'tenant-admission';
 
 /**
  * How long a waiting run waits for a wake-up before it asks the store itself: 15 s at the head of
@@ -27,9 +25,14 @@ const admission = proxyLocalActivities<Activities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 
-/** Whether the run takes part in admission (the API gated it, and this code knows the patch). */
-const gated = (input: CanvasRunInput, cap: number | undefined): cap is number =>
-  input.admission !== undefined && cap !== undefined && patched(TENANT_ADMISSION_PATCH);
+/**
+ * Whether the run takes part in admission: its input says so. No `patched()` marker is needed (nor
+ * its two history events and visibility write per run, which a flood of waiting runs multiplies):
+ * only launchers with this code write `admission` into an input, so a history recorded before this
+ * code never takes these branches on replay, and every run whose input has it ran them from its
+ * first task on (workers are versioned, PINNED: docs/ARCHITECTURE.md, "Deploying workflow changes").
+ */
+const gated = (input: CanvasRunInput, cap: number | undefined): cap is number => input.admission !== undefined && cap !== undefined;
 
 /**
  * Waits until the run's turn comes. Returns the reason of a cancel that came while it waited (the

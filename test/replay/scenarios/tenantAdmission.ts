@@ -1,5 +1,5 @@
 /**
- * A run started beyond its tenant's TENANT_MAX_RUNS (patch tenant-admission): it waits its turn
+ * A run started beyond its tenant's TENANT_MAX_RUNS (input `admission`, no patch): it waits its turn
  * until the tenant's running run ends and wakes it with `admit`, then runs and, at its end, admits
  * whoever waits behind it (nobody).
  */
