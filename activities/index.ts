@@ -21,7 +21,6 @@ import { createSpeechActivities } from './speech';
 import { createMemoryActivities } from './memory';
 import { recordingCalls } from './callRecord';
 import { createTravelActivities } from './travel';
-import { createAdmissionActivities } from './admission';
 import { meteredLlm } from './meteredLlm';
 import { configuredSecrets } from '../src/io/llm/callTrace';
 import { budgetsFromEnv } from '../src/io/llm/budgets';
@@ -67,7 +66,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createFormReminderActivities({ store: deps.store, env }),
     ...createBrowserActivities({ store: deps.store, log: deps.log, env: deps.env ?? {} }),
     ...createTravelActivities({ store: deps.store, llm: deps.llm }),
-    ...createAdmissionActivities({ store: deps.store }),
     ...createSpeechActivities({ store: deps.store, settings: deps.llm, log: deps.log, env: deps.env ?? {} }),
     ...createMemoryActivities({ store: deps.store, llm: deps.llm, embedding: knowledge.embedding, index: knowledge.index, log: deps.log }),
   };

@@ -14,6 +14,8 @@ import { openSearchIndex } from '../src/io/knowledge/openSearchIndex';
 import { knowledgeDeps } from '../src/io/knowledge/deps';
 import { buildApp } from '../api/app';
 import { watchWaitingQueues } from '../api/services/turns/messageQueue';
+import { resumeAdmissions } from '../api/services/admission';
+import { admissionDeps } from '../api/services/runLauncher';
 import { httpLimitsFromEnv } from '../api/httpLimits';
 import { startRunReconciler } from '../api/services/runReconciler';
 import { DEMO_MODEL_PATH } from '../api/plugins/demoModel';
@@ -154,9 +156,11 @@ async function main(): Promise<void> {
     await app.listen({ port: config.port, host: config.host, backlog: httpLimits.listenBacklog });
     // Runs stranded by a crash or closed outside our finalize: repaired now and every interval.
     // Messages queued behind a session's turn (message_policy enqueue) are started by a watcher
-    // of the API that queued them, and after a restart by one each pass starts.
+    // of the API that queued them, and after a restart by one each pass starts; so are runs waiting
+    // for their tenant's capacity (TENANT_MAX_RUNS, api/services/admission.ts).
     const queues = { store, client, taskQueue: config.taskQueue, settings: runSettings, limits: config.runInputLimits, log };
-    reconciler = startRunReconciler({ store, client, log, batch: 100, ...config.reconcile, afterPass: () => watchWaitingQueues(queues) });
+    const afterPass = () => Promise.all([watchWaitingQueues(queues), resumeAdmissions(admissionDeps(queues), config.reconcile.graceMs)]);
+    reconciler = startRunReconciler({ store, client, log, batch: 100, ...config.reconcile, afterPass });
   }
 
   const base = `http://127.0.0.1:${config.port}`;

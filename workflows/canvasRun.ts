@@ -25,7 +25,6 @@ import { describeProblems } from '../src/errors';
 import { RUN_STATUS_KEY } from '../src/core/searchAttributes';
 import { startedAtRevision2, type CanvasRunInput, type CanvasRunResult } from './definitions';
 import { finalizeRun, resumedStep, runInWorkflow } from './workflowCarrier';
-import { admitNext, waitForAdmission } from './admission';
 
 /**
  * The patch under which an Iteration with `max_concurrency` > 0 fans its items out
@@ -78,11 +77,8 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
       },
       revision2,
     );
-    await admitNext(input);
     return result;
   }
-  // Started beyond its tenant's TENANT_MAX_RUNS: its turn first, so its clock starts when it runs.
-  const canceledWhileWaiting = await waitForAdmission(input);
   const canvas = compiled.canvas;
   const { settings } = input;
   // RUN_SNAPSHOTS=off: no snapshots, so the run cannot be forked (the API says so).
@@ -131,7 +127,6 @@ export async function canvasRun(input: CanvasRunInput): Promise<CanvasRunResult>
     settings,
     recordedStatus: input.checkpoint ? input.checkpoint.state.status : revision2 ? 'running' : null,
     revision2,
-    ...(canceledWhileWaiting !== null ? { canceledBeforeStart: canceledWhileWaiting } : {}),
     ...(input.nest ? { mirror: input.nest } : { keepSnapshots }),
     ...(input.fork?.items && patched(TIME_TRAVEL_FORK_ITEM_PATCH) ? { reuseItems: input.fork.items } : {}),
     ...(input.replay?.tools === 'frozen' && patched(TIME_TRAVEL_REPLAY_PATCH) ? { frozen: frozenTools(input.replay.sourceRunId) } : {}),
@@ -164,7 +159,6 @@ async function finalize(input: CanvasRunInput, step: StepResult, revision2: bool
     },
     revision2,
   );
-  await admitNext(input);
   return result;
 }
 

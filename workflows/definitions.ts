@@ -55,8 +55,6 @@ export interface CanvasRunInput {
   revision?: number;
   /** A fork (time travel): the run starts from another run's batch snapshot instead of Begin. */
   fork?: ForkInput;
-  /** Started beyond its tenant's TENANT_MAX_RUNS: the run waits its turn before its first step (workflows/admission.ts). */
-  admission?: { waiting: boolean; /** The tenant's runs waiting before it when it started. */ ahead?: number };
   /** A replay (time travel): with tools frozen, its tool calls are answered from the source's journal. */
   replay?: { sourceRunId: string; tools: 'frozen' | 'live' };
 }
@@ -145,8 +143,6 @@ export interface CanvasRunResult {
 
 /** Cancels the run: in-flight calls are cancelled, nothing further starts. */
 export const cancelSignal = defineSignal<[reason?: string]>('cancel');
-/** Wakes a run waiting for its tenant's capacity: its turn came (workflows/admission.ts). */
-export const admitSignal = defineSignal('admit');
 export const progressQuery = defineQuery<RunProgress>('progress');
 
 /** What the inputs update answers: the pause it resumed (events after `seq` are the continuation). */

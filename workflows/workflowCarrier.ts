@@ -129,8 +129,6 @@ export interface WorkflowRunOptions<R> {
   keepSnapshots?: boolean;
   /** A fork inside a parallel Iteration's item: the items before it, answered with the source's values. */
   reuseItems?: ReusedItems;
-  /** Canceled while it waited for its tenant's capacity (./admission.ts): it starts canceled. */
-  canceledBeforeStart?: string;
   /** A replay with tools frozen: answers tool calls from the source's journal (./frozenTools.ts). */
   frozen?: (call: EngineCall) => Promise<CallResult> | null;
   /** Ends the run with its final step (runs non-cancellable when the run was cancelled through Temporal). */
@@ -150,7 +148,7 @@ export async function runInWorkflow<R>(canvas: CompiledCanvas, first: StepResult
   const engineOptions = { maxSteps: settings.maxSteps, maxParallel: settings.maxParallel, snapshots: options.keepSnapshots === true };
   let step = first;
 
-  let cancelReason: string | null = options.canceledBeforeStart ?? null;
+  let cancelReason: string | null = null;
   const callScope = new CancellationScope();
   setHandler(cancelSignal, (reason?: string) => {
     if (cancelReason !== null) return; // a repeated cancel is harmless

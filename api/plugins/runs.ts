@@ -121,7 +121,7 @@ export async function runsPlugin(app: FastifyInstance, deps: AppDeps): Promise<v
       }
       const queued = progress && !isTerminal(run) ? await queuedActivities(deps.temporal, run.workflow_id, Object.keys(progress.nodes), Date.now()) : [];
       const view = runView(run, progress, await store.runs.children(run.id), await workflowStarted(deps, run, progress), queued);
-      // Started beyond TENANT_MAX_RUNS: the run waits its turn (workflows/admission.ts).
+      // Started beyond TENANT_MAX_RUNS: the run waits its turn, its workflow not started yet (api/services/admission.ts).
       const waiting = run.status === 'running' ? await store.admission.waitingSince(run.id) : null;
       if (waiting !== null) view.waiting_for_tenant = { since: waiting, waited_ms: Math.max(0, Date.now() - waiting) };
       if (run.status === 'canceled') view.usage = await canceledRunUsage(store, run.tenant_id, run.id, view.usage as Record<string, number> | null);

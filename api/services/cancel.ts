@@ -8,6 +8,7 @@ import type { RunRecord } from '../../src/io/store/contract';
 import { cancelSignal } from '../../workflows/definitions';
 import type { AppDeps } from '../deps';
 import { failStrandedRun } from './runReconciler';
+import { cancelWaitingRun } from './admission';
 
 /**
  * Terminates the run holding a session (if it is still open), records it failed with `reason`
@@ -30,6 +31,8 @@ export async function terminateAndRelease(deps: AppDeps, sessionId: string, hold
 /** Sends the cancel signal; false when the run had already ended. */
 export async function cancelRunById(deps: AppDeps, run: RunRecord, reason: string): Promise<boolean> {
   if (run.status !== 'running' && run.status !== 'paused') return false;
+  // A run waiting for its tenant's capacity has no workflow yet: it is canceled in the store.
+  if (await cancelWaitingRun(deps, run, reason)) return true;
   try {
     await deps.temporal.workflow.getHandle(run.workflow_id).signal(cancelSignal, reason);
     return true;

@@ -21,6 +21,7 @@ import type { RunInputLimits } from './runLimits';
 import { failStrandedRun } from './runReconciler';
 import { startableCanvas, type RunCanvas } from './canvasVersions';
 import { newId } from '../../src/io/store/time';
+import { watchAdmission, type AdmissionDeps } from './admission';
 
 export interface LaunchDeps {
   store: Store;
@@ -113,6 +114,12 @@ export async function launchRun(deps: LaunchDeps, req: LaunchRequest): Promise<L
 export async function startRecordedRun(deps: LaunchDeps, req: RecordedStart): Promise<LaunchedRun> {
   const { runId, messageId } = req;
   const workflowId = workflowIdFor(req.canvas.id, runId);
+  // TENANT_MAX_RUNS: beyond it the run waits its turn as its row, its workflow started when a place frees up (./admission.ts).
+  const cap = deps.settings.tenantMaxRuns;
+  if (cap && !(await deps.store.admission.enter({ tenantId: req.tenantId, runId, cap, now: Date.now(), start: req })).admitted) {
+    watchAdmission(admissionDeps(deps), req.tenantId);
+    return { runId, messageId, workflowId };
+  }
   const input = canvasRunInput({
     runId,
     messageId,
@@ -129,12 +136,6 @@ export async function startRecordedRun(deps: LaunchDeps, req: RecordedStart): Pr
   });
   input.announced = true;
   input.revision = RUN_REVISION; // the row says running, and so does the start's RunStatus below
-  // TENANT_MAX_RUNS: beyond it the run is started all the same, and waits its turn in its workflow.
-  const cap = deps.settings.tenantMaxRuns;
-  if (cap) {
-    const turn = await deps.store.admission.enter({ tenantId: req.tenantId, runId, cap, now: Date.now() });
-    input.admission = { waiting: !turn.admitted, ahead: turn.ahead };
-  }
   try {
     await deps.client.workflow.start('canvasRun', {
       taskQueue: deps.taskQueue,
@@ -175,4 +176,9 @@ async function workflowExists(client: Client, workflowId: string): Promise<boole
   } catch {
     return false;
   }
+}
+
+/** What tenant admission needs to start the runs it admits (./admission.ts). */
+export function admissionDeps(deps: LaunchDeps & { log?: AdmissionDeps['log'] }): AdmissionDeps {
+  return { ...deps, start: (recorded) => startRecordedRun(deps, recorded as RecordedStart) };
 }

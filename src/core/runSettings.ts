@@ -27,7 +27,7 @@ export interface RunSettings {
   snapshots?: boolean;
   /**
    * Runs of one tenant in flight at once (TENANT_MAX_RUNS); a run started beyond it waits in its
-   * workflow until one ends (workflows/admission.ts). Absent: no cap.
+   * row until one ends or pauses, its workflow not yet started (api/services/admission.ts). Absent: no cap.
    */
   tenantMaxRuns?: number;
   /** How deep this run is nested in InvokeCanvas child runs (0: a top-level run). */

@@ -1,8 +1,8 @@
 /**
- * TENANT_MAX_RUNS over HTTP on the dev server: a tenant's runs beyond the cap wait their turn in
- * their workflows (start order, never more than the cap at the model), another tenant's run is not
- * held behind them, a waiting run can be canceled, and a place freed by a pause is taken without
- * any run ending (the waiting run's own recheck).
+ * TENANT_MAX_RUNS over HTTP on the dev server: a tenant's runs beyond the cap wait their turn as
+ * rows (start order, never more than the cap at the model), another tenant's run is not held
+ * behind them, a waiting run can be canceled, and a place freed by a pause is taken without any
+ * run ending. (An API killed while runs wait: test/scaleout/admissionRestart.test.ts.)
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,7 +107,7 @@ describe('tenant admission (TENANT_MAX_RUNS)', () => {
     expect(h.llm.calls.filter((c) => queryOf(c) === 'held 2')).toEqual([]);
   }, 180_000);
 
-  it('lets a waiting run take the place a paused run left, with no run ending to wake it', async () => {
+  it('lets a waiting run take the place a paused run left', async () => {
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     h.llm.whenPromptIncludes('Before the form.', () => ({ until: held, then: { content: 'asked' } }));

@@ -225,7 +225,7 @@ export async function runPage(main, runId) {
     replace(
       outcome,
       model.status === 'failed' ? h('div', { class: 'error-box', 'data-role': 'run-error' }, model.error ?? run.error ?? 'failed') : null,
-      // Started beyond TENANT_MAX_RUNS: it starts when one of the tenant's runs ends (workflows/admission.ts).
+      // Started beyond TENANT_MAX_RUNS: it starts when one of the tenant's runs ends or pauses (api/services/admission.ts).
       run.waiting_for_tenant && !ENDED.has(model.status)
         ? h('p', { class: 'muted', 'data-role': 'tenant-wait' }, "Waiting for its turn: the tenant's runs in flight are at TENANT_MAX_RUNS")
         : null,

@@ -6,23 +6,11 @@
  * decision made before.
  */
 import type { Db, Queryable } from './dbContract';
-import type { Admission, AdmissionStore, AdmissionTurn } from './admissionTypes';
+import type { AdmissionStore, AdmittedStart } from './admissionTypes';
+import { jsonParam } from './sql';
 
 /** The advisory lock class of the admission's per-tenant lock (the second key is the tenant's hash). */
 const ADMISSION_LOCK_CLASS = 21;
-
-/** The tenant's runs waiting before the run `$2` (in start order). */
-async function turnOf(tx: Queryable, tenantId: string, runId: string): Promise<AdmissionTurn> {
-  const r = await tx.query<{ admission: Admission | null; ahead: number }>(
-    `SELECT admission, (SELECT count(*)::int FROM runs w WHERE w.tenant_id = $1 AND w.status = 'running' AND w.admission = 'waiting'
-       AND (w.create_time, w.id) < (runs.create_time, runs.id)) AS ahead
-     FROM runs WHERE id = $2`,
-    [tenantId, runId],
-  );
-  const row = r.rows[0];
-  // A row that is gone or never gated has nothing to wait for.
-  return row?.admission === 'waiting' ? { admitted: false, ahead: row.ahead } : { admitted: true, ahead: 0 };
-}
 
 /** Admitted runs of the tenant that are running (the run `$2` itself excluded). */
 const IN_FLIGHT = `SELECT count(*)::int FROM runs WHERE tenant_id = $1 AND status = 'running' AND admission = 'admitted' AND id <> $2`;
@@ -34,9 +22,15 @@ async function locked<T>(db: Db, tenantId: string, fn: (tx: Queryable) => Promis
   });
 }
 
+const toStart = (r: { id: string; tenant_id: string; admission_start: unknown }): AdmittedStart => ({
+  runId: r.id,
+  tenantId: r.tenant_id,
+  start: r.admission_start,
+});
+
 export function admissionRepository(db: Db): AdmissionStore {
   return {
-    enter: ({ tenantId, runId, cap, now }) =>
+    enter: ({ tenantId, runId, cap, now, start }) =>
       locked(db, tenantId, async (tx) => {
         await tx.query(
           `UPDATE runs SET admission_time = $4, admission = CASE
@@ -46,26 +40,23 @@ export function admissionRepository(db: Db): AdmissionStore {
            WHERE id = $2 AND tenant_id = $1 AND admission IS NULL`,
           [tenantId, runId, cap, now],
         );
-        // Decided now or before (a retried start): that decision stands.
-        return turnOf(tx, tenantId, runId);
-      }),
-    claim: ({ tenantId, runId, cap, now }) =>
-      locked(db, tenantId, async (tx) => {
-        // Its turn: room under the cap, and no run of the tenant waiting longer.
-        await tx.query(
-          `UPDATE runs SET admission = 'admitted', admission_time = $4
-           WHERE id = $2 AND tenant_id = $1 AND admission = 'waiting'
-             AND (${IN_FLIGHT}) < $3
-             AND NOT EXISTS (
-               SELECT 1 FROM runs w WHERE w.tenant_id = $1 AND w.status = 'running' AND w.admission = 'waiting'
-                 AND (w.create_time, w.id) < (runs.create_time, runs.id))`,
-          [tenantId, runId, cap, now],
+        // Decided now or before (a retried start): that decision stands; a waiting run keeps its start.
+        await tx.query(`UPDATE runs SET admission_start = $2::json WHERE id = $1 AND admission = 'waiting' AND admission_start IS NULL`, [
+          runId,
+          jsonParam(start),
+        ]);
+        const row = await tx.query<{ admission: string | null; ahead: number }>(
+          `SELECT admission, (SELECT count(*)::int FROM runs w WHERE w.tenant_id = $1 AND w.status = 'running' AND w.admission = 'waiting'
+             AND (w.create_time, w.id) < (runs.create_time, runs.id)) AS ahead
+           FROM runs WHERE id = $2`,
+          [tenantId, runId],
         );
-        return turnOf(tx, tenantId, runId);
+        const found = row.rows[0];
+        return found?.admission === 'waiting' ? { admitted: false, ahead: found.ahead } : { admitted: true, ahead: 0 };
       }),
     admitWaiting: ({ tenantId, cap, now }) =>
       locked(db, tenantId, async (tx) => {
-        const r = await tx.query<{ workflow_id: string }>(
+        const r = await tx.query<{ id: string; tenant_id: string; admission_start: unknown; create_time: number }>(
           `UPDATE runs SET admission = 'admitted', admission_time = $3
            WHERE id IN (
              SELECT id FROM runs
@@ -73,16 +64,48 @@ export function admissionRepository(db: Db): AdmissionStore {
              ORDER BY create_time, id
              LIMIT GREATEST(0, $2 - (SELECT count(*) FROM runs WHERE tenant_id = $1 AND status = 'running' AND admission = 'admitted'))
            )
-           RETURNING workflow_id`,
+           RETURNING id, tenant_id, admission_start, create_time`,
           [tenantId, cap, now],
         );
-        return r.rows.map((row) => row.workflow_id);
+        const left = await tx.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM runs WHERE tenant_id = $1 AND status = 'running' AND admission = 'waiting'`,
+          [tenantId],
+        );
+        // In start order: the oldest waiting run is started first.
+        return { admitted: r.rows.sort((a, b) => Number(a.create_time) - Number(b.create_time)).map(toStart), waiting: left.rows[0]?.n ?? 0 };
       }),
+    async started(runId) {
+      await db.query('UPDATE runs SET admission_start = NULL WHERE id = $1', [runId]);
+    },
+    async unstarted({ before, limit }) {
+      const r = await db.query<{ id: string; tenant_id: string; admission_start: unknown }>(
+        `SELECT id, tenant_id, admission_start FROM runs
+         WHERE admission = 'admitted' AND admission_start IS NOT NULL AND status = 'running' AND admission_time < $1
+         ORDER BY admission_time LIMIT $2`,
+        [before, limit],
+      );
+      return r.rows.map(toStart);
+    },
+    async waitingTenants(limit) {
+      const r = await db.query<{ tenant_id: string }>(`SELECT DISTINCT tenant_id FROM runs WHERE status = 'running' AND admission = 'waiting' LIMIT $1`, [
+        limit,
+      ]);
+      return r.rows.map((row) => row.tenant_id);
+    },
     async waitingSince(runId) {
       const r = await db.query<{ admission_time: number }>(`SELECT admission_time FROM runs WHERE id = $1 AND status = 'running' AND admission = 'waiting'`, [
         runId,
       ]);
       return r.rows[0] ? Number(r.rows[0].admission_time) : null;
+    },
+    async cancelWaiting(runId, reason, now) {
+      const r = await db.query(
+        `UPDATE runs SET status = 'canceled', error = $2, admission_start = NULL, update_time = $3, finish_time = $3
+         WHERE id = $1 AND status = 'running' AND admission = 'waiting'
+         RETURNING id`,
+        [runId, reason, now],
+      );
+      return r.rows.length > 0;
     },
   };
 }

@@ -47,7 +47,7 @@ export type { CallTrace, CallTraces, TracedMessage, TracedRequest, TracedRespons
 export type { RunChange, RunChangesFeed } from './runChanges';
 
 export type { MessagePolicy, MessageQueueStore, QueuedMessage, QueuedRequest } from './messageQueueTypes';
-export type { Admission, AdmissionStore, AdmissionTurn } from './admissionTypes';
+export type { AdmissionStore, AdmissionTurn, AdmittedStart } from './admissionTypes';
 
 export type { Ledger, ModelCallEntry, ModelCallReuse, UsageGroup, UsageRow, UsageTotals, SavedTotals } from './ledgerTypes';
 

@@ -97,6 +97,8 @@ export function runsRepository(db: Queryable, events: { appendAlong(runId: strin
       const result = await db.query<RunRecord>(
         `SELECT ${RUN_COLUMNS} FROM runs
          WHERE status IN ('running', 'paused') AND update_time < $1 AND (update_time, id) > ($2, $3)
+           -- A run waiting for its tenant's capacity has no workflow yet: tenant admission starts it.
+           AND admission_start IS NULL
          ORDER BY update_time, id LIMIT $4`,
         [filter.before, cursor.time, cursor.id, filter.limit],
       );

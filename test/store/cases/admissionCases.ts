@@ -1,4 +1,8 @@
-/** Tenant admission (migration 21) on both backends: the cap is kept under concurrent starts, waiting runs go in start order, paused runs hold no place. */
+/**
+ * Tenant admission (migration 21) on both backends: the cap is kept under concurrent starts,
+ * waiting runs keep their start and are admitted in start order, paused runs hold no place, a
+ * waiting run can be canceled, and an admitted run its starter never started is found again.
+ */
 import { expect, it } from 'vitest';
 import { storeDb } from '../../../src/io/store/storeDb';
 import { newId } from '../../../src/io/store/time';
@@ -23,50 +27,64 @@ export function admissionCases(ctx: StoreContext): void {
     }
     return runs;
   };
+  const enter = (tenantId: string, runId: string, cap: number, now = 1) => ctx.store.admission.enter({ tenantId, runId, cap, now, start: { runId, n: 1 } });
 
   it('admits at most the cap of concurrent starts; the rest wait', async () => {
     const tenantId = freshTenant();
     const runs = await newRuns(tenantId, 8);
-    const decided = await Promise.all(runs.map((r) => ctx.store.admission.enter({ tenantId, runId: r.id, cap: 3, now: 5 })));
+    const decided = await Promise.all(runs.map((r) => enter(tenantId, r.id, 3, 5)));
     expect(decided.filter((d) => d.admitted)).toHaveLength(3);
     // A retried start keeps its decision.
     const i = decided.findIndex((d) => !d.admitted);
-    expect(await ctx.store.admission.enter({ tenantId, runId: runs[i]!.id, cap: 3, now: 6 })).toEqual(decided[i]);
+    expect(await enter(tenantId, runs[i]!.id, 3, 6)).toEqual(decided[i]);
     expect(await ctx.store.admission.waitingSince(runs[i]!.id)).toBe(5);
+    expect(await ctx.store.admission.waitingTenants(1000)).toContain(tenantId);
   });
 
-  it('admits the oldest waiting runs when runs end, and a waiting run only in its turn', async () => {
+  it('admits the oldest waiting runs with their starts when places free up; paused runs hold none', async () => {
     const tenantId = freshTenant();
     const other = freshTenant();
     const runs = await newRuns(tenantId, 5);
     const entered = [];
-    for (const r of runs) entered.push(await ctx.store.admission.enter({ tenantId, runId: r.id, cap: 2, now: 1 }));
+    for (const r of runs) entered.push(await enter(tenantId, r.id, 2));
     // Each waiting run knows its place: those started before it wait before it.
     expect(entered.map((e) => (e.admitted ? 'in' : e.ahead))).toEqual(['in', 'in', 0, 1, 2]);
     // Another tenant's runs take none of this tenant's places.
     const [theirs] = await newRuns(other, 1);
-    expect(await ctx.store.admission.enter({ tenantId: other, runId: theirs!.id, cap: 2, now: 1 })).toEqual({ admitted: true, ahead: 0 });
-    // No room: nobody is admitted, and the youngest waiting run cannot jump the queue.
-    expect(await ctx.store.admission.admitWaiting({ tenantId, cap: 2, now: 2 })).toEqual([]);
-    expect(await ctx.store.admission.claim({ tenantId, runId: runs[4]!.id, cap: 2, now: 2 })).toEqual({ admitted: false, ahead: 2 });
+    expect(await enter(other, theirs!.id, 2)).toEqual({ admitted: true, ahead: 0 });
+    expect(await ctx.store.admission.admitWaiting({ tenantId, cap: 2, now: 2 })).toEqual({ admitted: [], waiting: 3 });
     await ctx.store.runs.setStatus(runs[0]!.id, 'finished', { result: null });
-    // Room for one: still not the youngest's turn, the oldest waiting one goes.
-    expect(await ctx.store.admission.claim({ tenantId, runId: runs[4]!.id, cap: 2, now: 3 })).toEqual({ admitted: false, ahead: 2 });
-    expect(await ctx.store.admission.admitWaiting({ tenantId, cap: 2, now: 3 })).toEqual([runs[2]!.workflow_id]);
-    expect(await ctx.store.admission.waitingSince(runs[2]!.id)).toBeNull();
-    // A paused run holds no place: the next one claims it itself.
     await ctx.store.runs.setStatus(runs[1]!.id, 'paused');
-    expect(await ctx.store.admission.claim({ tenantId, runId: runs[3]!.id, cap: 2, now: 4 })).toEqual({ admitted: true, ahead: 0 });
-    expect(await ctx.store.admission.claim({ tenantId, runId: runs[3]!.id, cap: 2, now: 5 })).toEqual({ admitted: true, ahead: 0 });
-    expect(await ctx.store.admission.claim({ tenantId, runId: runs[4]!.id, cap: 2, now: 5 })).toEqual({ admitted: false, ahead: 0 });
+    expect(await ctx.store.admission.admitWaiting({ tenantId, cap: 2, now: 3 })).toEqual({
+      admitted: [
+        { runId: runs[2]!.id, tenantId, start: { runId: runs[2]!.id, n: 1 } },
+        { runId: runs[3]!.id, tenantId, start: { runId: runs[3]!.id, n: 1 } },
+      ],
+      waiting: 1,
+    });
+    expect(await ctx.store.admission.waitingSince(runs[2]!.id)).toBeNull();
     expect(await ctx.store.admission.waitingSince(runs[4]!.id)).toBe(1);
+    // Admitted but not started (its starter died): found again once old enough, not after it started.
+    expect((await ctx.store.admission.unstarted({ before: 4, limit: 1000 })).filter((u) => u.tenantId === tenantId).map((u) => u.runId)).toEqual([
+      runs[2]!.id,
+      runs[3]!.id,
+    ]);
+    await ctx.store.admission.started(runs[2]!.id);
+    expect((await ctx.store.admission.unstarted({ before: 4, limit: 1000 })).filter((u) => u.tenantId === tenantId).map((u) => u.runId)).toEqual([runs[3]!.id]);
+    expect((await ctx.store.admission.unstarted({ before: 3, limit: 1000 })).filter((u) => u.tenantId === tenantId)).toEqual([]);
   });
 
-  it('lets a run that was never gated, or is gone, go on', async () => {
+  it('cancels a waiting run only, and keeps waiting runs out of the reconciler', async () => {
     const tenantId = freshTenant();
-    const [run] = await newRuns(tenantId, 1);
-    expect(await ctx.store.admission.claim({ tenantId, runId: run!.id, cap: 1, now: 1 })).toEqual({ admitted: true, ahead: 0 });
-    expect(await ctx.store.admission.claim({ tenantId, runId: 'no-such-run', cap: 1, now: 1 })).toEqual({ admitted: true, ahead: 0 });
-    expect(await ctx.store.admission.waitingSince(run!.id)).toBeNull();
+    const runs = await newRuns(tenantId, 2);
+    await enter(tenantId, runs[0]!.id, 1);
+    await enter(tenantId, runs[1]!.id, 1);
+    const unsettled = await ctx.store.runs.unsettled({ before: Date.now() + 60_000, after: null, limit: 100_000 });
+    expect(unsettled.map((r) => r.id)).toContain(runs[0]!.id);
+    expect(unsettled.map((r) => r.id)).not.toContain(runs[1]!.id);
+    expect(await ctx.store.admission.cancelWaiting(runs[0]!.id, 'no', 7)).toBe(false);
+    expect(await ctx.store.admission.cancelWaiting(runs[1]!.id, 'changed my mind', 7)).toBe(true);
+    expect(await ctx.store.runs.getById(runs[1]!.id)).toMatchObject({ status: 'canceled', error: 'changed my mind', finish_time: 7 });
+    expect(await ctx.store.admission.waitingSince(runs[1]!.id)).toBeNull();
   });
 }
