@@ -59,7 +59,8 @@ const Attempt = z.object({
     .nullable(),
   error: z.string().nullable(),
 });
-const CallsResponse = z.object({
+/** `GET /api/v1/runs/{id}/calls`: every attempt of every traced call, by call. */
+export const CallsResponse = z.object({
   task_id: z.string(),
   calls: z.array(
     z.object({
@@ -69,6 +70,8 @@ const CallsResponse = z.object({
     }),
   ),
 });
+
+export type RunCalls = z.infer<typeof CallsResponse>;
 
 const Segment = z.object({
   kind: z.enum(['queue', 'capacity', 'attempt', 'retry_wait', 'person']),

@@ -6,7 +6,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startHarness, type Harness } from '../helpers/appHarness';
+import { api, runSettled, startHarness, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 import type { RecordedCall } from '../helpers/scriptedLlm';
 
@@ -40,14 +40,8 @@ async function start(agentId: string, query: string, key?: string): Promise<stri
 const detail = async (id: string, key?: string) =>
   (await api(h, 'GET', `/api/v1/runs/${id}`, key ? { key } : {})).body as { status: string; waiting_for_tenant?: { since: number; waited_ms: number } };
 
-async function settled(ids: string[], key?: string, ms = 120_000): Promise<string[]> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const statuses = await Promise.all(ids.map(async (id) => (await detail(id, key)).status));
-    if (statuses.every((s) => !['running', 'paused'].includes(s)) || Date.now() > deadline) return statuses;
-    await delay(300);
-  }
-}
+const settled = (ids: string[], key?: string, timeoutMs = 120_000): Promise<string[]> =>
+  Promise.all(ids.map((id) => runSettled(h, id, { ...(key ? { key } : {}), timeoutMs })));
 
 /** Most calls open at once among `calls` (from their start and end at the model). */
 function mostAtOnce(calls: RecordedCall[]): number {

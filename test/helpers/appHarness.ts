@@ -220,3 +220,13 @@ export async function streamSse(url: string, init: RequestInit, onMessage: (m: S
   }
   return all;
 }
+
+/** The run's status once it ended (no longer running or paused), or whatever it is after `timeoutMs`. */
+export async function runSettled(h: Harness, runId: string, opts: { key?: string; timeoutMs?: number } = {}): Promise<string> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 90_000);
+  for (;;) {
+    const status = ((await api(h, 'GET', `/api/v1/runs/${runId}`, opts.key ? { key: opts.key } : {})).body as { status: string }).status;
+    if (!['running', 'paused'].includes(status) || Date.now() > deadline) return status;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}

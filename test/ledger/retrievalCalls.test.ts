@@ -6,29 +6,18 @@
  * embeddings and rerank endpoints are a real local HTTP server (test/helpers/embedRerankServer.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startHarness, type Harness } from '../helpers/appHarness';
+import { api, runSettled, startHarness, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 import { EMBED_TOKENS_PER_TEXT, RERANK_TOKENS, seedDataset, startEmbedRerankServer, type EmbedRerankServer } from '../helpers/embedRerankServer';
 import { createAgent, script, startRun } from '../ui/kit';
+import type { RunCalls } from '../../api/plugins/runCalls';
 
 let h: Harness;
 let peer: EmbedRerankServer;
 let datasetId: string;
 
-interface Attempt {
-  kind: string;
-  attempt: number;
-  outcome: string;
-  model: string;
-  error: string | null;
-  duration_ms: number;
-  usage: { prompt_tokens: number; completion_tokens: number; reported: boolean };
-  cost: number;
-  priced: boolean;
-  request: { messages: Array<{ role: string; content: string }>; params: Record<string, unknown> };
-  response: { content: string } | null;
-}
-type Calls = { calls: Array<{ call_id: string; node_id: string; attempts: Attempt[] }> };
+/** The route's own schema's type (api/plugins/runCalls.ts). */
+type Calls = RunCalls;
 
 const CHUNKS = ['Refunds are paid within five business days.', 'The warranty covers two years of use.', 'Shipping takes a week.'];
 
@@ -45,13 +34,7 @@ afterAll(async () => {
 });
 
 async function finished(runId: string): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const status = ((await api(h, 'GET', `/api/v1/runs/${runId}`)).body as { status: string }).status;
-    if (status === 'finished') return;
-    if (Date.now() > deadline || status === 'failed') throw new Error(`run ${runId} ${status}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
+  expect(await runSettled(h, runId)).toBe('finished');
 }
 
 const retrievalParams = {

@@ -6,9 +6,10 @@
  * a 404. The model is the scripted one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startHarness, type Harness } from '../helpers/appHarness';
+import { api, runSettled, startHarness, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 import { createAgent, startRun } from '../ui/kit';
+import type { RunCalls } from '../../api/plugins/runCalls';
 
 /** A key the worker is configured with: it must never show in a trace, wherever a prompt puts it. */
 const CONFIGURED_KEY = 'tvly-configured-4f9a8b7c6d5e';
@@ -21,29 +22,11 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => h?.close());
 
-interface Attempt {
-  attempt: number;
-  outcome: string;
-  model: string;
-  error: string | null;
-  first_token_ms: number | null;
-  duration_ms: number;
-  usage: { prompt_tokens: number; completion_tokens: number; reported: boolean };
-  cost: number;
-  priced: boolean;
-  request: { messages: Array<{ role: string; content: string }>; params: Record<string, unknown> };
-  response: { content: string } | null;
-}
-type Calls = { task_id: string; calls: Array<{ call_id: string; node_id: string; attempts: Attempt[] }> };
+/** The route's own schema's type (api/plugins/runCalls.ts). */
+type Calls = RunCalls;
 
 async function finished(runId: string): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const status = ((await api(h, 'GET', `/api/v1/runs/${runId}`)).body as { status: string }).status;
-    if (status === 'finished') return;
-    if (Date.now() > deadline || status === 'failed') throw new Error(`run ${runId} ${status}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
+  expect(await runSettled(h, runId)).toBe('finished');
 }
 
 describe('GET /api/v1/runs/{id}/calls', () => {
