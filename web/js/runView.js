@@ -113,6 +113,10 @@ export async function runPage(main, runId) {
         conn,
       ),
       travelFacts(run),
+      // Started beyond TENANT_MAX_RUNS: it starts when one of the tenant's runs ends or pauses (api/services/admission.ts).
+      run.waiting_for_tenant && !ENDED.has(model.status)
+        ? h('p', { class: 'notice', role: 'status', 'data-role': 'tenant-wait' }, "Waiting for its turn: the tenant's runs in flight are at TENANT_MAX_RUNS")
+        : null,
       h(
         'div',
         { class: 'actions' },
@@ -225,10 +229,6 @@ export async function runPage(main, runId) {
     replace(
       outcome,
       model.status === 'failed' ? h('div', { class: 'error-box', 'data-role': 'run-error' }, model.error ?? run.error ?? 'failed') : null,
-      // Started beyond TENANT_MAX_RUNS: it starts when one of the tenant's runs ends or pauses (api/services/admission.ts).
-      run.waiting_for_tenant && !ENDED.has(model.status)
-        ? h('p', { class: 'muted', 'data-role': 'tenant-wait' }, "Waiting for its turn: the tenant's runs in flight are at TENANT_MAX_RUNS")
-        : null,
       model.status === 'canceled' ? canceledNote(model.cancelReason ?? run.cancel_reason) : null,
       model.status === 'finished' && model.outputs !== null && typeof model.outputs === 'object'
         ? h('details', {}, h('summary', {}, 'Outputs'), pre(model.outputs))
