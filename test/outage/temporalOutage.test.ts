@@ -124,6 +124,10 @@ describe.concurrent('a Temporal outage while model answers stream', () => {
     const { calls, results } = await streamsThroughOutage(10_000, 'short');
     console.log(`[temporal outage] heartbeat timeout 10000 ms, ${OUTAGE_S} s outage: model calls per run ${calls.join(', ')}`);
     expect(results.map((r) => r.content)).toEqual(Array(STREAMS).fill(ANSWER));
-    expect(calls.every((n) => n === 2)).toBe(true);
+    // Made again, at most once each. A stream whose end the worker reports the moment the server is
+    // back can win the race with the server's own heartbeat timeout for it, and is not repeated
+    // (seen once in CI under load: 2, 2, 2, 1); most are.
+    expect(calls.every((n) => n === 1 || n === 2)).toBe(true);
+    expect(calls.filter((n) => n === 2).length).toBeGreaterThanOrEqual(STREAMS / 2);
   }, 180_000);
 });

@@ -4,14 +4,12 @@
  * with its kind, the model, the query, the documents reranked, the duration and the tokens the
  * endpoint reported. The endpoints are a real local HTTP server (test/helpers/embedRerankServer.ts).
  */
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 import { EMBED_TOKENS_PER_TEXT, RERANK_TOKENS, seedDataset, startEmbedRerankServer, type EmbedRerankServer } from '../helpers/embedRerankServer';
 import { expectNoSeriousViolations } from './axe';
-import { launchBrowser, OUTPUT_DIR, screenshot, signIn, type Browser } from './browser';
+import { launchBrowser, screenshot, signIn, type Browser } from './browser';
 import { createAgent, runStatus, startRun } from './kit';
 
 let h: Harness;
@@ -78,9 +76,6 @@ describe('model call panel of a Retrieval node', () => {
     expect(await rerank.locator('details.messages > summary').textContent()).toBe('Documents sent (2)');
     await ok.scrollIntoViewIfNeeded();
     await screenshot(page, 'run-view-retrieval-calls');
-    // The panel scrolls inside the side pane: its own picture shows the calls whole.
-    mkdirSync(OUTPUT_DIR, { recursive: true });
-    await page.locator('[data-role=calls]').screenshot({ path: path.join(OUTPUT_DIR, 'run-view-retrieval-calls-panel.png') });
     await expectNoSeriousViolations(page, 'run page, model call panel of a Retrieval');
     expect(errors).toEqual([]);
   }, 120_000);
