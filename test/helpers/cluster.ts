@@ -77,6 +77,8 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   // a deployment name of its own keeps clusters sharing a Temporal server apart.
   const deployment = { WORKER_VERSIONING: 'true', WORKER_DEPLOYMENT_NAME: `cluster-${randomUUID()}`, WORKER_BUILD_ID: 'cluster-build-1' };
   const envs = new Map<ClusterMember, Record<string, string>>();
+  /** API members that have answered /health once (their port is theirs). */
+  const served = new Set<ClusterMember>();
 
   const member = async (role: ClusterRole, index: number): Promise<ClusterMember> => {
     const port = await freePort();
@@ -120,8 +122,21 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       const app = startAppProcess(envs.get(m)!);
       m.app = app;
       if (app.proc.pid) m.pids.push(app.proc.pid);
-      if (m.role === 'worker') await waitForBanner(app, timeoutMs);
-      else await waitHealthy(m.base, app, timeoutMs);
+      if (m.role === 'worker') return waitForBanner(app, timeoutMs);
+      try {
+        await waitHealthy(m.base, app, timeoutMs);
+        served.add(m);
+      } catch (err) {
+        // The port picked free was taken before the member's first start bound it (another test's
+        // processes, an outgoing connection's ephemeral port): before it ever served, it moves to
+        // another (a few times at most); a restart keeps its port.
+        if (served.has(m) || m.pids.length > 3 || !app.output().includes('EADDRINUSE')) throw err;
+        await cluster.kill(m);
+        const port = await freePort();
+        envs.set(m, { ...envs.get(m)!, PORT: String(port) });
+        (m as { base: string }).base = `http://127.0.0.1:${port}`;
+        await cluster.start(m, timeoutMs);
+      }
     },
     async kill(m) {
       const app = m.app;
