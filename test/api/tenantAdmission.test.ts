@@ -6,7 +6,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, runSettled, startHarness, type Harness } from '../helpers/appHarness';
+import { api, parseSse, runSettled, startHarness, type Harness } from '../helpers/appHarness';
 import { dsl } from '../helpers/canvasKit';
 import type { RecordedCall } from '../helpers/scriptedLlm';
 
@@ -83,6 +83,42 @@ describe('tenant admission (TENANT_MAX_RUNS)', () => {
     // The other tenant's call was made while this tenant's last run still waited.
     const otherCall = h.llm.calls.find((c) => JSON.stringify(c.body.messages).includes('Other tenant call.'))!;
     expect(otherCall.startedAt).toBeLessThan(calls[4]!.startedAt);
+  }, 180_000);
+
+  it('streams a chat turn that waited its turn, in its session, once the run before it ends', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    h.llm.whenPromptIncludes('Chat in turn.', (call) =>
+      JSON.stringify(call.body.messages).includes('hold') ? { until: held, then: { content: 'held answer' } } : { content: 'answered in turn' },
+    );
+    const id = await agent('Chat in turn.');
+    const holders = [await start(id, 'hold 0'), await start(id, 'hold 1')];
+    const chat = api(h, 'POST', '/api/v1/agents/chat/completions', { body: { agent_id: id, query: 'my turn', stream: true } });
+    // The turn is recorded and waits (the SSE response is open): only then are the holders let go.
+    const deadline = Date.now() + 30_000;
+    let waiting: string | undefined;
+    while (!waiting && Date.now() < deadline) {
+      const list = (await api(h, 'GET', `/api/v1/runs?canvas_id=${id}`)).body as { items: Array<{ id: string }> };
+      for (const r of list.items) if ((await detail(r.id)).waiting_for_tenant) waiting = r.id;
+      await delay(200);
+    }
+    expect(waiting).toBeDefined();
+    release();
+    const res = await chat;
+    expect(res.status, res.text).toBe(200);
+    const events = parseSse(res.text).flatMap((m) => (m.json ? [m.json] : []));
+    const text = events
+      .filter((e) => e.event === 'message')
+      .map((e) => (e.data as { content: string }).content)
+      .join('');
+    expect(text).toBe('answered in turn');
+    expect(events.at(-1)?.event).toBe('workflow_finished');
+    const sessionId = String(events[0]?.session_id ?? '');
+    const turns = (await api(h, 'GET', `/api/v1/agents/${id}/sessions/${sessionId}/turns`)).body as {
+      turns: Array<{ question: { content: string }; answer: { content: string } | null; run: { task_id: string } | null }>;
+    };
+    expect(turns.turns.map((t) => [t.question.content, t.answer?.content, t.run?.task_id])).toEqual([['my turn', 'answered in turn', waiting]]);
+    expect(await settled(holders)).toEqual(['finished', 'finished']);
   }, 180_000);
 
   it('cancels a run while it waits its turn: it ends canceled and never calls the model', async () => {
