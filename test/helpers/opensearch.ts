@@ -113,6 +113,18 @@ export async function startOpenSearch(opts: { knn?: boolean } = {}): Promise<Sta
   const dir = buildDir();
   await ensureBuilt(dir);
   const knn = opts.knn ?? true;
+  // The node picks a free port and binds it a few seconds later: another process can take it in
+  // between (seen in CI with the suite's processes starting in parallel). Such a start is retried.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNode(java, dir, knn);
+    } catch (err) {
+      if (attempt >= 3 || !(err instanceof Error) || !err.message.includes('Address already in use')) throw err;
+    }
+  }
+}
+
+async function startNode(java: string, dir: string, knn: boolean): Promise<StartedOpenSearch> {
   const home = mkdtempSync(join(tmpdir(), 'agent-canvas-opensearch-'));
   const classpath = [join(dir, 'classes'), join(dir, 'lib/*'), ...(knn ? [join(dir, 'knn/*')] : [])].join(delimiter);
   const child = spawn(java, ['-Xms256m', '-Xmx1g', '-XX:+UseSerialGC', '-cp', classpath, 'agentcanvas.TestNode', home, knn ? 'knn' : 'plain'], {
